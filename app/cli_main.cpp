@@ -1,0 +1,86 @@
+// hearth-cli: generate text, or dump logits, from the command line.
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <cstdio>
+#include <iostream>
+#include <random>
+
+#include "app/bundled_model.h"
+#include "app/cli_options.h"
+#include "app/logits_dump.h"
+#include "engine/generator.h"
+#include "engine/model.h"
+#include "engine/tokenizer.h"
+
+namespace {
+
+void print_stats(const hearth::GenerationStats& stats, uint64_t seed) {
+    fmt::print(stderr,
+               "\nprompt tokens: {} | prefill: {:.2f} ms ({:.1f} tok/s) | time to first token: "
+               "{:.2f} ms | generated: {} tokens | decode: {:.1f} tok/s | stop: {} | seed: {}\n",
+               stats.prompt_tokens, stats.prefill_ns / 1e6, stats.prefill_tokens_per_second(),
+               stats.time_to_first_token_ns / 1e6, stats.generated_tokens,
+               stats.decode_tokens_per_second(), hearth::stop_reason_name(stats.stop_reason), seed);
+}
+
+int run(const hearth::CliOptions& options) {
+    const auto path = options.model_path.empty() ? hearth::bundled_model_path()
+                                                 : std::filesystem::path(options.model_path);
+    const auto model = hearth::Model::load(path);
+
+    if (options.dump_logits > 0) {
+        if (options.prompt_ids.empty())
+            throw std::invalid_argument("--dump-logits needs --prompt-ids");
+        std::cout << hearth::dump_logits_json(*model, options.prompt_ids, options.dump_logits,
+                                              options.max_tokens.value_or(0),
+                                              options.context_length);
+        return 0;
+    }
+
+    const auto tokenizer = hearth::make_tokenizer(model->file());
+    hearth::GenerationRequest request;
+    request.max_tokens = options.max_tokens.value_or(128);
+    request.sampler = options.sampler;
+    if (!options.seed_given) request.sampler.seed = std::random_device{}();
+    if (!options.prompt_ids.empty()) {
+        request.prompt = options.prompt_ids;
+    } else {
+        request.prompt =
+            tokenizer->encode(options.prompt, {.add_special = true, .parse_special = false});
+        std::cout << options.prompt << std::flush;
+    }
+    hearth::Generator generator(*model, *tokenizer, options.context_length);
+    const auto stats = generator.generate(request, [](int32_t, std::string_view text) {
+        std::cout << text << std::flush;
+        return true;
+    });
+    std::cout << std::endl;
+    if (stats.stop_reason == hearth::StopReason::ContextFull) {
+        fmt::print(stderr, "\nstopped: the context of {} tokens is full\n",
+                   generator.context_length());
+    }
+    print_stats(stats, request.sampler.seed);
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    spdlog::set_pattern("%l: %v");
+    try {
+        const auto options =
+            hearth::parse_cli_options(std::vector<std::string>(argv + 1, argv + argc));
+        if (options.help) {
+            std::cout << hearth::cli_usage();
+            return 0;
+        }
+        return run(options);
+    } catch (const std::invalid_argument& error) {
+        fmt::print(stderr, "hearth-cli: {}\n\n{}", error.what(), hearth::cli_usage());
+        return 2;
+    } catch (const std::exception& error) {
+        fmt::print(stderr, "hearth-cli: {}\n", error.what());
+        return 1;
+    }
+}

@@ -1,0 +1,94 @@
+#include "app/cli_options.h"
+
+#include <charconv>
+#include <stdexcept>
+
+namespace hearth {
+namespace {
+
+template <typename T>
+T parse_number(const std::string& option, const std::string& text) {
+    T value{};
+    const auto* end = text.data() + text.size();
+    const auto [last, error] = std::from_chars(text.data(), end, value);
+    if (error != std::errc{} || last != end) {
+        throw std::invalid_argument("option " + option + " expects a number, got '" + text + "'");
+    }
+    return value;
+}
+
+std::vector<int32_t> parse_ids(const std::string& text) {
+    std::vector<int32_t> ids;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        ids.push_back(parse_number<int32_t>("--prompt-ids", text.substr(start, comma - start)));
+        start = comma + 1;
+    }
+    return ids;
+}
+
+}  // namespace
+
+std::string cli_usage() {
+    return "usage: hearth-cli [-m MODEL.gguf] -p PROMPT [-n N] [--temp T] [--top-k K] [--top-p P]\n"
+           "                  [--min-p M] [--repeat-penalty R] [--seed S] [--ctx N]\n"
+           "       hearth-cli [-m MODEL.gguf] --prompt-ids 1,72,9 --dump-logits K [-n N]\n"
+           "\n"
+           "Without -m the bundled model is used. Text streams to stdout; a line of\n"
+           "performance figures goes to stderr at the end. --dump-logits prints JSON with the\n"
+           "top-K logits at every prompt position and for N greedy steps.\n";
+}
+
+CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
+    CliOptions options;
+    options.sampler.temperature = 0.8f;
+    for (size_t i = 0; i < arguments.size(); ++i) {
+        const std::string& option = arguments[i];
+        const auto value = [&]() -> const std::string& {
+            if (i + 1 >= arguments.size())
+                throw std::invalid_argument("option " + option + " needs a value");
+            return arguments[++i];
+        };
+        if (option == "-h" || option == "--help") {
+            options.help = true;
+        } else if (option == "-m" || option == "--model") {
+            options.model_path = value();
+        } else if (option == "-p" || option == "--prompt") {
+            options.prompt = value();
+        } else if (option == "--prompt-ids") {
+            options.prompt_ids = parse_ids(value());
+        } else if (option == "-n" || option == "--max-tokens") {
+            options.max_tokens = parse_number<int>(option, value());
+        } else if (option == "--ctx") {
+            options.context_length = parse_number<int>(option, value());
+        } else if (option == "--dump-logits") {
+            options.dump_logits = parse_number<int>(option, value());
+            if (options.dump_logits <= 0) throw std::invalid_argument("--dump-logits needs K > 0");
+        } else if (option == "--temp") {
+            options.sampler.temperature = parse_number<float>(option, value());
+        } else if (option == "--top-k") {
+            options.sampler.top_k = parse_number<int>(option, value());
+        } else if (option == "--top-p") {
+            options.sampler.top_p = parse_number<float>(option, value());
+        } else if (option == "--min-p") {
+            options.sampler.min_p = parse_number<float>(option, value());
+        } else if (option == "--repeat-penalty") {
+            options.sampler.repeat_penalty = parse_number<float>(option, value());
+        } else if (option == "--seed") {
+            options.sampler.seed = parse_number<uint64_t>(option, value());
+            options.seed_given = true;
+        } else {
+            throw std::invalid_argument("unknown option '" + option + "'");
+        }
+    }
+    if (options.max_tokens && *options.max_tokens < 0)
+        throw std::invalid_argument("-n must be >= 0");
+    if (options.context_length < 0) throw std::invalid_argument("--ctx must be >= 0");
+    if (!options.help && options.prompt.empty() && options.prompt_ids.empty()) {
+        throw std::invalid_argument("no prompt: give -p PROMPT or --prompt-ids");
+    }
+    return options;
+}
+
+}  // namespace hearth

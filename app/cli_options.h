@@ -1,0 +1,29 @@
+// hearth-cli's command line, parsed into a plain struct.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/sampler.h"
+
+namespace hearth {
+
+struct CliOptions {
+    std::string model_path;  // empty: the bundled model
+    std::string prompt;
+    std::vector<int32_t> prompt_ids;  // --prompt-ids: bypasses the tokenizer
+    std::optional<int> max_tokens;    // -n
+    int context_length = 0;           // --ctx; 0: the model's own
+    int dump_logits = 0;              // --dump-logits K: JSON with top-K logits
+    SamplerSettings sampler;
+    bool seed_given = false;
+    bool help = false;
+};
+
+// Throws std::invalid_argument with a message naming the bad option.
+CliOptions parse_cli_options(const std::vector<std::string>& arguments);
+std::string cli_usage();
+
+}  // namespace hearth

@@ -1,0 +1,75 @@
+#include "app/inference_worker.h"
+
+#include <chrono>
+
+#include "engine/generator.h"
+#include "engine/model.h"
+#include "engine/tokenizer.h"
+
+namespace hearth {
+namespace {
+
+// Text is handed to the GUI at most this often, so a fast model cannot flood its event loop.
+constexpr auto kHandOffInterval = std::chrono::milliseconds(30);
+
+}  // namespace
+
+InferenceWorker::InferenceWorker(std::atomic<bool>& stop_flag) : m_stop(stop_flag) {}
+
+InferenceWorker::~InferenceWorker() = default;
+
+void InferenceWorker::loadModel(const QString& path) {
+    try {
+        auto model = Model::load(path.toStdString());
+        auto tokenizer = make_tokenizer(model->file());
+        auto generator = std::make_unique<Generator>(*model, *tokenizer);
+        m_generator = std::move(generator);
+        m_tokenizer = std::move(tokenizer);
+        m_model = std::move(model);
+        const auto& config = m_model->config();
+        emit modelLoaded(tr("%1 — %2, %3 layers, context %4 tokens")
+                             .arg(QString::fromStdString(config.name),
+                                  QString::fromStdString(config.architecture_name))
+                             .arg(config.layer_count)
+                             .arg(config.context_length));
+    } catch (const std::exception& error) {
+        emit errorOccurred(QString::fromStdString(error.what()));
+    }
+}
+
+void InferenceWorker::generate(const QString& prompt) {
+    if (!m_generator) {
+        emit errorOccurred(tr("no model is loaded"));
+        return;
+    }
+    m_stop = false;
+    try {
+        GenerationRequest request;
+        request.prompt = m_tokenizer->encode(prompt.toStdString(), {});
+        request.max_tokens = 256;
+        request.sampler.seed = std::chrono::steady_clock::now().time_since_epoch().count();
+        std::string pending;
+        auto last_hand_off = std::chrono::steady_clock::now();
+        const auto stats = m_generator->generate(request, [&](int32_t, std::string_view text) {
+            pending += text;
+            const auto now = std::chrono::steady_clock::now();
+            if (now - last_hand_off >= kHandOffInterval && !pending.empty()) {
+                emit tokensReady(QString::fromStdString(pending));
+                pending.clear();
+                last_hand_off = now;
+            }
+            return !m_stop.load();
+        });
+        if (!pending.empty()) emit tokensReady(QString::fromStdString(pending));
+        emit generationFinished(
+            tr("%1 tokens at %2 tok/s, first token after %3 ms (%4)")
+                .arg(stats.generated_tokens)
+                .arg(stats.decode_tokens_per_second(), 0, 'f', 1)
+                .arg(stats.time_to_first_token_ns / 1e6, 0, 'f', 1)
+                .arg(QString::fromUtf8(stop_reason_name(stats.stop_reason).data())));
+    } catch (const std::exception& error) {
+        emit errorOccurred(QString::fromStdString(error.what()));
+    }
+}
+
+}  // namespace hearth

@@ -1,0 +1,46 @@
+// Text <-> token ids for one model. Implementations: SentencePiece vocabularies
+// (tokenizer_spm); other families are refused by name until they are implemented.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/gguf_file.h"
+#include "engine/vocabulary.h"
+
+namespace hearth {
+
+struct EncodeOptions {
+    bool add_special = true;     // BOS/EOS as the vocabulary asks
+    bool parse_special = false;  // recognise control-token text such as "<s>" (templates only)
+};
+
+class Tokenizer {
+public:
+    virtual ~Tokenizer() = default;
+
+    virtual std::vector<int32_t> encode(std::string_view text, EncodeOptions options) const = 0;
+    // The bytes one token stands for; special tokens give their text only when `special`.
+    virtual std::string token_to_piece(int32_t id, bool special = false) const = 0;
+
+    const Vocabulary& vocabulary() const { return m_vocabulary; }
+    bool is_end_of_generation(int32_t id) const;
+    // Concatenated pieces (not UTF-8-repaired: feed a Utf8Buffer for streaming).
+    std::string decode(std::span<const int32_t> ids, bool special = false) const;
+
+protected:
+    explicit Tokenizer(Vocabulary vocabulary) : m_vocabulary(std::move(vocabulary)) {}
+
+private:
+    Vocabulary m_vocabulary;
+};
+
+// Builds the tokenizer the file's metadata names. Throws LoadError for an unknown or
+// unsupported tokenizer, never falling back to one that would mis-tokenize.
+std::unique_ptr<Tokenizer> make_tokenizer(const GgufFile& file);
+
+}  // namespace hearth
