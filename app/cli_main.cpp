@@ -1,5 +1,6 @@
 // hearth-cli: generate text, or dump logits, from the command line.
 #include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
@@ -67,6 +68,8 @@ int run(const hearth::CliOptions& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    // stdout carries only the generated text (or JSON); logs go to stderr.
+    spdlog::set_default_logger(spdlog::stderr_color_mt("hearth"));
     spdlog::set_pattern("%l: %v");
     try {
         const auto options =

@@ -3,35 +3,15 @@
 
 #include "app/bundled_model.h"
 #include "app/engine_controller.h"
+#include "app/wiring.h"
 #include "ui/main_window.h"
-
-namespace {
-
-// Every edge between the GUI thread and the engine thread, in one place.
-void wire(hearth::ui::MainWindow& window, hearth::EngineController& engine) {
-    auto* worker = engine.worker();
-    QObject::connect(&window, &hearth::ui::MainWindow::sendRequested, &engine,
-                     &hearth::EngineController::generateRequested);
-    QObject::connect(&window, &hearth::ui::MainWindow::stopRequested, &engine,
-                     &hearth::EngineController::stop);
-    QObject::connect(worker, &hearth::InferenceWorker::modelLoaded, &window,
-                     &hearth::ui::MainWindow::showModel, Qt::QueuedConnection);
-    QObject::connect(worker, &hearth::InferenceWorker::tokensReady, &window,
-                     &hearth::ui::MainWindow::appendText, Qt::QueuedConnection);
-    QObject::connect(worker, &hearth::InferenceWorker::generationFinished, &window,
-                     &hearth::ui::MainWindow::showFinished, Qt::QueuedConnection);
-    QObject::connect(worker, &hearth::InferenceWorker::errorOccurred, &window,
-                     &hearth::ui::MainWindow::showError, Qt::QueuedConnection);
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
     QApplication application(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Hearth"));
     hearth::ui::MainWindow window;
     hearth::EngineController engine;
-    wire(window, engine);
+    hearth::wire(window, engine);
     window.show();
     const QStringList arguments = QApplication::arguments();
     QString model;

@@ -174,7 +174,7 @@ void GgufFile::parse() {
     if (metadata_count > reader.remaining() / 13 || tensor_count > reader.remaining() / 28) {
         reader.fail("the header claims " + std::to_string(metadata_count) +
                     " metadata entries and " + std::to_string(tensor_count) +
-                    " tensors, more than the file can hold: corrupt file");
+                    " tensors, more than the file can hold: truncated or corrupt file");
     }
 
     for (uint64_t i = 0; i < metadata_count; ++i) {
@@ -253,6 +253,7 @@ void GgufFile::parse() {
     }
 
     const uint64_t data_start = (reader.position() + m_alignment - 1) / m_alignment * m_alignment;
+    m_data_offset = data_start;
     const uint64_t file_size = m_map->size();
     for (auto& tensor : m_tensors) {
         const uint64_t begin = data_start + tensor.offset;

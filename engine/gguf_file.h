@@ -48,6 +48,8 @@ public:
     uint32_t version() const { return m_version; }
     uint64_t alignment() const { return m_alignment; }
     size_t file_size() const { return m_map->size(); }
+    // Where tensor data begins; tensor offsets count from here.
+    uint64_t data_offset() const { return m_data_offset; }
 
     const std::map<std::string, GgufValue>& metadata() const { return m_metadata; }
     const GgufValue* find(const std::string& key) const;
@@ -69,6 +71,7 @@ private:
     std::unique_ptr<MappedFile> m_map;
     uint32_t m_version = 0;
     uint64_t m_alignment = 32;
+    uint64_t m_data_offset = 0;
     std::map<std::string, GgufValue> m_metadata;
     std::vector<GgufTensor> m_tensors;
     std::map<std::string, size_t, std::less<>> m_tensor_index;

@@ -17,8 +17,8 @@ int32_t special_id(const GgufFile& file, const std::string& key, int32_t size) {
     const auto value = file.get_integer(key);
     if (!value) return -1;
     if (*value < 0 || *value >= size) {
-        spdlog::warn("{}: ignoring {} = {}, which is not a token id", file.path().string(), key,
-                     *value);
+        spdlog::debug("{}: ignoring {} = {}, which is not a token id", file.path().string(), key,
+                      *value);
         return -1;
     }
     return static_cast<int32_t>(*value);

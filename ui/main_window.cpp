@@ -16,14 +16,19 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     auto* central = new QWidget(this);
     auto* layout = new QVBoxLayout(central);
     m_model = new QLabel(tr("Loading model…"), central);
+    m_model->setObjectName(QStringLiteral("model"));
     m_transcript = new QPlainTextEdit(central);
     m_transcript->setReadOnly(true);
+    m_transcript->setObjectName(QStringLiteral("transcript"));
     m_transcript->setAccessibleName(tr("Transcript"));
     m_prompt = new QLineEdit(central);
     m_prompt->setPlaceholderText(tr("Start a story…"));
+    m_prompt->setObjectName(QStringLiteral("prompt"));
     m_prompt->setAccessibleName(tr("Prompt"));
     m_send = new QPushButton(tr("Send"), central);
+    m_send->setObjectName(QStringLiteral("send"));
     m_stop = new QPushButton(tr("Stop"), central);
+    m_stop->setObjectName(QStringLiteral("stop"));
     auto* row = new QHBoxLayout;
     row->addWidget(m_prompt, 1);
     row->addWidget(m_send);
@@ -33,6 +38,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
     layout->addLayout(row);
     setCentralWidget(central);
     m_status = new QLabel(central);
+    m_status->setObjectName(QStringLiteral("status"));
     statusBar()->addWidget(m_status, 1);
     resize(760, 540);
 

@@ -1,0 +1,51 @@
+#include "app/cli_options.h"
+
+#include <gtest/gtest.h>
+
+namespace hearth {
+namespace {
+
+TEST(CliOptions, ParsesEveryOption) {
+    const auto options = parse_cli_options(
+        {"-m",      "x.gguf", "-p",      "Hello", "-n",      "12",  "--temp",           "0.5",
+         "--top-k", "7",      "--top-p", "0.9",   "--min-p", "0.1", "--repeat-penalty", "1.1",
+         "--seed",  "99",     "--ctx",   "256"});
+    EXPECT_EQ(options.model_path, "x.gguf");
+    EXPECT_EQ(options.prompt, "Hello");
+    EXPECT_EQ(options.max_tokens, 12);
+    EXPECT_EQ(options.sampler.temperature, 0.5f);
+    EXPECT_EQ(options.sampler.top_k, 7);
+    EXPECT_EQ(options.sampler.top_p, 0.9f);
+    EXPECT_EQ(options.sampler.min_p, 0.1f);
+    EXPECT_EQ(options.sampler.repeat_penalty, 1.1f);
+    EXPECT_EQ(options.sampler.seed, 99u);
+    EXPECT_TRUE(options.seed_given);
+    EXPECT_EQ(options.context_length, 256);
+}
+
+TEST(CliOptions, ParsesPromptIdsAndDumpMode) {
+    const auto options = parse_cli_options({"--prompt-ids", "1,72,9", "--dump-logits", "5"});
+    EXPECT_EQ(options.prompt_ids, (std::vector<int32_t>{1, 72, 9}));
+    EXPECT_EQ(options.dump_logits, 5);
+    EXPECT_FALSE(options.max_tokens.has_value());
+}
+
+TEST(CliOptions, RefusesBadInputWithAMessageNamingIt) {
+    const auto message = [](std::vector<std::string> arguments) -> std::string {
+        try {
+            parse_cli_options(arguments);
+        } catch (const std::invalid_argument& error) {
+            return error.what();
+        }
+        return "";
+    };
+    EXPECT_EQ(message({"-p", "x", "-n", "ten"}), "option -n expects a number, got 'ten'");
+    EXPECT_EQ(message({"-p", "x", "--frobnicate"}), "unknown option '--frobnicate'");
+    EXPECT_EQ(message({"-p"}), "option -p needs a value");
+    EXPECT_EQ(message({"-n", "3"}), "no prompt: give -p PROMPT or --prompt-ids");
+    EXPECT_EQ(message({"--prompt-ids", "1,,2"}), "option --prompt-ids expects a number, got ''");
+    EXPECT_TRUE(parse_cli_options({"--help"}).help);
+}
+
+}  // namespace
+}  // namespace hearth
