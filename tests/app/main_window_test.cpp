@@ -75,6 +75,9 @@ TEST_F(MainWindowTest, ACorruptModelShowsTheEngineErrorAndTheAppKeepsWorking) {
 }  // namespace hearth
 
 int main(int argc, char** argv) {
+    // ctest's test discovery starts this binary without the test environment, and with no
+    // display a widget application aborts.
+    if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication application(argc, argv);
     testing::InitGoogleTest(&argc, argv);
     return RUN_ALL_TESTS();
