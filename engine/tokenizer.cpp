@@ -1,9 +1,50 @@
 #include "engine/tokenizer.h"
 
+#include <algorithm>
+
 #include "engine/load_error.h"
+#include "engine/tokenizer_bpe.h"
 #include "engine/tokenizer_spm.h"
 
 namespace hearth {
+
+Tokenizer::Tokenizer(Vocabulary vocabulary) : m_vocabulary(std::move(vocabulary)) {
+    for (int32_t id = 0; id < m_vocabulary.size(); ++id) {
+        const auto kind = m_vocabulary.kinds[id];
+        if ((kind == TokenKind::Control || kind == TokenKind::UserDefined) &&
+            !m_vocabulary.tokens[id].empty()) {
+            m_special_tokens.push_back(id);
+        }
+    }
+    std::stable_sort(m_special_tokens.begin(), m_special_tokens.end(), [&](int32_t a, int32_t b) {
+        return m_vocabulary.tokens[a].size() > m_vocabulary.tokens[b].size();
+    });
+}
+
+std::vector<Tokenizer::Fragment> Tokenizer::partition(std::string_view text,
+                                                      bool parse_special) const {
+    std::vector<Fragment> fragments{{text, -1}};
+    for (const int32_t id : m_special_tokens) {
+        if (!parse_special && m_vocabulary.kinds[id] == TokenKind::Control) continue;
+        const std::string& special = m_vocabulary.tokens[id];
+        std::vector<Fragment> next;
+        for (const auto& fragment : fragments) {
+            if (fragment.token >= 0 || fragment.text.find(special) == std::string_view::npos) {
+                next.push_back(fragment);
+                continue;
+            }
+            std::string_view rest = fragment.text;
+            for (size_t found; (found = rest.find(special)) != std::string_view::npos;) {
+                if (found > 0) next.push_back({rest.substr(0, found), -1});
+                next.push_back({rest.substr(found, special.size()), id});
+                rest.remove_prefix(found + special.size());
+            }
+            if (!rest.empty()) next.push_back({rest, -1});
+        }
+        fragments = std::move(next);
+    }
+    return fragments;
+}
 
 bool Tokenizer::is_end_of_generation(int32_t id) const {
     return id >= 0 && (id == m_vocabulary.eos || id == m_vocabulary.eot);
@@ -19,9 +60,11 @@ std::unique_ptr<Tokenizer> make_tokenizer(const GgufFile& file) {
     Vocabulary vocabulary = Vocabulary::from_gguf(file);
     if (vocabulary.model == "llama") return std::make_unique<SpmTokenizer>(std::move(vocabulary));
     if (vocabulary.model == "gpt2") {
-        throw LoadError(file.path().string() +
-                        ": byte-level BPE tokenizers ('gpt2', pre-tokenizer '" +
-                        vocabulary.pre_tokenizer + "') are not supported yet");
+        try {
+            return std::make_unique<BpeTokenizer>(std::move(vocabulary));
+        } catch (const std::invalid_argument& error) {
+            throw LoadError(file.path().string() + ": " + error.what());
+        }
     }
     throw LoadError(file.path().string() + ": unknown tokenizer model '" + vocabulary.model + "'");
 }

@@ -33,10 +33,20 @@ public:
     std::string decode(std::span<const int32_t> ids, bool special = false) const;
 
 protected:
-    explicit Tokenizer(Vocabulary vocabulary) : m_vocabulary(std::move(vocabulary)) {}
+    explicit Tokenizer(Vocabulary vocabulary);
+
+    // A stretch of input: plain text to tokenize, or a special token recognised in it.
+    struct Fragment {
+        std::string_view text;
+        int32_t token = -1;  // -1: plain text
+    };
+    // Cuts out user-defined tokens always and control tokens when `parse_special`, longest
+    // token first, as llama.cpp does.
+    std::vector<Fragment> partition(std::string_view text, bool parse_special) const;
 
 private:
     Vocabulary m_vocabulary;
+    std::vector<int32_t> m_special_tokens;  // control and user-defined, longest text first
 };
 
 // Builds the tokenizer the file's metadata names. Throws LoadError for an unknown or

@@ -51,9 +51,15 @@ std::string model_proto(const Vocabulary& vocab) {
         ProtoWriter piece;
         piece.bytes(1, vocab.tokens[id]);
         piece.fixed32(2, vocab.scores[id]);
-        // sentencepiece's piece types use the same numbers as GGUF's, Undefined aside.
-        const auto kind =
-            vocab.kinds[id] == TokenKind::Undefined ? TokenKind::Normal : vocab.kinds[id];
+        // sentencepiece's piece types use the same numbers as GGUF's, Undefined aside. It wants
+        // exactly one unknown piece, the one unknown_token_id names (Phi-3 types its <unk> as
+        // control and its padding as unknown); other unknown pieces become control pieces,
+        // which text never produces either.
+        auto kind = vocab.kinds[id] == TokenKind::Undefined ? TokenKind::Normal : vocab.kinds[id];
+        if (id == vocab.unknown)
+            kind = TokenKind::Unknown;
+        else if (kind == TokenKind::Unknown)
+            kind = TokenKind::Control;
         piece.integer(3, static_cast<int>(kind));
         has_bytes = has_bytes || kind == TokenKind::Byte;
         model.bytes(1, piece.str());
@@ -104,23 +110,15 @@ SpmTokenizer::SpmTokenizer(Vocabulary vocabulary)
     if (!status.ok()) {
         throw LoadError("the SentencePiece vocabulary could not be loaded: " + status.ToString());
     }
-    for (int32_t id = 0; id < vocab.size(); ++id) {
-        if (vocab.kinds[id] == TokenKind::Control && !vocab.tokens[id].empty()) {
-            m_control_tokens.push_back(id);
-        }
-    }
-    std::stable_sort(m_control_tokens.begin(), m_control_tokens.end(), [&](int32_t a, int32_t b) {
-        return vocab.tokens[a].size() > vocab.tokens[b].size();
-    });
 }
 
 SpmTokenizer::~SpmTokenizer() = default;
 
 void SpmTokenizer::encode_fragment(std::string_view text, bool space_prefix,
                                    std::vector<int32_t>& out) const {
+    if (text.empty()) return;
     std::string input = space_prefix ? " " : "";
     input.append(text);
-    if (input.empty()) return;
     std::vector<int> ids;
     const auto status = m_processor->Encode(input, &ids);
     if (!status.ok()) throw std::runtime_error("tokenization failed: " + status.ToString());
@@ -133,27 +131,14 @@ std::vector<int32_t> SpmTokenizer::encode(std::string_view text, EncodeOptions o
     std::vector<int32_t> out;
     if (options.add_special && vocab.add_bos) out.push_back(vocab.bos);
     bool after_special = true;
-    size_t start = 0;
-    size_t position = 0;
-    while (options.parse_special && position < text.size()) {
-        const auto match = std::find_if(
-            m_control_tokens.begin(), m_control_tokens.end(),
-            [&](int32_t id) { return text.substr(position).starts_with(vocab.tokens[id]); });
-        if (match == m_control_tokens.end()) {
-            ++position;
+    for (const auto& fragment : partition(text, options.parse_special)) {
+        if (fragment.token >= 0) {
+            out.push_back(fragment.token);
+            after_special = true;
             continue;
         }
-        if (position > start) {
-            encode_fragment(text.substr(start, position - start),
-                            vocab.add_space_prefix && after_special, out);
-        }
-        out.push_back(*match);
-        after_special = true;
-        position += vocab.tokens[*match].size();
-        start = position;
-    }
-    if (start < text.size()) {
-        encode_fragment(text.substr(start), vocab.add_space_prefix && after_special, out);
+        encode_fragment(fragment.text, vocab.add_space_prefix && after_special, out);
+        after_special = false;
     }
     if (options.add_special && vocab.add_eos) out.push_back(vocab.eos);
     return out;

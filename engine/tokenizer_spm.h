@@ -24,7 +24,6 @@ private:
     void encode_fragment(std::string_view text, bool space_prefix, std::vector<int32_t>& out) const;
 
     std::unique_ptr<sentencepiece::SentencePieceProcessor> m_processor;
-    std::vector<int32_t> m_control_tokens;  // longest text first, for parse_special
 };
 
 }  // namespace hearth

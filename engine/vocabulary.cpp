@@ -68,6 +68,15 @@ Vocabulary Vocabulary::from_gguf(const GgufFile& file) {
         vocab.kinds.assign(count, TokenKind::Normal);
     }
 
+    if (const auto* merges = file.get_array("tokenizer.ggml.merges")) {
+        vocab.merges.reserve(merges->items.size());
+        for (const auto& item : merges->items) {
+            const auto* text = item.as_string();
+            if (text == nullptr) fail(file, "tokenizer.ggml.merges must hold strings");
+            vocab.merges.push_back(*text);
+        }
+    }
+
     const auto size = static_cast<int32_t>(count);
     vocab.bos = special_id(file, "tokenizer.ggml.bos_token_id", size);
     vocab.eos = special_id(file, "tokenizer.ggml.eos_token_id", size);

@@ -26,6 +26,7 @@ struct Vocabulary {
     std::vector<std::string> tokens;
     std::vector<float> scores;
     std::vector<TokenKind> kinds;
+    std::vector<std::string> merges;  // BPE only: "left right", highest priority first
     int32_t bos = -1;
     int32_t eos = -1;
     int32_t eot = -1;
