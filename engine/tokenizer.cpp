@@ -50,6 +50,24 @@ bool Tokenizer::is_end_of_generation(int32_t id) const {
     return id >= 0 && (id == m_vocabulary.eos || id == m_vocabulary.eot);
 }
 
+std::string Tokenizer::token_to_piece(int32_t id, bool special) const {
+    if (!m_vocabulary.valid(id)) return {};
+    switch (m_vocabulary.kinds[id]) {
+        case TokenKind::UserDefined:
+            return m_vocabulary.tokens[id];
+        case TokenKind::Control:
+        case TokenKind::Unknown:
+            return special ? m_vocabulary.tokens[id] : std::string{};
+        case TokenKind::Unused:
+            return {};
+        case TokenKind::Normal:
+        case TokenKind::Undefined:
+        case TokenKind::Byte:
+            return text_piece(id);
+    }
+    return {};
+}
+
 std::string Tokenizer::decode(std::span<const int32_t> ids, bool special) const {
     std::string text;
     for (const int32_t id : ids) text += token_to_piece(id, special);

@@ -25,7 +25,7 @@ public:
 
     virtual std::vector<int32_t> encode(std::string_view text, EncodeOptions options) const = 0;
     // The bytes one token stands for; special tokens give their text only when `special`.
-    virtual std::string token_to_piece(int32_t id, bool special = false) const = 0;
+    std::string token_to_piece(int32_t id, bool special = false) const;
 
     const Vocabulary& vocabulary() const { return m_vocabulary; }
     bool is_end_of_generation(int32_t id) const;
@@ -34,6 +34,9 @@ public:
 
 protected:
     explicit Tokenizer(Vocabulary vocabulary);
+
+    // The bytes of an ordinary (normal or byte) token, in the family's own encoding.
+    virtual std::string text_piece(int32_t id) const = 0;
 
     // A stretch of input: plain text to tokenize, or a special token recognised in it.
     struct Fragment {

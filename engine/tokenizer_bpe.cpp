@@ -101,33 +101,16 @@ void BpeTokenizer::encode_piece(std::string_view piece, std::vector<int32_t>& ou
     }
 }
 
-std::string BpeTokenizer::token_to_piece(int32_t id, bool special) const {
-    const auto& vocab = vocabulary();
-    if (!vocab.valid(id)) return {};
-    const std::string& text = vocab.tokens[id];
-    switch (vocab.kinds[id]) {
-        case TokenKind::Normal:
-        case TokenKind::Undefined:
-        case TokenKind::Byte: {
-            std::string bytes;
-            for (const char32_t c : unicode::decode_utf8(text)) {
-                const auto found = m_text_byte.find(c);
-                if (found != m_text_byte.end())
-                    bytes += static_cast<char>(found->second);
-                else
-                    unicode::append_utf8(bytes, c);
-            }
-            return bytes;
-        }
-        case TokenKind::UserDefined:
-            return text;
-        case TokenKind::Control:
-        case TokenKind::Unknown:
-            return special ? text : std::string{};
-        case TokenKind::Unused:
-            return {};
+std::string BpeTokenizer::text_piece(int32_t id) const {
+    std::string bytes;
+    for (const char32_t c : unicode::decode_utf8(vocabulary().tokens[id])) {
+        const auto found = m_text_byte.find(c);
+        if (found != m_text_byte.end())
+            bytes += static_cast<char>(found->second);
+        else
+            unicode::append_utf8(bytes, c);
     }
-    return {};
+    return bytes;
 }
 
 }  // namespace hearth

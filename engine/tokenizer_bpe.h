@@ -17,9 +17,9 @@ public:
     explicit BpeTokenizer(Vocabulary vocabulary);
 
     std::vector<int32_t> encode(std::string_view text, EncodeOptions options) const override;
-    std::string token_to_piece(int32_t id, bool special = false) const override;
 
 private:
+    std::string text_piece(int32_t id) const override;
     void encode_piece(std::string_view piece, std::vector<int32_t>& out) const;
 
     PreTokenizer m_pre_tokenizer;

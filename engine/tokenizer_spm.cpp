@@ -144,37 +144,22 @@ std::vector<int32_t> SpmTokenizer::encode(std::string_view text, EncodeOptions o
     return out;
 }
 
-std::string SpmTokenizer::token_to_piece(int32_t id, bool special) const {
-    const auto& vocab = vocabulary();
-    if (!vocab.valid(id)) return {};
-    const std::string& text = vocab.tokens[id];
-    switch (vocab.kinds[id]) {
-        case TokenKind::Normal:
-        case TokenKind::Undefined: {
-            std::string piece;
-            for (size_t i = 0; i < text.size(); ++i) {
-                if (text.compare(i, 3, "\xE2\x96\x81") == 0) {  // U+2581 stands for a space
-                    piece += ' ';
-                    i += 2;
-                } else {
-                    piece += text[i];
-                }
-            }
-            return piece;
-        }
-        case TokenKind::Byte: {
-            const int value = byte_token_value(text);
-            return value < 0 ? std::string{} : std::string(1, static_cast<char>(value));
-        }
-        case TokenKind::UserDefined:
-            return text;
-        case TokenKind::Control:
-        case TokenKind::Unknown:
-            return special ? text : std::string{};
-        case TokenKind::Unused:
-            return {};
+std::string SpmTokenizer::text_piece(int32_t id) const {
+    const std::string& text = vocabulary().tokens[id];
+    if (vocabulary().kinds[id] == TokenKind::Byte) {
+        const int value = byte_token_value(text);
+        return value < 0 ? std::string{} : std::string(1, static_cast<char>(value));
     }
-    return {};
+    std::string piece;
+    for (size_t i = 0; i < text.size(); ++i) {
+        if (text.compare(i, 3, "\xE2\x96\x81") == 0) {  // U+2581 stands for a space
+            piece += ' ';
+            i += 2;
+        } else {
+            piece += text[i];
+        }
+    }
+    return piece;
 }
 
 }  // namespace hearth

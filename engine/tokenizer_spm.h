@@ -18,9 +18,9 @@ public:
     ~SpmTokenizer() override;
 
     std::vector<int32_t> encode(std::string_view text, EncodeOptions options) const override;
-    std::string token_to_piece(int32_t id, bool special = false) const override;
 
 private:
+    std::string text_piece(int32_t id) const override;
     void encode_fragment(std::string_view text, bool space_prefix, std::vector<int32_t>& out) const;
 
     std::unique_ptr<sentencepiece::SentencePieceProcessor> m_processor;
