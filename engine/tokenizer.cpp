@@ -22,10 +22,16 @@ Tokenizer::Tokenizer(Vocabulary vocabulary) : m_vocabulary(std::move(vocabulary)
 }
 
 std::vector<Tokenizer::Fragment> Tokenizer::partition(std::string_view text,
-                                                      bool parse_special) const {
+                                                      const EncodeOptions& options) const {
+    const auto is_plain = [&](size_t begin, size_t end) {
+        for (const auto& [first, last] : options.plain_ranges) {
+            if (begin < last && end > first) return true;
+        }
+        return false;
+    };
     std::vector<Fragment> fragments{{text, -1}};
     for (const int32_t id : m_special_tokens) {
-        if (!parse_special && m_vocabulary.kinds[id] == TokenKind::Control) continue;
+        if (!options.parse_special && m_vocabulary.kinds[id] == TokenKind::Control) continue;
         const std::string& special = m_vocabulary.tokens[id];
         std::vector<Fragment> next;
         for (const auto& fragment : fragments) {
@@ -33,13 +39,17 @@ std::vector<Tokenizer::Fragment> Tokenizer::partition(std::string_view text,
                 next.push_back(fragment);
                 continue;
             }
-            std::string_view rest = fragment.text;
-            for (size_t found; (found = rest.find(special)) != std::string_view::npos;) {
-                if (found > 0) next.push_back({rest.substr(0, found), -1});
-                next.push_back({rest.substr(found, special.size()), id});
-                rest.remove_prefix(found + special.size());
+            const size_t base = static_cast<size_t>(fragment.text.data() - text.data());
+            size_t start = 0;
+            for (size_t found = fragment.text.find(special); found != std::string_view::npos;
+                 found = fragment.text.find(special, found + 1)) {
+                if (found < start || is_plain(base + found, base + found + special.size()))
+                    continue;
+                if (found > start) next.push_back({fragment.text.substr(start, found - start), -1});
+                next.push_back({fragment.text.substr(found, special.size()), id});
+                start = found + special.size();
             }
-            if (!rest.empty()) next.push_back({rest, -1});
+            if (start < fragment.text.size()) next.push_back({fragment.text.substr(start), -1});
         }
         fragments = std::move(next);
     }
@@ -47,7 +57,8 @@ std::vector<Tokenizer::Fragment> Tokenizer::partition(std::string_view text,
 }
 
 bool Tokenizer::is_end_of_generation(int32_t id) const {
-    return id >= 0 && (id == m_vocabulary.eos || id == m_vocabulary.eot);
+    const auto& ends = m_vocabulary.end_of_generation;
+    return std::find(ends.begin(), ends.end(), id) != ends.end();
 }
 
 std::string Tokenizer::token_to_piece(int32_t id, bool special) const {

@@ -7,6 +7,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "engine/gguf_file.h"
@@ -17,6 +18,9 @@ namespace hearth {
 struct EncodeOptions {
     bool add_special = true;     // BOS/EOS as the vocabulary asks
     bool parse_special = false;  // recognise control-token text such as "<s>" (templates only)
+    // Byte ranges [first, second) of the text where special-token text stays plain text: the
+    // places a chat template copied the user's own words to.
+    std::span<const std::pair<size_t, size_t>> plain_ranges = {};
 };
 
 class Tokenizer {
@@ -45,7 +49,7 @@ protected:
     };
     // Cuts out user-defined tokens always and control tokens when `parse_special`, longest
     // token first, as llama.cpp does.
-    std::vector<Fragment> partition(std::string_view text, bool parse_special) const;
+    std::vector<Fragment> partition(std::string_view text, const EncodeOptions& options) const;
 
 private:
     Vocabulary m_vocabulary;

@@ -46,7 +46,7 @@ std::vector<int32_t> BpeTokenizer::encode(std::string_view text, EncodeOptions o
     const auto& vocab = vocabulary();
     std::vector<int32_t> out;
     if (options.add_special && vocab.add_bos) out.push_back(vocab.bos);
-    for (const auto& fragment : partition(text, options.parse_special)) {
+    for (const auto& fragment : partition(text, options)) {
         if (fragment.token >= 0) {
             out.push_back(fragment.token);
             continue;

@@ -131,7 +131,7 @@ std::vector<int32_t> SpmTokenizer::encode(std::string_view text, EncodeOptions o
     std::vector<int32_t> out;
     if (options.add_special && vocab.add_bos) out.push_back(vocab.bos);
     bool after_special = true;
-    for (const auto& fragment : partition(text, options.parse_special)) {
+    for (const auto& fragment : partition(text, options)) {
         if (fragment.token >= 0) {
             out.push_back(fragment.token);
             after_special = true;

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "engine/load_error.h"
 
 namespace hearth {
@@ -83,6 +85,24 @@ Vocabulary Vocabulary::from_gguf(const GgufFile& file) {
     vocab.eot = special_id(file, "tokenizer.ggml.eot_token_id", size);
     vocab.unknown = special_id(file, "tokenizer.ggml.unknown_token_id", size);
     vocab.padding = special_id(file, "tokenizer.ggml.padding_token_id", size);
+    for (const int32_t id :
+         {vocab.eos, vocab.eot, special_id(file, "tokenizer.ggml.eom_token_id", size)}) {
+        if (id >= 0) vocab.end_of_generation.push_back(id);
+    }
+    static const char* const kEndMarkers[] = {
+        "<|eot_id|>",    "<|eom_id|>",    "<|im_end|>",      "<|end|>",
+        "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<｜end▁of▁sentence｜>"};
+    for (int32_t id = 0; id < size; ++id) {
+        if (vocab.kinds[id] != TokenKind::Control && vocab.kinds[id] != TokenKind::UserDefined)
+            continue;
+        for (const char* marker : kEndMarkers) {
+            if (vocab.tokens[id] == marker &&
+                std::find(vocab.end_of_generation.begin(), vocab.end_of_generation.end(), id) ==
+                    vocab.end_of_generation.end()) {
+                vocab.end_of_generation.push_back(id);
+            }
+        }
+    }
     const bool spm = vocab.model == "llama";
     vocab.add_bos = file.get_bool("tokenizer.ggml.add_bos_token").value_or(spm) && vocab.bos >= 0;
     vocab.add_eos = file.get_bool("tokenizer.ggml.add_eos_token").value_or(false) && vocab.eos >= 0;

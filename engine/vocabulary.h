@@ -32,6 +32,9 @@ struct Vocabulary {
     int32_t eot = -1;
     int32_t unknown = -1;
     int32_t padding = -1;
+    // Tokens that end a reply: EOS, EOT/EOM and the end-of-turn markers chat formats print
+    // ("<|im_end|>", "<|eot_id|>", "<end_of_turn>", …), as the model's own vocabulary has them.
+    std::vector<int32_t> end_of_generation;
     bool add_bos = true;
     bool add_eos = false;
     bool add_space_prefix = true;
