@@ -8,9 +8,12 @@
 #include <random>
 
 #include "app/bundled_model.h"
+#include "app/cli_modes.h"
 #include "app/cli_options.h"
 #include "app/logits_dump.h"
+#include "engine/chat_prompt.h"
 #include "engine/generator.h"
+#include "engine/jinja/value.h"
 #include "engine/model.h"
 #include "engine/tokenizer.h"
 
@@ -25,26 +28,31 @@ void print_stats(const hearth::GenerationStats& stats, uint64_t seed) {
                stats.decode_tokens_per_second(), hearth::stop_reason_name(stats.stop_reason), seed);
 }
 
-int run(const hearth::CliOptions& options) {
-    const auto path = options.model_path.empty() ? hearth::bundled_model_path()
-                                                 : std::filesystem::path(options.model_path);
-    const auto model = hearth::Model::load(path);
-
-    if (options.dump_logits > 0) {
-        if (options.prompt_ids.empty())
-            throw std::invalid_argument("--dump-logits needs --prompt-ids");
+int run_generation(const hearth::CliOptions& options) {
+    const auto model = hearth::Model::load(hearth::model_or_bundled(options));
+    if (options.mode == hearth::CliMode::DumpLogits) {
         std::cout << hearth::dump_logits_json(*model, options.prompt_ids, options.dump_logits,
                                               options.max_tokens.value_or(0),
                                               options.context_length);
         return 0;
     }
-
     const auto tokenizer = hearth::make_tokenizer(model->file());
     hearth::GenerationRequest request;
     request.max_tokens = options.max_tokens.value_or(128);
     request.sampler = options.sampler;
     if (!options.seed_given) request.sampler.seed = std::random_device{}();
-    if (!options.prompt_ids.empty()) {
+    if (options.mode == hearth::CliMode::Chat) {
+        std::vector<hearth::ChatMessage> messages;
+        if (!options.system_prompt.empty()) messages.push_back({"system", options.system_prompt});
+        messages.push_back({"user", options.prompt});
+        const auto chat = hearth::ChatTemplate::from_model(model->file(), tokenizer->vocabulary());
+        const auto prompt = hearth::build_chat_prompt(chat, *tokenizer, messages, {});
+        spdlog::info(
+            "chat prompt: {} tokens{}", prompt.tokens.size(),
+            chat.has_template() ? "" : " (the model has no chat template: plain continuation)");
+        request.prompt = prompt.tokens;
+        if (!chat.has_template()) std::cout << options.prompt << std::flush;
+    } else if (!options.prompt_ids.empty()) {
         request.prompt = options.prompt_ids;
     } else {
         request.prompt =
@@ -65,6 +73,19 @@ int run(const hearth::CliOptions& options) {
     return 0;
 }
 
+int run(const hearth::CliOptions& options) {
+    switch (options.mode) {
+        case hearth::CliMode::Tokenize:
+            return hearth::run_tokenize(options, std::cin, std::cout);
+        case hearth::CliMode::Detokenize:
+            return hearth::run_detokenize(options, std::cin, std::cout);
+        case hearth::CliMode::RenderTemplate:
+            return hearth::run_render_template(options, std::cout);
+        default:
+            return run_generation(options);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -79,6 +100,10 @@ int main(int argc, char** argv) {
             return 0;
         }
         return run(options);
+    } catch (const hearth::jinja::TemplateRaised& error) {
+        fmt::print(stderr, "hearth-cli: the chat template refused the conversation: {}\n",
+                   error.what());
+        return 1;
     } catch (const std::invalid_argument& error) {
         fmt::print(stderr, "hearth-cli: {}\n\n{}", error.what(), hearth::cli_usage());
         return 2;

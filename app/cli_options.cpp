@@ -33,11 +33,21 @@ std::vector<int32_t> parse_ids(const std::string& text) {
 std::string cli_usage() {
     return "usage: hearth-cli [-m MODEL.gguf] -p PROMPT [-n N] [--temp T] [--top-k K] [--top-p P]\n"
            "                  [--min-p M] [--repeat-penalty R] [--seed S] [--ctx N]\n"
+           "       hearth-cli [-m MODEL.gguf] --chat -p MESSAGE [--system TEXT] [sampling "
+           "options]\n"
            "       hearth-cli [-m MODEL.gguf] --prompt-ids 1,72,9 --dump-logits K [-n N]\n"
+           "       hearth-cli [-m MODEL.gguf] --tokenize [--add-special] [--parse-special] < text\n"
+           "       hearth-cli [-m MODEL.gguf] --detokenize < ids\n"
+           "       hearth-cli --render-template [-m MODEL.gguf | --template-file FILE]\n"
+           "                  --messages MESSAGES.json [--add-generation-prompt] [--bos-token S]\n"
+           "                  [--eos-token S] [--vars VARS.json] [--now 2026-11-22T09:30:00]\n"
            "\n"
            "Without -m the bundled model is used. Text streams to stdout; a line of\n"
-           "performance figures goes to stderr at the end. --dump-logits prints JSON with the\n"
-           "top-K logits at every prompt position and for N greedy steps.\n";
+           "performance figures goes to stderr at the end. --chat sends the message through the\n"
+           "model's chat template. --dump-logits prints JSON with the top-K logits at every "
+           "prompt\n"
+           "position and for N greedy steps. --tokenize prints the ids of stdin's text as JSON;\n"
+           "vocabulary-only GGUF files work for --tokenize, --detokenize and --render-template.\n";
 }
 
 CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
@@ -52,6 +62,34 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
         };
         if (option == "-h" || option == "--help") {
             options.help = true;
+        } else if (option == "--tokenize") {
+            options.mode = CliMode::Tokenize;
+        } else if (option == "--detokenize") {
+            options.mode = CliMode::Detokenize;
+        } else if (option == "--render-template") {
+            options.mode = CliMode::RenderTemplate;
+        } else if (option == "--chat") {
+            options.mode = CliMode::Chat;
+        } else if (option == "--add-special") {
+            options.add_special = true;
+        } else if (option == "--parse-special") {
+            options.parse_special = true;
+        } else if (option == "--add-generation-prompt") {
+            options.add_generation_prompt = true;
+        } else if (option == "--template-file") {
+            options.template_file = value();
+        } else if (option == "--messages") {
+            options.messages_file = value();
+        } else if (option == "--vars") {
+            options.vars_file = value();
+        } else if (option == "--bos-token") {
+            options.bos_token = value();
+        } else if (option == "--eos-token") {
+            options.eos_token = value();
+        } else if (option == "--now") {
+            options.now = value();
+        } else if (option == "--system") {
+            options.system_prompt = value();
         } else if (option == "-m" || option == "--model") {
             options.model_path = value();
         } else if (option == "-p" || option == "--prompt") {
@@ -63,6 +101,7 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
         } else if (option == "--ctx") {
             options.context_length = parse_number<int>(option, value());
         } else if (option == "--dump-logits") {
+            options.mode = CliMode::DumpLogits;
             options.dump_logits = parse_number<int>(option, value());
             if (options.dump_logits <= 0) throw std::invalid_argument("--dump-logits needs K > 0");
         } else if (option == "--temp") {
@@ -85,8 +124,15 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
     if (options.max_tokens && *options.max_tokens < 0)
         throw std::invalid_argument("-n must be >= 0");
     if (options.context_length < 0) throw std::invalid_argument("--ctx must be >= 0");
-    if (!options.help && options.prompt.empty() && options.prompt_ids.empty()) {
+    const bool needs_prompt = options.mode == CliMode::Generate || options.mode == CliMode::Chat;
+    if (!options.help && needs_prompt && options.prompt.empty() && options.prompt_ids.empty()) {
         throw std::invalid_argument("no prompt: give -p PROMPT or --prompt-ids");
+    }
+    if (options.mode == CliMode::DumpLogits && options.prompt_ids.empty()) {
+        throw std::invalid_argument("--dump-logits needs --prompt-ids");
+    }
+    if (options.mode == CliMode::RenderTemplate && options.messages_file.empty()) {
+        throw std::invalid_argument("--render-template needs --messages MESSAGES.json");
     }
     return options;
 }

@@ -10,7 +10,10 @@
 
 namespace hearth {
 
+enum class CliMode { Generate, DumpLogits, Tokenize, Detokenize, RenderTemplate, Chat };
+
 struct CliOptions {
+    CliMode mode = CliMode::Generate;
     std::string model_path;  // empty: the bundled model
     std::string prompt;
     std::vector<int32_t> prompt_ids;  // --prompt-ids: bypasses the tokenizer
@@ -18,6 +21,18 @@ struct CliOptions {
     int context_length = 0;           // --ctx; 0: the model's own
     int dump_logits = 0;              // --dump-logits K: JSON with top-K logits
     SamplerSettings sampler;
+    // --tokenize
+    bool add_special = false;
+    bool parse_special = false;
+    // --render-template and --chat
+    std::string template_file;
+    std::string messages_file;
+    std::string vars_file;
+    std::optional<std::string> bos_token;
+    std::optional<std::string> eos_token;
+    std::string now;  // ISO time strftime_now() sees, e.g. 2026-11-22T09:30:00
+    bool add_generation_prompt = false;
+    std::string system_prompt;
     bool seed_given = false;
     bool help = false;
 };

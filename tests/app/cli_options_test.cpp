@@ -30,6 +30,24 @@ TEST(CliOptions, ParsesPromptIdsAndDumpMode) {
     EXPECT_FALSE(options.max_tokens.has_value());
 }
 
+TEST(CliOptions, ParsesTheTokenizerAndTemplateModes) {
+    auto options = parse_cli_options({"--tokenize", "--add-special", "--parse-special"});
+    EXPECT_EQ(options.mode, CliMode::Tokenize);
+    EXPECT_TRUE(options.add_special && options.parse_special);
+    options = parse_cli_options({"--render-template", "--template-file", "t.jinja", "--messages",
+                                 "m.json", "--add-generation-prompt", "--bos-token", "<s>",
+                                 "--vars", "v.json", "--now", "2026-11-22T09:30:00"});
+    EXPECT_EQ(options.mode, CliMode::RenderTemplate);
+    EXPECT_EQ(options.template_file, "t.jinja");
+    EXPECT_EQ(options.messages_file, "m.json");
+    EXPECT_EQ(options.bos_token, "<s>");
+    EXPECT_FALSE(options.eos_token.has_value());
+    EXPECT_TRUE(options.add_generation_prompt);
+    options = parse_cli_options({"--chat", "-p", "Hi", "--system", "Be kind."});
+    EXPECT_EQ(options.mode, CliMode::Chat);
+    EXPECT_EQ(options.system_prompt, "Be kind.");
+}
+
 TEST(CliOptions, RefusesBadInputWithAMessageNamingIt) {
     const auto message = [](std::vector<std::string> arguments) -> std::string {
         try {
@@ -44,6 +62,8 @@ TEST(CliOptions, RefusesBadInputWithAMessageNamingIt) {
     EXPECT_EQ(message({"-p"}), "option -p needs a value");
     EXPECT_EQ(message({"-n", "3"}), "no prompt: give -p PROMPT or --prompt-ids");
     EXPECT_EQ(message({"--prompt-ids", "1,,2"}), "option --prompt-ids expects a number, got ''");
+    EXPECT_EQ(message({"--render-template"}), "--render-template needs --messages MESSAGES.json");
+    EXPECT_EQ(message({"--dump-logits", "3", "-p", "x"}), "--dump-logits needs --prompt-ids");
     EXPECT_TRUE(parse_cli_options({"--help"}).help);
 }
 

@@ -5,9 +5,13 @@
 #include <QProcess>
 
 #include <cmath>
+#include <fstream>
 
+#include "engine/jinja/json.h"
+#include "engine/jinja/template.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/tokenizer_cases.h"
 
 namespace hearth {
 namespace {
@@ -18,9 +22,11 @@ struct CliResult {
     std::string err;
 };
 
-CliResult run_cli(const QStringList& arguments) {
+CliResult run_cli(const QStringList& arguments, const std::string& input = {}) {
     QProcess process;
     process.start(QStringLiteral(HEARTH_CLI_PATH), arguments);
+    process.write(input.data(), static_cast<qint64>(input.size()));
+    process.closeWriteChannel();
     EXPECT_TRUE(process.waitForFinished(120000));
     return {process.exitCode(), process.readAllStandardOutput().toStdString(),
             process.readAllStandardError().toStdString()};
@@ -106,6 +112,104 @@ TEST(Cli, ReportsBadInputClearly) {
     result = run_cli({"-p", std::string(3000, 'a').c_str(), "--ctx", "64", "-n", "1"});
     EXPECT_EQ(result.exit_code, 1);
     EXPECT_NE(result.err.find("the context holds only 64"), std::string::npos) << result.err;
+}
+
+QString fixture(const std::string& relative) {
+    return QString::fromStdString(test::fixture_path(relative).string());
+}
+
+TEST(Cli, TokenizesAndDetokenizesLikeTheFixtures) {
+    const auto vocabulary = test::fixture_path("tokenizer/ggml-vocab-llama-bpe.gguf");
+    int checked = 0;
+    for (const auto& test_case : test::load_tokenizer_cases(vocabulary)) {
+        if (test_case.ids.empty() || checked == 8) continue;
+        const auto tokens = run_cli(
+            {"-m", QString::fromStdString(vocabulary.string()), "--tokenize"}, test_case.text);
+        ASSERT_EQ(tokens.exit_code, 0) << tokens.err;
+        const auto parsed = jinja::parse_json(tokens.out);
+        std::vector<int32_t> ids;
+        for (const auto& id : parsed.as_array()) ids.push_back(static_cast<int32_t>(id.as_int()));
+        EXPECT_EQ(ids, test_case.ids) << test_case.text;
+        const auto text = run_cli(
+            {"-m", QString::fromStdString(vocabulary.string()), "--detokenize"}, tokens.out);
+        EXPECT_EQ(text.out, test_case.text);
+        ++checked;
+    }
+    EXPECT_EQ(checked, 8);
+    const auto special =
+        run_cli({"-m", fixture("tokenizer/ggml-vocab-qwen2.gguf"), "--tokenize", "--parse-special"},
+                "<|im_start|>user");
+    EXPECT_EQ(special.out, "[151644, 872]\n");
+}
+
+// Every family's first case through --render-template, and a rejected conversation.
+TEST(Cli, RendersChatTemplatesExactly) {
+    const test::TempDirectory directory;
+    int rendered = 0;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(test::fixture_path("chat_templates"))) {
+        if (entry.path().extension() != ".json") continue;
+        std::ifstream stream(entry.path());
+        const auto json =
+            jinja::parse_json(std::string(std::istreambuf_iterator<char>(stream), {}));
+        const auto& fixture_object = json.as_object();
+        std::ofstream(directory.path() / "template.jinja")
+            << fixture_object.find("template")->as_string();
+        const auto& first = fixture_object.find("cases")->as_array().front().as_object();
+        std::ofstream(directory.path() / "messages.json")
+            << jinja::dump_json(*first.find("messages"));
+        QStringList arguments{
+            "--render-template",
+            "--template-file",
+            QString::fromStdString((directory.path() / "template.jinja").string()),
+            "--messages",
+            QString::fromStdString((directory.path() / "messages.json").string()),
+            "--now",
+            "2026-11-22T09:30:00"};
+        if (first.find("add_generation_prompt")->as_bool()) arguments << "--add-generation-prompt";
+        for (const char* token : {"bos_token", "eos_token"}) {
+            const auto& value = *fixture_object.find(token);
+            if (value.is_string())
+                arguments << (std::string(token) == "bos_token" ? "--bos-token" : "--eos-token")
+                          << QString::fromStdString(value.as_string());
+        }
+        const auto result = run_cli(arguments);
+        ASSERT_EQ(result.exit_code, 0) << entry.path() << result.err;
+        EXPECT_EQ(result.out, first.find("expected")->as_string()) << entry.path();
+        ++rendered;
+    }
+    EXPECT_EQ(rendered, 24);
+
+    std::ifstream stream(test::fixture_path("chat_templates/gemma-2-it.json"));
+    const auto gemma = jinja::parse_json(std::string(std::istreambuf_iterator<char>(stream), {}));
+    std::ofstream(directory.path() / "gemma.jinja")
+        << gemma.as_object().find("template")->as_string();
+    std::ofstream(directory.path() / "system.json")
+        << R"([{"role": "system", "content": "x"}, {"role": "user", "content": "Hi"}])";
+    const auto refused =
+        run_cli({"--render-template", "--template-file",
+                 QString::fromStdString((directory.path() / "gemma.jinja").string()), "--messages",
+                 QString::fromStdString((directory.path() / "system.json").string())});
+    EXPECT_EQ(refused.exit_code, 1);
+    EXPECT_NE(refused.err.find("System role not supported"), std::string::npos) << refused.err;
+}
+
+TEST(Cli, ChatRendersTheTemplateOfAModelThatHasOne) {
+    const test::TempDirectory directory;
+    std::ofstream(directory.path() / "messages.json") << R"([{"role": "user", "content": "Hi"}])";
+    const auto result = run_cli(
+        {"--render-template", "-m", fixture("tokenizer/ggml-vocab-qwen2.gguf"), "--messages",
+         QString::fromStdString((directory.path() / "messages.json").string()),
+         "--add-generation-prompt"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    EXPECT_EQ(result.out,
+              "<|im_start|>system\nYou are a helpful "
+              "assistant<|im_end|>\n<|im_start|>user\nHi<|im_end|>\n<|im_start|>assistant\n");
+    // The bundled model has no template: --chat continues the text.
+    const auto chat = run_cli({"--chat", "-p", "Once upon a time", "-n", "3", "--temp", "0"});
+    ASSERT_EQ(chat.exit_code, 0) << chat.err;
+    EXPECT_EQ(chat.out, "Once upon a time, there was\n");
+    EXPECT_NE(chat.err.find("plain continuation"), std::string::npos);
 }
 
 }  // namespace
