@@ -42,7 +42,8 @@ const std::map<std::string, std::vector<std::string>>& pattern_table() {
         // so that no editor or tool can silently change the ranges.
         {"deepseek-llm",
          {"[\r\n]",
-          "\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-ԯԱ-"
+          "\\s?[A-Za-zµÀ-ÖØ-öø-ƺƼ-ƿǄ-ʓʕ-ʯͰ-ͳͶͷͻ-ͽͿΆΈ-ΊΌΎ-ΡΣ-ϵϷ-ҁҊ-"
+          "ԯԱ-"
           "ՖႠ-"
           "ჅᎠ-"
           "Ᏽᏸ-"

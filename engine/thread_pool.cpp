@@ -1,0 +1,77 @@
+#include "engine/thread_pool.h"
+
+#include <algorithm>
+
+namespace hearth {
+namespace {
+
+// Long enough to catch the next dispatch of a decode step, short enough not to burn a core idle.
+constexpr int kSpinIterations = 20000;
+
+inline void cpu_relax() {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+}  // namespace
+
+ThreadPool::ThreadPool(int threads) {
+    if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    for (int i = 1; i < threads; ++i) m_workers.emplace_back([this, i] { work(i); });
+}
+
+ThreadPool::~ThreadPool() {
+    m_stopping = true;
+    m_generation.fetch_add(1);
+    m_generation.notify_all();
+    for (auto& worker : m_workers) worker.join();
+}
+
+void ThreadPool::run_share(int index) {
+    const size_t threads = static_cast<size_t>(size());
+    const size_t chunks = (m_count + m_grain - 1) / m_grain;
+    const size_t first = chunks * static_cast<size_t>(index) / threads;
+    const size_t last = chunks * static_cast<size_t>(index + 1) / threads;
+    const size_t begin = std::min(first * m_grain, m_count);
+    const size_t end = std::min(last * m_grain, m_count);
+    if (begin < end) (*m_task)(begin, end);
+}
+
+void ThreadPool::parallel_for(size_t count, size_t grain,
+                              const std::function<void(size_t, size_t)>& task) {
+    if (count == 0) return;
+    if (m_workers.empty() || count <= grain) {
+        task(0, count);
+        return;
+    }
+    m_task = &task;
+    m_count = count;
+    m_grain = std::max<size_t>(grain, 1);
+    m_pending.store(static_cast<int>(m_workers.size()), std::memory_order_relaxed);
+    m_generation.fetch_add(1, std::memory_order_release);
+    m_generation.notify_all();
+    run_share(0);
+    while (m_pending.load(std::memory_order_acquire) != 0) cpu_relax();
+}
+
+void ThreadPool::work(int index) {
+    uint64_t seen = 0;
+    while (true) {
+        int spins = 0;
+        uint64_t current;
+        while ((current = m_generation.load(std::memory_order_acquire)) == seen) {
+            if (++spins < kSpinIterations) {
+                cpu_relax();
+            } else {
+                m_generation.wait(seen, std::memory_order_acquire);
+            }
+        }
+        seen = current;
+        if (m_stopping.load()) return;
+        run_share(index);
+        m_pending.fetch_sub(1, std::memory_order_acq_rel);
+    }
+}
+
+}  // namespace hearth

@@ -1,0 +1,45 @@
+#include "kernels/activation_blocks.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace hearth::kernels {
+
+void quantize_row_q8(const float* x, BlockQ8* out, size_t count) {
+    for (size_t b = 0; b < count / 32; ++b, x += 32) {
+        float largest = 0.0f;
+        for (int i = 0; i < 32; ++i) largest = std::max(largest, std::fabs(x[i]));
+        const float scale = largest / 127.0f;
+        const float inverse = scale != 0.0f ? 1.0f / scale : 0.0f;
+        int sum = 0;
+        for (int i = 0; i < 32; ++i) {
+            const int q = static_cast<int>(std::nearbyint(x[i] * inverse));
+            out[b].quants[i] = static_cast<int8_t>(q);
+            sum += q;
+        }
+        out[b].scale = scale;
+        out[b].scaled_sum = scale * static_cast<float>(sum);
+    }
+}
+
+void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count) {
+    for (size_t b = 0; b < count / 256; ++b, x += 256) {
+        float largest = 0.0f;
+        for (int i = 0; i < 256; ++i) largest = std::max(largest, std::fabs(x[i]));
+        const float scale = largest / 127.0f;
+        const float inverse = scale != 0.0f ? 1.0f / scale : 0.0f;
+        for (int group = 0; group < 16; ++group) {
+            int sum = 0;
+            for (int i = group * 16; i < group * 16 + 16; ++i) {
+                const int q =
+                    std::clamp(static_cast<int>(std::nearbyint(x[i] * inverse)), -127, 127);
+                out[b].quants[i] = static_cast<int8_t>(q);
+                sum += q;
+            }
+            out[b].sums[group] = static_cast<int16_t>(sum);
+        }
+        out[b].scale = scale;
+    }
+}
+
+}  // namespace hearth::kernels

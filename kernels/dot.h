@@ -1,0 +1,39 @@
+// Dot products of one weight row (raw file bytes) with one activation row, per weight format.
+// Each format has a scalar twin and, where it pays, SIMD versions chosen once at run time.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+namespace hearth::kernels {
+
+// How the activations for a format must be prepared.
+enum class ActivationFormat { F32, Q8, Q8K };
+
+// weights: `count` elements of the format; activations: `count` elements in the matching
+// ActivationFormat (float, BlockQ8 or BlockQ8K).
+using DotFunction = float (*)(const void* weights, const void* activations, size_t count);
+
+// Indexed by ggml type id (the formats Hearth reads); unused ids are null.
+struct DotTable {
+    static constexpr int kTypes = 31;
+    DotFunction dot[kTypes] = {};
+    ActivationFormat format[kTypes] = {};
+};
+
+enum class Isa { Scalar, Avx2 };
+
+Isa best_isa();  // what this CPU runs, decided once
+std::string_view isa_name(Isa isa);
+const DotTable& dot_table(Isa isa);
+inline const DotTable& dot_table() {
+    return dot_table(best_isa());
+}
+
+// Bytes one row of `count` activations takes in a format.
+size_t activation_row_bytes(ActivationFormat format, size_t count);
+// Converts float activations into the format (out must hold activation_row_bytes).
+void prepare_activations(ActivationFormat format, const float* x, void* out, size_t count);
+
+}  // namespace hearth::kernels

@@ -1,0 +1,171 @@
+// AVX2 + FMA + F16C dot products (this file alone is compiled with those instructions; it runs
+// only after best_isa() confirmed the CPU has them). Integer products use maddubs on
+// (unsigned, signed) byte pairs, as llama.cpp's x86 kernels do.
+#include <immintrin.h>
+
+#include "kernels/activation_blocks.h"
+#include "kernels/dot_variants.h"
+#include "kernels/half.h"
+#include "kernels/quant_blocks.h"
+
+namespace hearth::kernels::avx2 {
+namespace {
+
+float horizontal_sum(__m256 v) {
+    const __m128 sum = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    const __m128 pairs = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
+    return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_movehdup_ps(pairs)));
+}
+
+// Eight int32 sums of products of signed bytes (x, y): |x| times y with x's sign moved onto y.
+__m256i signed_dot(__m256i x, __m256i y) {
+    const __m256i products = _mm256_maddubs_epi16(_mm256_sign_epi8(x, x), _mm256_sign_epi8(y, x));
+    return _mm256_madd_epi16(products, _mm256_set1_epi16(1));
+}
+
+// Unsigned bytes times signed bytes, summed in pairs, then weighted per 16-bit lane.
+__m256i weighted_dot(__m256i unsigned_x, __m256i signed_y, __m256i weights) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(unsigned_x, signed_y), weights);
+}
+
+__m256i load(const void* p) {
+    return _mm256_loadu_si256(static_cast<const __m256i*>(p));
+}
+
+}  // namespace
+
+float dot_f32(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const float*>(w);
+    const auto* y = static_cast<const float*>(a);
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        acc0 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i), _mm256_loadu_ps(y + i), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_loadu_ps(x + i + 8), _mm256_loadu_ps(y + i + 8), acc1);
+    }
+    float sum = horizontal_sum(_mm256_add_ps(acc0, acc1));
+    for (; i < n; ++i) sum += x[i] * y[i];
+    return sum;
+}
+
+float dot_f16(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const uint16_t*>(w);
+    const auto* y = static_cast<const float*>(a);
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        const __m256 w0 = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
+        const __m256 w1 =
+            _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i + 8)));
+        acc0 = _mm256_fmadd_ps(w0, _mm256_loadu_ps(y + i), acc0);
+        acc1 = _mm256_fmadd_ps(w1, _mm256_loadu_ps(y + i + 8), acc1);
+    }
+    float sum = horizontal_sum(_mm256_add_ps(acc0, acc1));
+    for (; i < n; ++i) sum += half_to_float(x[i]) * y[i];
+    return sum;
+}
+
+float dot_q8_0(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockQ8_0*>(w);
+    const auto* y = static_cast<const BlockQ8*>(a);
+    __m256 acc = _mm256_setzero_ps();
+    for (size_t b = 0; b < n / 32; ++b) {
+        const __m256 scale = _mm256_set1_ps(half_to_float(x[b].scale) * y[b].scale);
+        const __m256i dot = signed_dot(load(x[b].quants), load(y[b].quants));
+        acc = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(dot), acc);
+    }
+    return horizontal_sum(acc);
+}
+
+float dot_q4_0(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockQ4_0*>(w);
+    const auto* y = static_cast<const BlockQ8*>(a);
+    const __m256i low_mask = _mm256_set1_epi8(0x0f);
+    const __m256i eight = _mm256_set1_epi8(8);
+    __m256 acc = _mm256_setzero_ps();
+    for (size_t b = 0; b < n / 32; ++b) {
+        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].quants));
+        // Low nibbles are elements 0..15, high nibbles 16..31.
+        const __m256i nibbles =
+            _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), low_mask);
+        const __m256i dot = signed_dot(_mm256_sub_epi8(nibbles, eight), load(y[b].quants));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(half_to_float(x[b].scale) * y[b].scale),
+                              _mm256_cvtepi32_ps(dot), acc);
+    }
+    return horizontal_sum(acc);
+}
+
+float dot_q4_k(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockQ4_K*>(w);
+    const auto* y = static_cast<const BlockQ8K*>(a);
+    const __m256i low_mask = _mm256_set1_epi8(0x0f);
+    __m256 acc = _mm256_setzero_ps();
+    float offsets = 0.0f;
+    for (size_t b = 0; b < n / 256; ++b) {
+        uint8_t scales[8], minimums[8];
+        for (int j = 0; j < 8; ++j) unpack_scale_min_k4(j, x[b].scales, scales[j], minimums[j]);
+        int32_t minimum_sum = 0;
+        for (int j = 0; j < 8; ++j)
+            minimum_sum += minimums[j] * (y[b].sums[2 * j] + y[b].sums[2 * j + 1]);
+        offsets += half_to_float(x[b].minimum) * y[b].scale * static_cast<float>(minimum_sum);
+        __m256i sum = _mm256_setzero_si256();
+        for (int group = 0; group < 4; ++group) {
+            const __m256i packed = load(x[b].quants + 32 * group);
+            const __m256i low = _mm256_and_si256(packed, low_mask);
+            const __m256i high = _mm256_and_si256(_mm256_srli_epi16(packed, 4), low_mask);
+            sum = _mm256_add_epi32(sum, weighted_dot(low, load(y[b].quants + 64 * group),
+                                                     _mm256_set1_epi16(scales[2 * group])));
+            sum = _mm256_add_epi32(sum, weighted_dot(high, load(y[b].quants + 64 * group + 32),
+                                                     _mm256_set1_epi16(scales[2 * group + 1])));
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(half_to_float(x[b].scale) * y[b].scale),
+                              _mm256_cvtepi32_ps(sum), acc);
+    }
+    return horizontal_sum(acc) - offsets;
+}
+
+float dot_q6_k(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockQ6_K*>(w);
+    const auto* y = static_cast<const BlockQ8K*>(a);
+    const __m256i low_mask = _mm256_set1_epi8(0x0f);
+    const __m256i two_bits = _mm256_set1_epi8(0x03);
+    const __m256i thirty_two = _mm256_set1_epi8(32);
+    __m256 acc = _mm256_setzero_ps();
+    for (size_t b = 0; b < n / 256; ++b) {
+        __m256i sum = _mm256_setzero_si256();
+        for (int half = 0; half < 2; ++half) {
+            const uint8_t* low = x[b].low_bits + 64 * half;
+            const __m256i high = load(x[b].high_bits + 32 * half);
+            const int8_t* scales = x[b].scales + 8 * half;
+            const __m256i low0 = load(low), low1 = load(low + 32);
+            // Four runs of 32 six-bit values (0..63), in element order within this half.
+            const __m256i values[4] = {
+                _mm256_or_si256(_mm256_and_si256(low0, low_mask),
+                                _mm256_slli_epi16(_mm256_and_si256(high, two_bits), 4)),
+                _mm256_or_si256(
+                    _mm256_and_si256(low1, low_mask),
+                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2), two_bits), 4)),
+                _mm256_or_si256(
+                    _mm256_and_si256(_mm256_srli_epi16(low0, 4), low_mask),
+                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 4), two_bits), 4)),
+                _mm256_or_si256(
+                    _mm256_and_si256(_mm256_srli_epi16(low1, 4), low_mask),
+                    _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 6), two_bits), 4)),
+            };
+            for (int k = 0; k < 4; ++k) {
+                const __m256i q8 = load(y[b].quants + 128 * half + 32 * k);
+                // (v - 32) * q8 = v * q8 - 32 * q8; each 16-element half has its own scale.
+                const __m256i weights = _mm256_set_m128i(_mm_set1_epi16(scales[2 * k + 1]),
+                                                         _mm_set1_epi16(scales[2 * k]));
+                const __m256i products = _mm256_sub_epi16(_mm256_maddubs_epi16(values[k], q8),
+                                                          _mm256_maddubs_epi16(thirty_two, q8));
+                sum = _mm256_add_epi32(sum, _mm256_madd_epi16(products, weights));
+            }
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(half_to_float(x[b].scale) * y[b].scale),
+                              _mm256_cvtepi32_ps(sum), acc);
+    }
+    return horizontal_sum(acc);
+}
+
+}  // namespace hearth::kernels::avx2

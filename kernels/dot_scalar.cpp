@@ -1,0 +1,190 @@
+// The scalar twins: plain loops that define what every SIMD dot product must compute.
+#include <cstring>
+
+#include "kernels/activation_blocks.h"
+#include "kernels/dot_variants.h"
+#include "kernels/half.h"
+#include "kernels/quant_blocks.h"
+
+namespace hearth::kernels::scalar {
+namespace {
+
+template <typename Block>
+const Block* as(const void* p) {
+    return static_cast<const Block*>(p);
+}
+
+int32_t int_dot(const int8_t* a, const int8_t* b, int n) {
+    int32_t sum = 0;
+    for (int i = 0; i < n; ++i) sum += a[i] * b[i];
+    return sum;
+}
+
+// Unpacks a 32-element 4/5-bit block into signed or unsigned integers in element order.
+void unpack_low_bits(const uint8_t* quants, uint32_t high, bool has_high, int offset, int8_t* out) {
+    for (int j = 0; j < 16; ++j) {
+        int low = quants[j] & 0x0f, upper = quants[j] >> 4;
+        if (has_high) {
+            low |= ((high >> j) & 1) << 4;
+            upper |= ((high >> (j + 16)) & 1) << 4;
+        }
+        out[j] = static_cast<int8_t>(low - offset);
+        out[j + 16] = static_cast<int8_t>(upper - offset);
+    }
+}
+
+uint32_t high_bits(const uint8_t* bytes) {
+    uint32_t word;
+    std::memcpy(&word, bytes, 4);
+    return word;
+}
+
+}  // namespace
+
+float dot_f32(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const float*>(w);
+    const auto* y = static_cast<const float*>(a);
+    float sum = 0.0f;
+    for (size_t i = 0; i < n; ++i) sum += x[i] * y[i];
+    return sum;
+}
+
+float dot_f16(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const uint16_t*>(w);
+    const auto* y = static_cast<const float*>(a);
+    float sum = 0.0f;
+    for (size_t i = 0; i < n; ++i) sum += half_to_float(x[i]) * y[i];
+    return sum;
+}
+
+float dot_bf16(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const uint16_t*>(w);
+    const auto* y = static_cast<const float*>(a);
+    float sum = 0.0f;
+    for (size_t i = 0; i < n; ++i) sum += bfloat16_to_float(x[i]) * y[i];
+    return sum;
+}
+
+float dot_q8_0(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<BlockQ8_0>(w)[b];
+        const auto& y = as<BlockQ8>(a)[b];
+        sum +=
+            half_to_float(x.scale) * y.scale * static_cast<float>(int_dot(x.quants, y.quants, 32));
+    }
+    return sum;
+}
+
+float dot_q4_0(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    int8_t q[32];
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<BlockQ4_0>(w)[b];
+        const auto& y = as<BlockQ8>(a)[b];
+        unpack_low_bits(x.quants, 0, false, 8, q);
+        sum += half_to_float(x.scale) * y.scale * static_cast<float>(int_dot(q, y.quants, 32));
+    }
+    return sum;
+}
+
+float dot_q4_1(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    int8_t q[32];
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<BlockQ4_1>(w)[b];
+        const auto& y = as<BlockQ8>(a)[b];
+        unpack_low_bits(x.quants, 0, false, 0, q);
+        sum += half_to_float(x.scale) * y.scale * static_cast<float>(int_dot(q, y.quants, 32)) +
+               half_to_float(x.minimum) * y.scaled_sum;
+    }
+    return sum;
+}
+
+float dot_q5_0(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    int8_t q[32];
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<BlockQ5_0>(w)[b];
+        const auto& y = as<BlockQ8>(a)[b];
+        unpack_low_bits(x.quants, high_bits(x.high_bits), true, 16, q);
+        sum += half_to_float(x.scale) * y.scale * static_cast<float>(int_dot(q, y.quants, 32));
+    }
+    return sum;
+}
+
+float dot_q5_1(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    int8_t q[32];
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<BlockQ5_1>(w)[b];
+        const auto& y = as<BlockQ8>(a)[b];
+        unpack_low_bits(x.quants, high_bits(x.high_bits), true, 0, q);
+        sum += half_to_float(x.scale) * y.scale * static_cast<float>(int_dot(q, y.quants, 32)) +
+               half_to_float(x.minimum) * y.scaled_sum;
+    }
+    return sum;
+}
+
+// Q4_K and Q5_K: 8 sub-blocks of 32 with 6-bit scales and minimums; the minimums multiply the
+// activation sums, so only the scaled quants need an integer dot product.
+template <bool kFiveBit, typename Block>
+float dot_k_quant(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    for (size_t b = 0; b < n / 256; ++b) {
+        const auto& x = as<Block>(w)[b];
+        const auto& y = as<BlockQ8K>(a)[b];
+        int32_t scaled = 0, offsets = 0;
+        for (int j = 0; j < 8; ++j) {
+            uint8_t scale, minimum;
+            unpack_scale_min_k4(j, x.scales, scale, minimum);
+            const uint8_t* quants = x.quants + 32 * (j / 2);
+            int32_t dot = 0;
+            for (int l = 0; l < 32; ++l) {
+                int q = (j % 2 == 0) ? (quants[l] & 0x0f) : (quants[l] >> 4);
+                if constexpr (kFiveBit) q += (x.high_bits[l] >> j & 1) << 4;
+                dot += q * y.quants[32 * j + l];
+            }
+            scaled += scale * dot;
+            offsets += minimum * (y.sums[2 * j] + y.sums[2 * j + 1]);
+        }
+        sum += half_to_float(x.scale) * y.scale * static_cast<float>(scaled) -
+               half_to_float(x.minimum) * y.scale * static_cast<float>(offsets);
+    }
+    return sum;
+}
+
+float dot_q4_k(const void* w, const void* a, size_t n) {
+    return dot_k_quant<false, BlockQ4_K>(w, a, n);
+}
+float dot_q5_k(const void* w, const void* a, size_t n) {
+    return dot_k_quant<true, BlockQ5_K>(w, a, n);
+}
+
+float dot_q6_k(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    for (size_t b = 0; b < n / 256; ++b) {
+        const auto& x = as<BlockQ6_K>(w)[b];
+        const auto& y = as<BlockQ8K>(a)[b];
+        int32_t total = 0;
+        for (int half = 0; half < 2; ++half) {
+            const uint8_t* low = x.low_bits + 64 * half;
+            const uint8_t* high = x.high_bits + 32 * half;
+            const int8_t* scales = x.scales + 8 * half;
+            const int8_t* q8 = y.quants + 128 * half;
+            for (int l = 0; l < 32; ++l) {
+                const int sub = l / 16;
+                const int q1 = ((low[l] & 0x0f) | ((high[l] >> 0 & 3) << 4)) - 32;
+                const int q2 = ((low[l + 32] & 0x0f) | ((high[l] >> 2 & 3) << 4)) - 32;
+                const int q3 = ((low[l] >> 4) | ((high[l] >> 4 & 3) << 4)) - 32;
+                const int q4 = ((low[l + 32] >> 4) | ((high[l] >> 6 & 3) << 4)) - 32;
+                total += scales[sub] * q1 * q8[l] + scales[sub + 2] * q2 * q8[l + 32] +
+                         scales[sub + 4] * q3 * q8[l + 64] + scales[sub + 6] * q4 * q8[l + 96];
+            }
+        }
+        sum += half_to_float(x.scale) * y.scale * static_cast<float>(total);
+    }
+    return sum;
+}
+
+}  // namespace hearth::kernels::scalar

@@ -1,0 +1,166 @@
+// Every dot kernel against its scalar twin, and every scalar twin against a double-precision
+// product of the dequantised operands, on random data of awkward sizes.
+#include "kernels/dot.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "engine/tensor_types.h"
+#include "kernels/activation_blocks.h"
+#include "kernels/half.h"
+#include "kernels/quantize.h"
+
+namespace hearth::kernels {
+namespace {
+
+std::vector<float> random_floats(size_t n, std::mt19937& random, float spread = 1.0f) {
+    std::normal_distribution<float> normal(0.0f, spread);
+    std::vector<float> values(n);
+    for (auto& v : values) v = normal(random);
+    return values;
+}
+
+// Random bytes, then every f16 scale field made a sane number so the block is a plausible one.
+std::vector<std::byte> random_weights(TensorType type, size_t n, std::mt19937& random) {
+    const auto& info = tensor_type_info(type);
+    std::vector<std::byte> bytes(tensor_bytes(type, n));
+    const auto as_floats = random_floats(n, random, 0.05f);
+    switch (type) {
+        case TensorType::F32:
+            std::memcpy(bytes.data(), as_floats.data(), bytes.size());
+            return bytes;
+        case TensorType::F16:
+            quantize_f16(as_floats.data(), bytes.data(), n);
+            return bytes;
+        case TensorType::BF16:
+            quantize_bf16(as_floats.data(), bytes.data(), n);
+            return bytes;
+        case TensorType::Q8_0:
+            quantize_q8_0(as_floats.data(), bytes.data(), n);
+            return bytes;
+        case TensorType::Q4_0:
+            quantize_q4_0(as_floats.data(), bytes.data(), n);
+            return bytes;
+        case TensorType::Q4_K:
+            quantize_q4_k(as_floats.data(), bytes.data(), n);
+            return bytes;
+        case TensorType::Q6_K:
+            quantize_q6_k(as_floats.data(), bytes.data(), n);
+            return bytes;
+        default:
+            break;
+    }
+    std::uniform_int_distribution<int> byte(0, 255);
+    for (auto& b : bytes) b = static_cast<std::byte>(byte(random));
+    // Q4_1/Q5_0/Q5_1 start with f16 scale (and minimum); Q5_K with f16 scale and minimum.
+    const int halves = (type == TensorType::Q5_0) ? 1 : 2;
+    for (size_t block = 0; block < n / info.block_elements; ++block) {
+        for (int h = 0; h < halves; ++h) {
+            const uint16_t value =
+                float_to_half(0.01f * static_cast<float>(byte(random) + 1) / 256.0f);
+            std::memcpy(bytes.data() + block * info.block_bytes + 2 * h, &value, 2);
+        }
+    }
+    return bytes;
+}
+
+// What the activations stand for after quantisation, so the reference sees the same inputs.
+std::vector<float> dequantized_activations(ActivationFormat format,
+                                           const std::vector<std::byte>& prepared, size_t n,
+                                           const std::vector<float>& original) {
+    std::vector<float> values(n);
+    if (format == ActivationFormat::F32) return original;
+    if (format == ActivationFormat::Q8) {
+        const auto* blocks = reinterpret_cast<const BlockQ8*>(prepared.data());
+        for (size_t i = 0; i < n; ++i)
+            values[i] = blocks[i / 32].scale * blocks[i / 32].quants[i % 32];
+    } else {
+        const auto* blocks = reinterpret_cast<const BlockQ8K*>(prepared.data());
+        for (size_t i = 0; i < n; ++i)
+            values[i] = blocks[i / 256].scale * blocks[i / 256].quants[i % 256];
+    }
+    return values;
+}
+
+const TensorType kTypes[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q8_0,
+                             TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1,
+                             TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
+
+class DotTest : public testing::TestWithParam<TensorType> {};
+
+TEST_P(DotTest, ScalarTwinEqualsTheDequantisedProductAndSimdEqualsTheTwin) {
+    const TensorType type = GetParam();
+    const auto id = static_cast<uint32_t>(type);
+    const auto& scalar = dot_table(Isa::Scalar);
+    const auto& best = dot_table();
+    const size_t block = static_cast<size_t>(tensor_type_info(type).block_elements);
+    const size_t unit =
+        std::max<size_t>(block, scalar.format[id] == ActivationFormat::Q8K ? 256 : 32);
+    std::mt19937 random(1234 + id);
+    for (const size_t blocks : {1, 3, 7, 13}) {
+        const size_t n =
+            blocks * unit + (block == 1 ? blocks % 3 : 0);  // float rows may be any length
+        const auto weights = random_weights(type, n, random);
+        const auto x = random_floats(n, random);
+        const auto format = scalar.format[id];
+        std::vector<std::byte> prepared(activation_row_bytes(format, n));
+        prepare_activations(format, x.data(), prepared.data(), n);
+
+        std::vector<float> w(n);
+        dequantize(type, weights.data(), w.data(), n);
+        const auto a = dequantized_activations(format, prepared, n, x);
+        double expected = 0.0, magnitude = 0.0;
+        for (size_t i = 0; i < n; ++i) {
+            expected += static_cast<double>(w[i]) * a[i];
+            magnitude += std::fabs(static_cast<double>(w[i]) * a[i]);
+        }
+        const float twin = scalar.dot[id](weights.data(), prepared.data(), n);
+        EXPECT_NEAR(twin, expected, 1e-5 * magnitude + 1e-6) << tensor_type_name(id) << " n=" << n;
+        const float simd = best.dot[id](weights.data(), prepared.data(), n);
+        EXPECT_NEAR(simd, twin, 1e-5 * magnitude + 1e-6)
+            << tensor_type_name(id) << " n=" << n << " on " << isa_name(best_isa());
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllWeightTypes, DotTest, testing::ValuesIn(kTypes), [](const auto& info) {
+    return tensor_type_name(static_cast<uint32_t>(info.param));
+});
+
+TEST(Quantize, RoundTripsWithinEachFormatsStep) {
+    std::mt19937 random(99);
+    const auto x = random_floats(1024, random, 0.02f);
+    const auto check = [&](TensorType type, auto quantize, float tolerance) {
+        std::vector<std::byte> bytes(tensor_bytes(type, x.size()));
+        quantize(x.data(), bytes.data(), x.size());
+        std::vector<float> back(x.size());
+        dequantize(type, bytes.data(), back.data(), back.size());
+        double worst = 0.0;
+        for (size_t i = 0; i < x.size(); ++i)
+            worst = std::max(worst, std::fabs(static_cast<double>(back[i]) - x[i]));
+        EXPECT_LT(worst, tolerance) << tensor_type_name(static_cast<uint32_t>(type));
+    };
+    // Steps are (range of a block) / (levels - 1); values are N(0, 0.02), so |x| < ~0.09.
+    check(TensorType::F16, quantize_f16, 3.1e-5f);  // half an f16 step at 0.0625..0.125
+    check(TensorType::BF16, quantize_bf16, 5e-4f);
+    check(TensorType::Q8_0, quantize_q8_0, 0.0004f);
+    check(TensorType::Q4_0, quantize_q4_0, 0.008f);
+    check(TensorType::Q4_K, quantize_q4_k, 0.01f);
+    check(TensorType::Q6_K, quantize_q6_k, 0.003f);
+}
+
+TEST(Dot, TheMachinesBestKernelsAreInUse) {
+    // These machines have AVX2 (PLATFORM.md); a build that silently fell back to scalar is a bug.
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+        __builtin_cpu_supports("f16c")) {
+        EXPECT_EQ(best_isa(), Isa::Avx2);
+    } else {
+        EXPECT_EQ(best_isa(), Isa::Scalar);
+    }
+}
+
+}  // namespace
+}  // namespace hearth::kernels
