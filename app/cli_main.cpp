@@ -11,6 +11,7 @@
 #include "app/cli_modes.h"
 #include "app/cli_options.h"
 #include "app/logits_dump.h"
+#include "engine/backend_factory.h"
 #include "engine/chat_prompt.h"
 #include "engine/generator.h"
 #include "engine/jinja/value.h"
@@ -30,10 +31,12 @@ void print_stats(const hearth::GenerationStats& stats, uint64_t seed) {
 
 int run_generation(const hearth::CliOptions& options) {
     const auto model = hearth::Model::load(hearth::model_or_bundled(options));
+    const auto backend = hearth::make_backend(options.backend, *model, options.threads);
+    const int context = options.context_length > 0 ? options.context_length
+                                                   : hearth::default_context_length(model->config());
     if (options.mode == hearth::CliMode::DumpLogits) {
-        std::cout << hearth::dump_logits_json(*model, options.prompt_ids, options.dump_logits,
-                                              options.max_tokens.value_or(0),
-                                              options.context_length);
+        std::cout << hearth::dump_logits_json(*model, *backend, options.prompt_ids, options.dump_logits,
+                                              options.max_tokens.value_or(0), context);
         return 0;
     }
     const auto tokenizer = hearth::make_tokenizer(model->file());
@@ -59,7 +62,7 @@ int run_generation(const hearth::CliOptions& options) {
             tokenizer->encode(options.prompt, {.add_special = true, .parse_special = false});
         std::cout << options.prompt << std::flush;
     }
-    hearth::Generator generator(*model, *tokenizer, options.context_length);
+    hearth::Generator generator(*backend, *tokenizer, context);
     const auto stats = generator.generate(request, [](int32_t, std::string_view text) {
         std::cout << text << std::flush;
         return true;

@@ -32,7 +32,8 @@ std::vector<int32_t> parse_ids(const std::string& text) {
 
 std::string cli_usage() {
     return "usage: hearth-cli [-m MODEL.gguf] -p PROMPT [-n N] [--temp T] [--top-k K] [--top-p P]\n"
-           "                  [--min-p M] [--repeat-penalty R] [--seed S] [--ctx N]\n"
+           "                  [--min-p M] [--repeat-penalty R] [--seed S] [--ctx N] [-t THREADS]\n"
+           "                  [--backend cpu|reference]\n"
            "       hearth-cli [-m MODEL.gguf] --chat -p MESSAGE [--system TEXT] [sampling "
            "options]\n"
            "       hearth-cli [-m MODEL.gguf] --prompt-ids 1,72,9 --dump-logits K [-n N]\n"
@@ -98,6 +99,10 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
             options.prompt_ids = parse_ids(value());
         } else if (option == "-n" || option == "--max-tokens") {
             options.max_tokens = parse_number<int>(option, value());
+        } else if (option == "-t" || option == "--threads") {
+            options.threads = parse_number<int>(option, value());
+        } else if (option == "--backend") {
+            options.backend = value();
         } else if (option == "--ctx") {
             options.context_length = parse_number<int>(option, value());
         } else if (option == "--dump-logits") {
@@ -124,6 +129,7 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
     if (options.max_tokens && *options.max_tokens < 0)
         throw std::invalid_argument("-n must be >= 0");
     if (options.context_length < 0) throw std::invalid_argument("--ctx must be >= 0");
+    if (options.threads < 0) throw std::invalid_argument("-t must be >= 0");
     const bool needs_prompt = options.mode == CliMode::Generate || options.mode == CliMode::Chat;
     if (!options.help && needs_prompt && options.prompt.empty() && options.prompt_ids.empty()) {
         throw std::invalid_argument("no prompt: give -p PROMPT or --prompt-ids");

@@ -18,7 +18,9 @@ struct CliOptions {
     std::string prompt;
     std::vector<int32_t> prompt_ids;  // --prompt-ids: bypasses the tokenizer
     std::optional<int> max_tokens;    // -n
-    int context_length = 0;           // --ctx; 0: the model's own
+    int context_length = 0;           // --ctx; 0: the model's own, capped at 4096
+    int threads = 0;                  // -t; 0: one per hardware thread
+    std::string backend = "cpu";      // --backend cpu|reference
     int dump_logits = 0;              // --dump-logits K: JSON with top-K logits
     SamplerSettings sampler;
     // --tokenize

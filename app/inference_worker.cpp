@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "engine/backend_factory.h"
 #include "engine/generator.h"
 #include "engine/model.h"
 #include "engine/tokenizer.h"
@@ -22,8 +23,11 @@ void InferenceWorker::loadModel(const QString& path) {
     try {
         auto model = Model::load(path.toStdString());
         auto tokenizer = make_tokenizer(model->file());
-        auto generator = std::make_unique<Generator>(*model, *tokenizer);
+        auto backend = make_backend("cpu", *model, 0);
+        auto generator = std::make_unique<Generator>(*backend, *tokenizer,
+                                                     default_context_length(model->config()));
         m_generator = std::move(generator);
+        m_backend = std::move(backend);
         m_tokenizer = std::move(tokenizer);
         m_model = std::move(model);
         const auto& config = m_model->config();

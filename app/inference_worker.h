@@ -12,6 +12,7 @@ namespace hearth {
 class Model;
 class Tokenizer;
 class Generator;
+class Backend;
 
 class InferenceWorker final : public QObject {
     Q_OBJECT
@@ -35,6 +36,7 @@ private:
     std::atomic<bool>& m_stop;
     std::unique_ptr<Model> m_model;
     std::unique_ptr<Tokenizer> m_tokenizer;
+    std::unique_ptr<Backend> m_backend;
     std::unique_ptr<Generator> m_generator;
 };
 

@@ -29,13 +29,12 @@ std::string top_k_fields(std::span<const float> logits, int k) {
 
 }  // namespace
 
-std::string dump_logits_json(const Model& model, const std::vector<int32_t>& prompt, int top_k,
-                             int greedy_steps, int context_length) {
-    ReferenceForward forward(model);
-    KvCache cache =
-        forward.make_cache(context_length > 0 ? context_length : model.config().context_length);
+std::string dump_logits_json(const Model& model, Backend& backend,
+                             const std::vector<int32_t>& prompt, int top_k, int greedy_steps,
+                             int context_length) {
+    auto sequence = backend.create_sequence(context_length);
     const size_t vocab = static_cast<size_t>(model.config().vocab_size);
-    std::vector<float> logits = forward.forward(prompt, cache, LogitRows::All);
+    std::vector<float> logits = backend.forward(prompt, *sequence, LogitRows::All);
 
     std::string json =
         fmt::format("{{\n  \"model\": \"{}\",\n  \"prompt_ids\": [{}],\n  \"prompt\": [",
@@ -51,7 +50,8 @@ std::string dump_logits_json(const Model& model, const std::vector<int32_t>& pro
         const int32_t token = argmax(last);
         json += fmt::format("{}\n    {{\"step\": {}, \"id\": {}, {}}}", step ? "," : "", step,
                             token, top_k_fields(last, top_k));
-        if (step + 1 < greedy_steps) last = forward.forward(std::span(&token, 1), cache);
+        if (step + 1 < greedy_steps)
+            last = backend.forward(std::span(&token, 1), *sequence, LogitRows::Last);
     }
     json += "\n  ]\n}\n";
     return json;

@@ -6,11 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "engine/backend.h"
 #include "engine/model.h"
 
 namespace hearth {
 
-std::string dump_logits_json(const Model& model, const std::vector<int32_t>& prompt, int top_k,
-                             int greedy_steps, int context_length);
+std::string dump_logits_json(const Model& model, Backend& backend,
+                             const std::vector<int32_t>& prompt, int top_k, int greedy_steps,
+                             int context_length);
 
 }  // namespace hearth

@@ -30,19 +30,18 @@ std::string_view stop_reason_name(StopReason reason) {
     return "unknown";
 }
 
-Generator::Generator(const Model& model, const Tokenizer& tokenizer, int context_length)
-    : m_tokenizer(tokenizer),
-      m_forward(model),
-      m_cache(m_forward.make_cache(context_length > 0 ? context_length
-                                                      : model.config().context_length)) {}
+Generator::Generator(Backend& backend, const Tokenizer& tokenizer, int context_length)
+    : m_backend(backend),
+      m_tokenizer(tokenizer),
+      m_sequence(backend.create_sequence(context_length)) {}
 
 GenerationStats Generator::generate(const GenerationRequest& request,
                                     const TokenCallback& on_token) {
     if (request.prompt.empty()) throw std::invalid_argument("the prompt has no tokens");
-    if (static_cast<int>(request.prompt.size()) > m_cache.capacity()) {
+    if (static_cast<int>(request.prompt.size()) > m_sequence->capacity()) {
         throw ContextFullError("the prompt has " + std::to_string(request.prompt.size()) +
                                " tokens but the context holds only " +
-                               std::to_string(m_cache.capacity()));
+                               std::to_string(m_sequence->capacity()));
     }
     GenerationStats stats;
     stats.prompt_tokens = static_cast<int>(request.prompt.size());
@@ -51,8 +50,8 @@ GenerationStats Generator::generate(const GenerationRequest& request,
     Utf8Buffer text;
 
     const auto start = Clock::now();
-    m_cache.truncate(0);
-    std::vector<float> logits = m_forward.forward(request.prompt, m_cache);
+    m_sequence->truncate(0);
+    std::vector<float> logits = m_backend.forward(request.prompt, *m_sequence, LogitRows::Last);
     stats.prefill_ns = nanoseconds_since(start);
 
     int64_t first_token_ns = 0;
@@ -79,11 +78,11 @@ GenerationStats Generator::generate(const GenerationRequest& request,
             stats.stop_reason = StopReason::MaxTokens;
             break;
         }
-        if (m_cache.size() >= m_cache.capacity()) {
+        if (m_sequence->size() >= m_sequence->capacity()) {
             stats.stop_reason = StopReason::ContextFull;
             break;
         }
-        logits = m_forward.forward(std::span(&token, 1), m_cache);
+        logits = m_backend.forward(std::span(&token, 1), *m_sequence, LogitRows::Last);
     }
     if (!text.empty()) on_token(-1, text.flush());
     if (stats.generated_tokens > 0) stats.decode_ns = nanoseconds_since(start) - first_token_ns;

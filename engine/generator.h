@@ -7,10 +7,9 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/backend.h"
 #include "engine/generation_stats.h"
 #include "engine/kv_cache.h"
-#include "engine/model.h"
-#include "engine/reference_forward.h"
 #include "engine/sampler.h"
 #include "engine/tokenizer.h"
 
@@ -29,17 +28,17 @@ using TokenCallback = std::function<bool(int32_t token, std::string_view text)>;
 class Generator final {
 public:
     // `context_length` 0 means the model's trained context length.
-    Generator(const Model& model, const Tokenizer& tokenizer, int context_length = 0);
+    Generator(Backend& backend, const Tokenizer& tokenizer, int context_length);
 
     // Throws ContextFullError before doing anything if the prompt does not fit the context.
     GenerationStats generate(const GenerationRequest& request, const TokenCallback& on_token);
 
-    int context_length() const { return m_cache.capacity(); }
+    int context_length() const { return m_sequence->capacity(); }
 
 private:
+    Backend& m_backend;
     const Tokenizer& m_tokenizer;
-    ReferenceForward m_forward;
-    KvCache m_cache;
+    std::unique_ptr<Sequence> m_sequence;
 };
 
 }  // namespace hearth

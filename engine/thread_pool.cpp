@@ -5,8 +5,10 @@
 namespace hearth {
 namespace {
 
-// Long enough to catch the next dispatch of a decode step, short enough not to burn a core idle.
-constexpr int kSpinIterations = 20000;
+// About 30 microseconds: long enough to catch the next dispatch within a decode step, short
+// enough that a core shared with other processes is soon given back (then the thread sleeps on
+// the atomic, a futex).
+constexpr int kSpinIterations = 2000;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -52,7 +54,14 @@ void ThreadPool::parallel_for(size_t count, size_t grain,
     m_generation.fetch_add(1, std::memory_order_release);
     m_generation.notify_all();
     run_share(0);
-    while (m_pending.load(std::memory_order_acquire) != 0) cpu_relax();
+    int spins = 0;
+    for (int pending; (pending = m_pending.load(std::memory_order_acquire)) != 0;) {
+        if (++spins < kSpinIterations) {
+            cpu_relax();
+        } else {
+            m_pending.wait(pending, std::memory_order_acquire);
+        }
+    }
 }
 
 void ThreadPool::work(int index) {
@@ -70,7 +79,7 @@ void ThreadPool::work(int index) {
         seen = current;
         if (m_stopping.load()) return;
         run_share(index);
-        m_pending.fetch_sub(1, std::memory_order_acq_rel);
+        if (m_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) m_pending.notify_one();
     }
 }
 

@@ -1,6 +1,7 @@
 // A fixed set of worker threads for splitting one product across cores. Built once; a
 // parallel_for allocates nothing and wakes workers through an atomic generation counter, which
-// they spin on briefly before sleeping, so the hundreds of dispatches per token stay cheap.
+// they spin on briefly before sleeping, so the hundreds of dispatches per token stay cheap and
+// a machine shared with other work is not starved by idle spinning.
 #pragma once
 
 #include <atomic>

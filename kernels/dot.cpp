@@ -85,6 +85,14 @@ const DotTable& dot_table(Isa isa) {
     return scalar;
 }
 
+AddScaledF16Function add_scaled_f16(Isa isa) {
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+    if (isa == Isa::Avx2) return avx2::add_scaled_f16;
+#endif
+    (void)isa;
+    return scalar::add_scaled_f16;
+}
+
 size_t activation_row_bytes(ActivationFormat format, size_t count) {
     switch (format) {
         case ActivationFormat::F32:

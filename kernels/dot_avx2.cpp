@@ -65,6 +65,16 @@ float dot_f16(const void* w, const void* a, size_t n) {
     return sum;
 }
 
+void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n) {
+    const __m256 factor = _mm256_set1_ps(scale);
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256 values = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(v + i)));
+        _mm256_storeu_ps(out + i, _mm256_fmadd_ps(factor, values, _mm256_loadu_ps(out + i)));
+    }
+    for (; i < n; ++i) out[i] += scale * half_to_float(v[i]);
+}
+
 float dot_q8_0(const void* w, const void* a, size_t n) {
     const auto* x = static_cast<const BlockQ8_0*>(w);
     const auto* y = static_cast<const BlockQ8*>(a);

@@ -57,6 +57,10 @@ float dot_f16(const void* w, const void* a, size_t n) {
     return sum;
 }
 
+void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n) {
+    for (size_t i = 0; i < n; ++i) out[i] += scale * half_to_float(v[i]);
+}
+
 float dot_bf16(const void* w, const void* a, size_t n) {
     const auto* x = static_cast<const uint16_t*>(w);
     const auto* y = static_cast<const float*>(a);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 
 namespace hearth::kernels {
 
@@ -17,6 +18,7 @@ float dot_q5_1(const void* w, const void* a, size_t n);
 float dot_q4_k(const void* w, const void* a, size_t n);
 float dot_q5_k(const void* w, const void* a, size_t n);
 float dot_q6_k(const void* w, const void* a, size_t n);
+void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace scalar
 
 namespace avx2 {
@@ -27,6 +29,7 @@ float dot_q8_0(const void* w, const void* a, size_t n);
 float dot_q4_0(const void* w, const void* a, size_t n);
 float dot_q4_k(const void* w, const void* a, size_t n);
 float dot_q6_k(const void* w, const void* a, size_t n);
+void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace avx2
 
 }  // namespace hearth::kernels

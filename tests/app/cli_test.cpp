@@ -68,8 +68,9 @@ TEST(Cli, DumpLogitsAgreesWithTheFixture) {
     const auto prompt = json["prompts"][1].toObject();  // 9 tokens
     QStringList ids;
     for (const auto id : test::to_ids(prompt["tokens"].toArray())) ids << QString::number(id);
-    const auto result = run_cli({"-m", shared_model("synth-qwen2-256.gguf"), "--prompt-ids",
-                                 ids.join(','), "--dump-logits", "10", "-n", "4"});
+    const auto result =
+        run_cli({"-m", shared_model("synth-qwen2-256.gguf"), "--prompt-ids", ids.join(','),
+                 "--dump-logits", "10", "-n", "4", "--backend", "reference"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const auto dump = QJsonDocument::fromJson(QByteArray::fromStdString(result.out)).object();
     const auto ours = dump["prompt"].toArray();

@@ -1,5 +1,7 @@
 #include "engine/generator.h"
 
+#include "engine/cpu_backend.h"
+
 #include <gtest/gtest.h>
 
 #include "tests/support/shared_data.h"
@@ -12,8 +14,10 @@ protected:
     static void SetUpTestSuite() {
         s_model = Model::load(test::model_path("stories260K.gguf")).release();
         s_tokenizer = make_tokenizer(s_model->file()).release();
+        s_backend = new CpuBackend(*s_model, {.threads = 2});
     }
     static void TearDownTestSuite() {
+        delete s_backend;
         delete s_tokenizer;
         delete s_model;
     }
@@ -28,39 +32,44 @@ protected:
 
     static inline Model* s_model = nullptr;
     static inline Tokenizer* s_tokenizer = nullptr;
+    static inline CpuBackend* s_backend = nullptr;
 };
 
 TEST_F(GeneratorTest, GreedyContinuationsEqualTheFixtures) {
     const auto json = test::load_json(test::fixture_path("models/stories260K.json"));
-    Generator generator(*s_model, *s_tokenizer);
-    for (const auto& value : json["prompts"].toArray()) {
-        const auto prompt = value.toObject();
-        const auto expected = test::to_ids(prompt["generated_ids"].toArray());
-        auto request =
-            greedy(prompt["text"].toString().toStdString(), static_cast<int>(expected.size()));
-        EXPECT_EQ(request.prompt, test::to_ids(prompt["tokens"].toArray()));
-        std::vector<int32_t> tokens;
-        std::string text;
-        const auto stats = generator.generate(request, [&](int32_t token, std::string_view piece) {
-            if (token >= 0) tokens.push_back(token);
-            text += piece;
-            return true;
-        });
-        EXPECT_EQ(tokens, expected);
-        EXPECT_EQ(text, s_tokenizer->decode(expected));
-        EXPECT_EQ(stats.stop_reason, StopReason::MaxTokens);
-        EXPECT_EQ(stats.generated_tokens, static_cast<int>(expected.size()));
-        EXPECT_EQ(stats.prompt_tokens, static_cast<int>(request.prompt.size()));
-        EXPECT_EQ(stats.token_times_ns.size(), expected.size());
-        EXPECT_GT(stats.prefill_ns, 0);
-        EXPECT_GE(stats.time_to_first_token_ns, stats.prefill_ns);
-        EXPECT_TRUE(std::is_sorted(stats.token_times_ns.begin(), stats.token_times_ns.end()));
-        EXPECT_GT(stats.decode_tokens_per_second(), 0.0);
+    ReferenceBackend reference(*s_model);
+    for (Backend* backend : std::initializer_list<Backend*>{&reference, s_backend}) {
+        Generator generator(*backend, *s_tokenizer, 2048);
+        for (const auto& value : json["prompts"].toArray()) {
+            const auto prompt = value.toObject();
+            const auto expected = test::to_ids(prompt["generated_ids"].toArray());
+            auto request =
+                greedy(prompt["text"].toString().toStdString(), static_cast<int>(expected.size()));
+            EXPECT_EQ(request.prompt, test::to_ids(prompt["tokens"].toArray()));
+            std::vector<int32_t> tokens;
+            std::string text;
+            const auto stats =
+                generator.generate(request, [&](int32_t token, std::string_view piece) {
+                    if (token >= 0) tokens.push_back(token);
+                    text += piece;
+                    return true;
+                });
+            EXPECT_EQ(tokens, expected);
+            EXPECT_EQ(text, s_tokenizer->decode(expected));
+            EXPECT_EQ(stats.stop_reason, StopReason::MaxTokens);
+            EXPECT_EQ(stats.generated_tokens, static_cast<int>(expected.size()));
+            EXPECT_EQ(stats.prompt_tokens, static_cast<int>(request.prompt.size()));
+            EXPECT_EQ(stats.token_times_ns.size(), expected.size());
+            EXPECT_GT(stats.prefill_ns, 0);
+            EXPECT_GE(stats.time_to_first_token_ns, stats.prefill_ns);
+            EXPECT_TRUE(std::is_sorted(stats.token_times_ns.begin(), stats.token_times_ns.end()));
+            EXPECT_GT(stats.decode_tokens_per_second(), 0.0);
+        }
     }
 }
 
 TEST_F(GeneratorTest, TheSameSeedGivesTheSameTextAndOtherSeedsDiffer) {
-    Generator generator(*s_model, *s_tokenizer);
+    Generator generator(*s_backend, *s_tokenizer, 2048);
     const auto run = [&](uint64_t seed) {
         auto request = greedy("Once upon a time", 40);
         request.sampler = SamplerSettings{};
@@ -77,7 +86,7 @@ TEST_F(GeneratorTest, TheSameSeedGivesTheSameTextAndOtherSeedsDiffer) {
 }
 
 TEST_F(GeneratorTest, CancellingFromTheCallbackStopsAtOnce) {
-    Generator generator(*s_model, *s_tokenizer);
+    Generator generator(*s_backend, *s_tokenizer, 2048);
     int calls = 0;
     const auto stats = generator.generate(greedy("Once upon a time", 50),
                                           [&](int32_t, std::string_view) { return ++calls < 3; });
@@ -87,7 +96,7 @@ TEST_F(GeneratorTest, CancellingFromTheCallbackStopsAtOnce) {
 }
 
 TEST_F(GeneratorTest, StopsWhenTheContextIsFullAndRefusesPromptsThatDoNotFit) {
-    Generator generator(*s_model, *s_tokenizer, 12);
+    Generator generator(*s_backend, *s_tokenizer, 12);
     const auto request = greedy("Once upon a time", 100);  // 5 prompt tokens
     const auto stats = generator.generate(request, [](int32_t, std::string_view) { return true; });
     EXPECT_EQ(stats.stop_reason, StopReason::ContextFull);
@@ -102,7 +111,8 @@ TEST(Generator, StopsOnTheEndOfGenerationTokenWithoutEmittingIt) {
     // it reaches EOS (id 2) within 1,900 draws with probability 0.975.
     const auto model = Model::load(test::model_path("synth-llama-256-Q4_0.gguf"));
     const auto tokenizer = make_tokenizer(model->file());
-    Generator generator(*model, *tokenizer, 2048);
+    CpuBackend backend(*model, {.threads = 2});
+    Generator generator(backend, *tokenizer, 2048);
     int stopped = 0;
     for (uint64_t seed = 1; seed <= 4; ++seed) {
         GenerationRequest request;

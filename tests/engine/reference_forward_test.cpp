@@ -9,15 +9,12 @@
 #include "engine/model.h"
 #include "engine/reference_forward.h"
 #include "engine/sampler.h"
+#include "engine/backend.h"
+#include "tests/support/fixture_check.h"
 #include "tests/support/shared_data.h"
 
 namespace hearth {
 namespace {
-
-struct Tolerance {
-    double logit;  // largest accepted |ours - fixture| for any recorded logit
-    double tie;    // a top-1/top-2 gap below this may legitimately swap the argmax
-};
 
 // Why these numbers (measured maxima in brackets):
 // - an F32 file, or an *.f32math reference, is exact maths on the stored weights; llama.cpp's own
@@ -31,7 +28,7 @@ struct Tolerance {
 //   checks.max_internal_spread count as ties, as the README suggests;
 // - llama-2-tiny-random's F16 products moved its tiny logits by < 1e-4 (max_internal_spread
 //   7.7e-5): 2e-4 [7.2e-5].
-Tolerance tolerance_for(const std::string& fixture, const QJsonObject& json) {
+test::Tolerance tolerance_for(const std::string& fixture, const QJsonObject& json) {
     const bool exact = json["reference_kind"].toString() == "f32-math-on-dequantized-weights";
     const auto counts = json["model"].toObject()["tensor_type_counts"].toObject();
     const bool all_f32 = counts.size() == 1 && counts.contains("F32");
@@ -40,95 +37,16 @@ Tolerance tolerance_for(const std::string& fixture, const QJsonObject& json) {
     return {0.05, 2.0 * json["checks"].toObject()["max_internal_spread"].toDouble()};
 }
 
-struct Counts {
-    int positions = 0;
-    int greedy_steps = 0;
-    int top1_checked = 0;
-    int ties_skipped = 0;
-    double max_difference = 0.0;
-};
-
-class ModelFixtureTest : public testing::TestWithParam<std::string> {
-protected:
-    // Compares one row of our logits with a fixture entry (ids highest first, their logits).
-    void compare_row(const std::vector<float>& ours, const QJsonObject& entry,
-                     const std::string& where) {
-        const auto ids = test::to_ids(entry["ids"].toArray());
-        const auto logits = test::to_floats(entry["logits"].toArray());
-        for (size_t i = 0; i < ids.size(); ++i) {
-            const double difference = std::abs(ours[ids[i]] - logits[i]);
-            const double allowed = m_tolerance.logit + 2e-6 * std::abs(logits[i]);
-            m_counts.max_difference = std::max(m_counts.max_difference, difference);
-            EXPECT_LE(difference, allowed) << where << " id " << ids[i];
-        }
-        const int32_t top1 = argmax(ours);
-        const double gap = entry["gap"].toDouble();
-        if (gap < m_tolerance.tie || entry["ambiguous"].toBool()) {
-            ++m_counts.ties_skipped;
-            const auto top5_end = ids.begin() + std::min<long>(5, static_cast<long>(ids.size()));
-            EXPECT_NE(std::find(ids.begin(), top5_end, top1), top5_end)
-                << where << ": top-1 outside top-5";
-            return;
-        }
-        ++m_counts.top1_checked;
-        EXPECT_EQ(top1, ids[0]) << where << " (gap " << gap << ")";
-    }
-
-    Tolerance m_tolerance{};
-    Counts m_counts;
-};
+class ModelFixtureTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(ModelFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
     const std::string fixture = GetParam();
     const auto json = test::load_json(test::fixture_path("models/" + fixture + ".json"));
-    m_tolerance = tolerance_for(fixture, json);
-    const auto model =
-        Model::load(test::model_path(json["model"].toObject()["file"].toString().toStdString()));
-    const size_t vocab = static_cast<size_t>(model->config().vocab_size);
-    ASSERT_EQ(static_cast<int>(vocab), json["hparams"].toObject()["n_vocab"].toInt());
-    ReferenceForward forward(*model);
-
-    for (const auto& prompt_value : json["prompts"].toArray()) {
-        const auto prompt = prompt_value.toObject();
-        const std::string name = fixture + "/" + prompt["name"].toString().toStdString();
-        const auto tokens = test::to_ids(prompt["tokens"].toArray());
-        const auto generated = test::to_ids(prompt["generated_ids"].toArray());
-        KvCache cache = forward.make_cache(static_cast<int>(tokens.size() + generated.size()));
-        const auto all_rows = forward.forward(tokens, cache, LogitRows::All);
-
-        const auto top10 = prompt["prompt_top10"].toArray();
-        ASSERT_EQ(static_cast<size_t>(top10.size()), tokens.size());
-        for (qsizetype pos = 0; pos < top10.size(); ++pos) {
-            const std::vector<float> row(all_rows.begin() + pos * vocab,
-                                         all_rows.begin() + (pos + 1) * vocab);
-            compare_row(row, top10[pos].toObject(), name + " position " + std::to_string(pos));
-            ++m_counts.positions;
-        }
-
-        std::vector<float> last(all_rows.end() - static_cast<long>(vocab), all_rows.end());
-        const auto expected_last = test::to_floats(prompt["last_logits"].toArray());
-        ASSERT_EQ(expected_last.size(), vocab);
-        for (size_t id = 0; id < vocab; ++id) {
-            ASSERT_LE(std::abs(last[id] - expected_last[id]),
-                      m_tolerance.logit + 2e-6 * std::abs(expected_last[id]))
-                << name << " last logits, id " << id;
-        }
-
-        // Teacher-forced greedy: feeding the fixture's tokens makes every step comparable; where
-        // our argmax equals the fixture's at every step, free-running greedy is identical too.
-        const auto steps = prompt["greedy"].toArray();
-        for (qsizetype step = 0; step < steps.size(); ++step) {
-            if (step > 0) last = forward.forward(std::span(&generated[step - 1], 1), cache);
-            const auto entry = steps[step].toObject();
-            compare_row(last, entry, name + " greedy step " + std::to_string(step));
-            ++m_counts.greedy_steps;
-        }
-    }
-    std::printf(
-        "%s: %d positions, %d greedy steps, %d top-1 checks, %d ties, max |diff| %.3g (tolerance "
-        "%.3g)\n",
-        fixture.c_str(), m_counts.positions, m_counts.greedy_steps, m_counts.top1_checked,
-        m_counts.ties_skipped, m_counts.max_difference, m_tolerance.logit);
+    const auto model = Model::load(test::model_path(json["model"].toObject()["file"].toString().toStdString()));
+    ASSERT_EQ(model->config().vocab_size, json["hparams"].toObject()["n_vocab"].toInt());
+    ReferenceBackend backend(*model);
+    const auto counts = test::check_against_fixture(fixture, json, backend, tolerance_for(fixture, json));
+    EXPECT_GT(counts.positions, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedModels, ModelFixtureTest,

@@ -1,0 +1,289 @@
+#include "engine/cpu_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "engine/kv_cache.h"
+#include "engine/prefill_planner.h"
+#include "kernels/half.h"
+
+namespace hearth {
+
+// Keys and values in f16, laid out (layer, position, kv_dim) so one position's heads are
+// contiguous.
+class CpuBackend::CpuSequence final : public Sequence {
+public:
+    CpuSequence(const ModelConfig& config, int capacity)
+        : m_capacity(capacity),
+          m_kv_dim(config.kv_dim()),
+          m_keys(static_cast<size_t>(config.layer_count) * capacity * m_kv_dim),
+          m_values(m_keys.size()) {}
+
+    int size() const override { return m_size; }
+    int capacity() const override { return m_capacity; }
+    void truncate(int length) override {
+        if (length < 0 || length > m_size)
+            throw std::out_of_range("truncate past the end of the sequence");
+        m_size = length;
+    }
+    uint16_t* key(int layer, int position) { return &m_keys[offset(layer, position)]; }
+    uint16_t* value(int layer, int position) { return &m_values[offset(layer, position)]; }
+    void commit(int count) { m_size += count; }
+
+private:
+    size_t offset(int layer, int position) const {
+        return (static_cast<size_t>(layer) * m_capacity + position) * m_kv_dim;
+    }
+    int m_capacity;
+    int m_kv_dim;
+    int m_size = 0;
+    std::vector<uint16_t> m_keys;
+    std::vector<uint16_t> m_values;
+};
+
+namespace {
+
+constexpr int kAttentionBlock = 64;  // positions scored before each online-softmax update
+
+void rope(float* head, int position, const std::vector<double>& frequencies, RopeStyle style) {
+    const int half = static_cast<int>(frequencies.size());
+    for (int i = 0; i < half; ++i) {
+        const double angle = position * frequencies[i];
+        const float cosine = static_cast<float>(std::cos(angle)),
+                    sine = static_cast<float>(std::sin(angle));
+        const int a = style == RopeStyle::AdjacentPairs ? 2 * i : i;
+        const int b = style == RopeStyle::AdjacentPairs ? 2 * i + 1 : i + half;
+        const float x0 = head[a], x1 = head[b];
+        head[a] = x0 * cosine - x1 * sine;
+        head[b] = x0 * sine + x1 * cosine;
+    }
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
+    : m_model(model),
+      m_config(model.config()),
+      m_options(std::move(options)),
+      m_pool(m_options.threads),
+      m_dots(kernels::dot_table()) {
+    const auto& factors = model.weights().rope_factors;
+    for (int i = 0; i < m_config.rope_dimensions / 2; ++i) {
+        double frequency = std::pow(m_config.rope_base, -2.0 * i / m_config.rope_dimensions);
+        if (!factors.empty()) frequency /= factors[i];
+        m_rope_frequencies.push_back(frequency * m_config.rope_scale);
+    }
+}
+
+std::string CpuBackend::name() const {
+    return "cpu (" + std::string(kernels::isa_name(kernels::best_isa())) + ", " +
+           std::to_string(m_pool.size()) + " threads)";
+}
+
+size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity) {
+    return 2 * sizeof(uint16_t) * static_cast<size_t>(config.layer_count) * capacity *
+           config.kv_dim();
+}
+
+std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
+    if (capacity <= 0) throw std::invalid_argument("a sequence needs a positive capacity");
+    return std::make_unique<CpuSequence>(m_config, capacity);
+}
+
+std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,
+                                       LogitRows rows) {
+    auto* own = dynamic_cast<CpuSequence*>(&sequence);
+    if (own == nullptr) throw std::invalid_argument("the sequence belongs to another backend");
+    if (tokens.empty()) throw std::invalid_argument("forward pass over no tokens");
+    for (const int32_t token : tokens) {
+        if (token < 0 || token >= m_config.vocab_size) {
+            throw std::out_of_range("token id " + std::to_string(token) +
+                                    " is outside the vocabulary of " +
+                                    std::to_string(m_config.vocab_size));
+        }
+    }
+    if (static_cast<int>(tokens.size()) > own->capacity() - own->size()) {
+        throw ContextFullError("the context is full: " + std::to_string(own->size()) +
+                               " tokens cached + " + std::to_string(tokens.size()) +
+                               " new exceed the context length of " +
+                               std::to_string(own->capacity()) + " tokens");
+    }
+    std::vector<float> logits;
+    const auto steps = plan_prefill(static_cast<int>(tokens.size()), 0, m_options.chunk_sizes);
+    for (size_t s = 0; s < steps.size(); ++s) {
+        const bool last_step = s + 1 == steps.size();
+        if (rows == LogitRows::All || last_step) {
+            forward_chunk(tokens.subspan(steps[s].start, steps[s].tokens), *own,
+                          rows == LogitRows::All, logits);
+        } else {
+            std::vector<float> unused;
+            forward_chunk(tokens.subspan(steps[s].start, steps[s].tokens), *own, false, unused);
+        }
+    }
+    return logits;
+}
+
+void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CpuSequence& sequence,
+                               bool all_rows, std::vector<float>& logits) {
+    const int count = static_cast<int>(tokens.size());
+    const size_t dim = static_cast<size_t>(m_config.embedding_length);
+    const auto& weights = m_model.weights();
+    const auto grow = [count](std::vector<float>& buffer, size_t width) {
+        if (buffer.size() < width * count) buffer.resize(width * count);
+    };
+    grow(m_x, dim);
+    grow(m_normed, dim);
+    grow(m_query, static_cast<size_t>(m_config.query_dim()));
+    grow(m_key, static_cast<size_t>(m_config.kv_dim()));
+    grow(m_value, static_cast<size_t>(m_config.kv_dim()));
+    grow(m_attended, static_cast<size_t>(m_config.query_dim()));
+    grow(m_gate, static_cast<size_t>(m_config.feed_forward_length));
+    grow(m_up, static_cast<size_t>(m_config.feed_forward_length));
+    grow(m_projected, dim);
+
+    for (int t = 0; t < count; ++t) {
+        dequantize(weights.token_embedding.type, weights.token_embedding.row(tokens[t]),
+                   &m_x[t * dim], dim);
+    }
+    for (int layer = 0; layer < m_config.layer_count; ++layer) run_layer(layer, count, sequence);
+    sequence.commit(count);
+
+    // The LM head runs on the last row only, unless every row was asked for.
+    const int first = all_rows ? 0 : count - 1;
+    const int rows = count - first;
+    normalize(&m_x[first * dim], weights.output_norm, rows, m_normed.data());
+    const size_t vocab = static_cast<size_t>(m_config.vocab_size);
+    const size_t start = logits.size();
+    logits.resize(start + rows * vocab);
+    matmul(weights.output, m_normed.data(), rows, logits.data() + start);
+}
+
+void CpuBackend::normalize(const float* in, const std::vector<float>& weight, int count,
+                           float* out) const {
+    const size_t dim = weight.size();
+    for (int t = 0; t < count; ++t) {
+        const float* x = in + t * dim;
+        double sum_squares = 0.0;
+        for (size_t i = 0; i < dim; ++i) sum_squares += static_cast<double>(x[i]) * x[i];
+        const float scale =
+            static_cast<float>(1.0 / std::sqrt(sum_squares / dim + m_config.rms_epsilon));
+        for (size_t i = 0; i < dim; ++i) out[t * dim + i] = x[i] * scale * weight[i];
+    }
+}
+
+void CpuBackend::matmul(const WeightMatrix& w, const float* in, int count, float* out) {
+    const auto id = static_cast<uint32_t>(w.type);
+    const auto format = m_dots.format[id];
+    const auto dot = m_dots.dot[id];
+    const size_t columns = static_cast<size_t>(w.columns);
+    const size_t stride = kernels::activation_row_bytes(format, columns);
+    if (m_activations.size() < stride * count) m_activations.resize(stride * count);
+    for (int t = 0; t < count; ++t) {
+        kernels::prepare_activations(format, in + t * columns, m_activations.data() + t * stride,
+                                     columns);
+    }
+    const std::byte* activations = m_activations.data();
+    const size_t rows = static_cast<size_t>(w.rows);
+    m_pool.parallel_for(rows, 16, [&](size_t begin, size_t end) {
+        for (size_t r = begin; r < end; ++r) {
+            const std::byte* row = w.row(static_cast<int64_t>(r));
+            for (int t = 0; t < count; ++t)
+                out[t * rows + r] = dot(row, activations + t * stride, columns);
+        }
+    });
+}
+
+void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
+    const auto& w = m_model.weights().layers[layer];
+    const size_t dim = static_cast<size_t>(m_config.embedding_length);
+    const size_t kv_dim = static_cast<size_t>(m_config.kv_dim());
+    const size_t query_dim = static_cast<size_t>(m_config.query_dim());
+    const size_t ffn = static_cast<size_t>(m_config.feed_forward_length);
+    const int head_dim = m_config.head_dim;
+
+    normalize(m_x.data(), w.attention_norm, count, m_normed.data());
+    matmul(w.query, m_normed.data(), count, m_query.data());
+    matmul(w.key, m_normed.data(), count, m_key.data());
+    matmul(w.value, m_normed.data(), count, m_value.data());
+    for (int t = 0; t < count; ++t) {
+        const int position = sequence.size() + t;
+        float* query = &m_query[t * query_dim];
+        float* key = &m_key[t * kv_dim];
+        float* value = &m_value[t * kv_dim];
+        for (size_t i = 0; i < w.query_bias.size(); ++i) query[i] += w.query_bias[i];
+        for (size_t i = 0; i < w.key_bias.size(); ++i) key[i] += w.key_bias[i];
+        for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
+        for (int h = 0; h < m_config.head_count; ++h)
+            rope(query + h * head_dim, position, m_rope_frequencies, m_config.rope_style);
+        for (int h = 0; h < m_config.kv_head_count; ++h)
+            rope(key + h * head_dim, position, m_rope_frequencies, m_config.rope_style);
+        uint16_t* cached_key = sequence.key(layer, position);
+        uint16_t* cached_value = sequence.value(layer, position);
+        for (size_t i = 0; i < kv_dim; ++i) {
+            cached_key[i] = kernels::float_to_half(key[i]);
+            cached_value[i] = kernels::float_to_half(value[i]);
+        }
+    }
+    attend(layer, count, sequence);
+    matmul(w.attention_output, m_attended.data(), count, m_projected.data());
+    for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
+
+    normalize(m_x.data(), w.ffn_norm, count, m_normed.data());
+    matmul(w.gate, m_normed.data(), count, m_gate.data());
+    matmul(w.up, m_normed.data(), count, m_up.data());
+    for (size_t i = 0; i < ffn * count; ++i)
+        m_gate[i] = m_gate[i] / (1.0f + std::exp(-m_gate[i])) * m_up[i];
+    matmul(w.down, m_gate.data(), count, m_projected.data());
+    for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
+}
+
+// Each (token, head) pair attends over its causal window in blocks: score a block, then fold it
+// into a running maximum, denominator and weighted sum (the online softmax of flash attention).
+void CpuBackend::attend(int layer, int count, CpuSequence& sequence) {
+    const int head_dim = m_config.head_dim;
+    const int group = m_config.head_count / m_config.kv_head_count;
+    const size_t query_dim = static_cast<size_t>(m_config.query_dim());
+    const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+    const auto dot_f16 = m_dots.dot[static_cast<uint32_t>(TensorType::F16)];
+    const auto add_scaled = kernels::add_scaled_f16();
+    const int first_position = sequence.size();
+    const size_t pairs = static_cast<size_t>(count) * m_config.head_count;
+    m_pool.parallel_for(pairs, 1, [&](size_t begin, size_t end) {
+        float scores[kAttentionBlock];
+        for (size_t pair = begin; pair < end; ++pair) {
+            const int t = static_cast<int>(pair / m_config.head_count);
+            const int h = static_cast<int>(pair % m_config.head_count);
+            const float* query = &m_query[t * query_dim + h * head_dim];
+            float* out = &m_attended[t * query_dim + h * head_dim];
+            std::fill(out, out + head_dim, 0.0f);
+            const size_t kv_offset = static_cast<size_t>(h / group) * head_dim;
+            const int limit = first_position + t + 1;
+            float running_max = -std::numeric_limits<float>::infinity();
+            float denominator = 0.0f;
+            for (int block = 0; block < limit; block += kAttentionBlock) {
+                const int size = std::min(kAttentionBlock, limit - block);
+                float block_max = running_max;
+                for (int i = 0; i < size; ++i) {
+                    scores[i] =
+                        dot_f16(sequence.key(layer, block + i) + kv_offset, query, head_dim) *
+                        scale;
+                    block_max = std::max(block_max, scores[i]);
+                }
+                const float correction = std::exp(running_max - block_max);
+                denominator *= correction;
+                for (int d = 0; d < head_dim; ++d) out[d] *= correction;
+                for (int i = 0; i < size; ++i) {
+                    const float weight = std::exp(scores[i] - block_max);
+                    denominator += weight;
+                    add_scaled(weight, sequence.value(layer, block + i) + kv_offset, out, head_dim);
+                }
+                running_max = block_max;
+            }
+            for (int d = 0; d < head_dim; ++d) out[d] /= denominator;
+        }
+    });
+}
+
+}  // namespace hearth

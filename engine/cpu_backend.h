@@ -1,0 +1,57 @@
+// The fast CPU path: weights used in place from the mapped file, activations quantised on the
+// fly for integer dot products, work split over a thread pool, an F16 KV cache, and attention
+// in blocks with an online softmax. Prompts run in chunks planned by the prefill planner; the
+// LM head runs only on the rows asked for.
+#pragma once
+
+#include <vector>
+
+#include "engine/backend.h"
+#include "engine/model.h"
+#include "engine/thread_pool.h"
+#include "kernels/dot.h"
+
+namespace hearth {
+
+struct CpuBackendOptions {
+    int threads = 0;                              // 0: one per hardware thread
+    std::vector<int> chunk_sizes{1, 8, 64, 256};  // prefill step variants
+};
+
+class CpuBackend final : public Backend {
+public:
+    CpuBackend(const Model& model, CpuBackendOptions options = {});
+
+    std::string name() const override;
+    std::unique_ptr<Sequence> create_sequence(int capacity) override;
+    std::vector<float> forward(std::span<const int32_t> tokens, Sequence& sequence,
+                               LogitRows rows) override;
+    int threads() const { return m_pool.size(); }
+
+    // Bytes of KV cache one sequence of `capacity` tokens takes.
+    static size_t kv_bytes(const ModelConfig& config, int capacity);
+
+private:
+    class CpuSequence;
+
+    void forward_chunk(std::span<const int32_t> tokens, CpuSequence& sequence, bool all_rows,
+                       std::vector<float>& logits);
+    void run_layer(int layer, int count, CpuSequence& sequence);
+    void attend(int layer, int count, CpuSequence& sequence);
+    // out[t * w.rows + r] = W[r] . in[t * w.columns ...] for t < count.
+    void matmul(const WeightMatrix& w, const float* in, int count, float* out);
+    void normalize(const float* in, const std::vector<float>& weight, int count, float* out) const;
+
+    const Model& m_model;
+    const ModelConfig& m_config;
+    CpuBackendOptions m_options;
+    ThreadPool m_pool;
+    const kernels::DotTable& m_dots;
+    std::vector<double> m_rope_frequencies;
+    // Scratch, sized for the largest chunk once and reused: no allocation per token.
+    std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_gate, m_up,
+        m_projected;
+    std::vector<std::byte> m_activations;
+};
+
+}  // namespace hearth
