@@ -1,0 +1,142 @@
+// hearth-bench: prompt processing and generation speed, time to first token and peak memory,
+// median and spread over repetitions, as a table or JSON.
+//   hearth-bench -m MODEL.gguf [-p 64,512] [-n 128] [-r 5] [-t THREADS] [--backend cpu] [--json]
+#include <fmt/format.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+
+#include "bench/bench_options.h"
+#include "engine/backend_factory.h"
+#include "engine/model.h"
+#include "engine/sampler.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Summary {
+    double median = 0, low = 0, high = 0;
+};
+
+Summary summarise(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return {values[values.size() / 2], values.front(), values.back()};
+}
+
+double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+long peak_rss_mib() {
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return usage.ru_maxrss / 1024;
+}
+
+// Deterministic pseudo-random prompt ids, BOS first, as llama-bench does with random tokens.
+std::vector<int32_t> prompt_ids(int count, int vocab) {
+    std::vector<int32_t> ids{1};
+    uint64_t state = 12345;
+    while (static_cast<int>(ids.size()) < count) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        ids.push_back(static_cast<int32_t>(3 + (state >> 33) % static_cast<uint64_t>(vocab - 3)));
+    }
+    return ids;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const auto options = hearth::bench::parse_bench_options(argc, argv);
+        const auto model = hearth::Model::load(options.model_path);
+        const auto backend = hearth::make_backend(options.backend, *model, options.threads);
+        const int vocab = model->config().vocab_size;
+        struct Row {
+            std::string test;
+            Summary rate;
+            Summary first_token_ms;
+        };
+        std::vector<Row> rows;
+        for (const int size : options.prompt_sizes) {
+            std::vector<double> rates, first_token;
+            const auto ids = prompt_ids(size, vocab);
+            for (int r = 0; r < options.repetitions; ++r) {
+                auto sequence = backend->create_sequence(size + 1);
+                const auto start = Clock::now();
+                const auto logits = backend->forward(ids, *sequence, hearth::LogitRows::Last);
+                const int32_t first = hearth::argmax(logits);
+                const double elapsed = seconds_since(start);
+                (void)first;
+                rates.push_back(size / elapsed);
+                first_token.push_back(elapsed * 1e3);
+            }
+            rows.push_back({fmt::format("pp{}", size), summarise(rates), summarise(first_token)});
+        }
+        if (options.generate > 0) {
+            std::vector<double> rates;
+            for (int r = 0; r < options.repetitions; ++r) {
+                auto sequence = backend->create_sequence(options.generate + 2);
+                const std::vector<int32_t> start_token{1};
+                auto logits = backend->forward(start_token, *sequence, hearth::LogitRows::Last);
+                const auto start = Clock::now();
+                for (int i = 0; i < options.generate; ++i) {
+                    const int32_t token = hearth::argmax(logits);
+                    logits =
+                        backend->forward(std::span(&token, 1), *sequence, hearth::LogitRows::Last);
+                }
+                rates.push_back(options.generate / seconds_since(start));
+            }
+            rows.push_back({fmt::format("tg{}", options.generate), summarise(rates), {}});
+        }
+        const long rss = peak_rss_mib();
+        if (options.json) {
+            fmt::print(
+                "{{\"model\": \"{}\", \"file_bytes\": {}, \"backend\": \"{}\", \"repetitions\": "
+                "{}, \"peak_rss_mib\": {}, \"results\": [",
+                options.model_path, model->file().file_size(), backend->name(), options.repetitions,
+                rss);
+            for (size_t i = 0; i < rows.size(); ++i) {
+                fmt::print(
+                    "{}{{\"test\": \"{}\", \"tokens_per_second\": {{\"median\": {:.2f}, \"min\": "
+                    "{:.2f}, \"max\": {:.2f}}}",
+                    i ? ", " : "", rows[i].test, rows[i].rate.median, rows[i].rate.low,
+                    rows[i].rate.high);
+                if (rows[i].test.starts_with("pp")) {
+                    fmt::print(
+                        ", \"time_to_first_token_ms\": {{\"median\": {:.2f}, \"min\": {:.2f}, "
+                        "\"max\": {:.2f}}}",
+                        rows[i].first_token_ms.median, rows[i].first_token_ms.low,
+                        rows[i].first_token_ms.high);
+                }
+                fmt::print("}}");
+            }
+            fmt::print("]}}\n");
+            return 0;
+        }
+        fmt::print("model: {} ({:.1f} MiB), backend: {}, {} repetitions, peak RSS {} MiB\n",
+                   options.model_path, model->file().file_size() / 1048576.0, backend->name(),
+                   options.repetitions, rss);
+        fmt::print("| test   | tok/s median | min .. max        | first token ms (median) |\n");
+        fmt::print("|--------|-------------:|-------------------|------------------------:|\n");
+        for (const auto& row : rows) {
+            fmt::print(
+                "| {:<6} | {:>12.2f} | {:>7.2f} .. {:<7.2f} | {:>23} |\n", row.test,
+                row.rate.median, row.rate.low, row.rate.high,
+                row.test.starts_with("pp") ? fmt::format("{:.2f}", row.first_token_ms.median) : "");
+        }
+        return 0;
+    } catch (const std::invalid_argument& error) {
+        fmt::print(stderr,
+                   "hearth-bench: {}\nusage: hearth-bench -m MODEL.gguf [-p 64,512] [-n 128] [-r "
+                   "5] [-t THREADS] [--json]\n",
+                   error.what());
+        return 2;
+    } catch (const std::exception& error) {
+        fmt::print(stderr, "hearth-bench: {}\n", error.what());
+        return 1;
+    }
+}

@@ -1,0 +1,22 @@
+// hearth-bench's command line.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace hearth::bench {
+
+struct BenchOptions {
+    std::string model_path;
+    std::vector<int> prompt_sizes{64, 512};  // -p
+    int generate = 128;                      // -n
+    int repetitions = 5;                     // -r
+    int threads = 0;                         // -t
+    std::string backend = "cpu";
+    bool json = false;
+};
+
+// Throws std::invalid_argument naming the bad option.
+BenchOptions parse_bench_options(int argc, char** argv);
+
+}  // namespace hearth::bench
