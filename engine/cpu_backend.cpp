@@ -1,5 +1,7 @@
 #include "engine/cpu_backend.h"
 
+#include <cblas.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -46,6 +48,7 @@ private:
 namespace {
 
 constexpr int kAttentionBlock = 64;  // positions scored before each online-softmax update
+constexpr size_t kTileRows = 128;    // weight rows dequantised per sgemm call
 
 void rope(float* head, int position, const std::vector<double>& frequencies, RopeStyle style) {
     const int half = static_cast<int>(frequencies.size());
@@ -69,6 +72,7 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
       m_options(std::move(options)),
       m_pool(m_options.threads),
       m_dots(kernels::dot_table()) {
+    openblas_set_num_threads(m_pool.size());
     const auto& factors = model.weights().rope_factors;
     for (int i = 0; i < m_config.rope_dimensions / 2; ++i) {
         double frequency = std::pow(m_config.rope_base, -2.0 * i / m_config.rope_dimensions);
@@ -174,6 +178,10 @@ void CpuBackend::normalize(const float* in, const std::vector<float>& weight, in
 }
 
 void CpuBackend::matmul(const WeightMatrix& w, const float* in, int count, float* out) {
+    if (count >= m_options.blas_threshold) {
+        matmul_blas(w, in, count, out);
+        return;
+    }
     const auto id = static_cast<uint32_t>(w.type);
     const auto format = m_dots.format[id];
     const auto dot = m_dots.dot[id];
@@ -193,6 +201,27 @@ void CpuBackend::matmul(const WeightMatrix& w, const float* in, int count, float
                 out[t * rows + r] = dot(row, activations + t * stride, columns);
         }
     });
+}
+
+// Prefill: each tile of weight rows is dequantised once (split over the pool) and multiplied with
+// all of the chunk's activations in one sgemm, which OpenBLAS threads itself.
+void CpuBackend::matmul_blas(const WeightMatrix& w, const float* in, int count, float* out) {
+    const size_t columns = static_cast<size_t>(w.columns);
+    const size_t rows = static_cast<size_t>(w.rows);
+    if (m_weight_tile.size() < kTileRows * columns) m_weight_tile.resize(kTileRows * columns);
+    for (size_t first = 0; first < rows; first += kTileRows) {
+        const size_t tile = std::min(kTileRows, rows - first);
+        m_pool.parallel_for(tile, 8, [&](size_t begin, size_t end) {
+            for (size_t r = begin; r < end; ++r) {
+                dequantize(w.type, w.row(static_cast<int64_t>(first + r)),
+                           &m_weight_tile[r * columns], columns);
+            }
+        });
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, count, static_cast<int>(tile),
+                    static_cast<int>(columns), 1.0f, in, static_cast<int>(columns),
+                    m_weight_tile.data(), static_cast<int>(columns), 0.0f, out + first,
+                    static_cast<int>(rows));
+    }
 }
 
 void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {

@@ -14,8 +14,11 @@
 namespace hearth {
 
 struct CpuBackendOptions {
-    int threads = 0;                              // 0: one per hardware thread
-    std::vector<int> chunk_sizes{1, 8, 64, 256};  // prefill step variants
+    int threads = 0;                                   // 0: one per hardware thread
+    std::vector<int> chunk_sizes{1, 8, 64, 256, 512};  // prefill step variants
+    // From this many tokens in one product on, weights are dequantised in tiles and multiplied
+    // with OpenBLAS sgemm on float activations; below it, integer dot products per token win.
+    int blas_threshold = 128;
 };
 
 class CpuBackend final : public Backend {
@@ -40,6 +43,7 @@ private:
     void attend(int layer, int count, CpuSequence& sequence);
     // out[t * w.rows + r] = W[r] . in[t * w.columns ...] for t < count.
     void matmul(const WeightMatrix& w, const float* in, int count, float* out);
+    void matmul_blas(const WeightMatrix& w, const float* in, int count, float* out);
     void normalize(const float* in, const std::vector<float>& weight, int count, float* out) const;
 
     const Model& m_model;
@@ -52,6 +56,7 @@ private:
     std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_gate, m_up,
         m_projected;
     std::vector<std::byte> m_activations;
+    std::vector<float> m_weight_tile;
 };
 
 }  // namespace hearth

@@ -9,14 +9,12 @@
 namespace hearth {
 namespace {
 
-enum Category : unsigned {
-    kLetter = 1,
-    kNumber = 2,
-    kPunctuation = 4,
-    kSymbol = 8,
-    kMark = 16,
-    kWhitespace = 32,
-};
+constexpr unsigned kLetter = 1;
+constexpr unsigned kNumber = 2;
+constexpr unsigned kPunctuation = 4;
+constexpr unsigned kSymbol = 8;
+constexpr unsigned kMark = 16;
+constexpr unsigned kWhitespace = 32;
 
 unsigned categories_of(char32_t c) {
     unsigned found = 0;

@@ -10,7 +10,8 @@ cd "$(dirname "$0")/.."
 packages=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev libgl-dev
-    libspdlog-dev libsentencepiece-dev libicu-dev libgtest-dev
+    libspdlog-dev libsentencepiece-dev libicu-dev libopenblas-dev libgtest-dev
+    fonts-dejavu-core
 )
 jobs=$(nproc)
 

@@ -6,10 +6,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/backend.h"
 #include "engine/model.h"
 #include "engine/reference_forward.h"
 #include "engine/sampler.h"
-#include "engine/backend.h"
 #include "tests/support/fixture_check.h"
 #include "tests/support/shared_data.h"
 
@@ -42,10 +42,12 @@ class ModelFixtureTest : public testing::TestWithParam<std::string> {};
 TEST_P(ModelFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
     const std::string fixture = GetParam();
     const auto json = test::load_json(test::fixture_path("models/" + fixture + ".json"));
-    const auto model = Model::load(test::model_path(json["model"].toObject()["file"].toString().toStdString()));
+    const auto model =
+        Model::load(test::model_path(json["model"].toObject()["file"].toString().toStdString()));
     ASSERT_EQ(model->config().vocab_size, json["hparams"].toObject()["n_vocab"].toInt());
     ReferenceBackend backend(*model);
-    const auto counts = test::check_against_fixture(fixture, json, backend, tolerance_for(fixture, json));
+    const auto counts =
+        test::check_against_fixture(fixture, json, backend, tolerance_for(fixture, json));
     EXPECT_GT(counts.positions, 0);
 }
 

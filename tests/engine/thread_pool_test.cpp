@@ -32,7 +32,8 @@ TEST(ThreadPool, ManyQuickDispatchesInARow) {
     ThreadPool pool(2);
     std::atomic<long> total{0};
     for (int round = 0; round < 20000; ++round) {
-        pool.parallel_for(64, 1, [&](size_t begin, size_t end) { total += static_cast<long>(end - begin); });
+        pool.parallel_for(
+            64, 1, [&](size_t begin, size_t end) { total += static_cast<long>(end - begin); });
     }
     EXPECT_EQ(total.load(), 20000L * 64);
 }
