@@ -178,27 +178,67 @@ void CpuBackend::normalize(const float* in, const std::vector<float>& weight, in
 }
 
 void CpuBackend::matmul(const WeightMatrix& w, const float* in, int count, float* out) {
+    matmul_group({{&w, out}}, in, count);
+}
+
+void CpuBackend::matmul_group(std::initializer_list<Product> products, const float* in, int count) {
     if (count >= m_options.blas_threshold) {
-        matmul_blas(w, in, count, out);
+        for (const auto& product : products) matmul_blas(*product.weights, in, count, product.out);
         return;
     }
-    const auto id = static_cast<uint32_t>(w.type);
-    const auto format = m_dots.format[id];
-    const auto dot = m_dots.dot[id];
-    const size_t columns = static_cast<size_t>(w.columns);
-    const size_t stride = kernels::activation_row_bytes(format, columns);
-    if (m_activations.size() < stride * count) m_activations.resize(stride * count);
-    for (int t = 0; t < count; ++t) {
-        kernels::prepare_activations(format, in + t * columns, m_activations.data() + t * stride,
-                                     columns);
+    struct Part {
+        const WeightMatrix* w;
+        float* out;
+        kernels::DotFunction dot;
+        size_t activation_offset, stride, first_row;
+    };
+    Part parts[4];
+    size_t part_count = 0, total_rows = 0, used = 0;
+    const size_t columns = static_cast<size_t>(products.begin()->weights->columns);
+    kernels::ActivationFormat prepared[4];
+    size_t prepared_offset[4];
+    size_t prepared_count = 0;
+    for (const auto& product : products) {
+        const auto id = static_cast<uint32_t>(product.weights->type);
+        const auto format = m_dots.format[id];
+        const size_t stride = kernels::activation_row_bytes(format, columns);
+        size_t offset = used;
+        const auto found = std::find(prepared, prepared + prepared_count, format);
+        if (found != prepared + prepared_count) {
+            offset = prepared_offset[found - prepared];
+        } else {
+            prepared[prepared_count] = format;
+            prepared_offset[prepared_count++] = used;
+            used += stride * count;
+        }
+        parts[part_count++] = {product.weights, product.out, m_dots.dot[id],
+                               offset,          stride,      total_rows};
+        total_rows += static_cast<size_t>(product.weights->rows);
+    }
+    if (m_activations.size() < used) m_activations.resize(used);
+    for (size_t p = 0; p < prepared_count; ++p) {
+        const size_t stride = kernels::activation_row_bytes(prepared[p], columns);
+        for (int t = 0; t < count; ++t) {
+            kernels::prepare_activations(prepared[p], in + t * columns,
+                                         m_activations.data() + prepared_offset[p] + t * stride,
+                                         columns);
+        }
     }
     const std::byte* activations = m_activations.data();
-    const size_t rows = static_cast<size_t>(w.rows);
-    m_pool.parallel_for(rows, 16, [&](size_t begin, size_t end) {
-        for (size_t r = begin; r < end; ++r) {
-            const std::byte* row = w.row(static_cast<int64_t>(r));
-            for (int t = 0; t < count; ++t)
-                out[t * rows + r] = dot(row, activations + t * stride, columns);
+    m_pool.parallel_for(total_rows, 16, [&](size_t begin, size_t end) {
+        for (size_t p = 0; p < part_count; ++p) {
+            const Part& part = parts[p];
+            const size_t rows = static_cast<size_t>(part.w->rows);
+            const size_t first = std::max(begin, part.first_row),
+                         last = std::min(end, part.first_row + rows);
+            for (size_t global = first; global < last; ++global) {
+                const size_t r = global - part.first_row;
+                const std::byte* row = part.w->row(static_cast<int64_t>(r));
+                for (int t = 0; t < count; ++t) {
+                    part.out[t * rows + r] = part.dot(
+                        row, activations + part.activation_offset + t * part.stride, columns);
+                }
+            }
         }
     });
 }
@@ -233,9 +273,8 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
     const int head_dim = m_config.head_dim;
 
     normalize(m_x.data(), w.attention_norm, count, m_normed.data());
-    matmul(w.query, m_normed.data(), count, m_query.data());
-    matmul(w.key, m_normed.data(), count, m_key.data());
-    matmul(w.value, m_normed.data(), count, m_value.data());
+    matmul_group({{&w.query, m_query.data()}, {&w.key, m_key.data()}, {&w.value, m_value.data()}},
+                 m_normed.data(), count);
     for (int t = 0; t < count; ++t) {
         const int position = sequence.size() + t;
         float* query = &m_query[t * query_dim];
@@ -260,8 +299,7 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
     for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
 
     normalize(m_x.data(), w.ffn_norm, count, m_normed.data());
-    matmul(w.gate, m_normed.data(), count, m_gate.data());
-    matmul(w.up, m_normed.data(), count, m_up.data());
+    matmul_group({{&w.gate, m_gate.data()}, {&w.up, m_up.data()}}, m_normed.data(), count);
     for (size_t i = 0; i < ffn * count; ++i)
         m_gate[i] = m_gate[i] / (1.0f + std::exp(-m_gate[i])) * m_up[i];
     matmul(w.down, m_gate.data(), count, m_projected.data());

@@ -43,6 +43,13 @@ private:
     void attend(int layer, int count, CpuSequence& sequence);
     // out[t * w.rows + r] = W[r] . in[t * w.columns ...] for t < count.
     void matmul(const WeightMatrix& w, const float* in, int count, float* out);
+    // Several products of the same input (q/k/v, gate/up) as one pass over their rows: one
+    // dispatch to the pool and one quantisation of the input per activation format.
+    struct Product {
+        const WeightMatrix* weights;
+        float* out;
+    };
+    void matmul_group(std::initializer_list<Product> products, const float* in, int count);
     void matmul_blas(const WeightMatrix& w, const float* in, int count, float* out);
     void normalize(const float* in, const std::vector<float>& weight, int count, float* out) const;
 

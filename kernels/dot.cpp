@@ -52,6 +52,11 @@ DotTable avx2_table() {
     t.dot[kQ4_0] = avx2::dot_q4_0;
     t.dot[kQ4_K] = avx2::dot_q4_k;
     t.dot[kQ6_K] = avx2::dot_q6_k;
+    t.dot[kBF16] = avx2::dot_bf16;
+    t.dot[kQ4_1] = avx2::dot_q4_1;
+    t.dot[kQ5_0] = avx2::dot_q5_0;
+    t.dot[kQ5_1] = avx2::dot_q5_1;
+    t.dot[kQ5_K] = avx2::dot_q5_k;
     return t;
 }
 #endif

@@ -43,6 +43,8 @@ namespace hearth::kernels {
 // out[i] += scale * v[i] for f16 v: the value half of attention over an F16 KV cache.
 using AddScaledF16Function = void (*)(float scale, const uint16_t* v, float* out, size_t count);
 AddScaledF16Function add_scaled_f16(Isa isa);
-inline AddScaledF16Function add_scaled_f16() { return add_scaled_f16(best_isa()); }
+inline AddScaledF16Function add_scaled_f16() {
+    return add_scaled_f16(best_isa());
+}
 
 }  // namespace hearth::kernels

@@ -3,6 +3,8 @@
 // (unsigned, signed) byte pairs, as llama.cpp's x86 kernels do.
 #include <immintrin.h>
 
+#include <cstring>
+
 #include "kernels/activation_blocks.h"
 #include "kernels/dot_variants.h"
 #include "kernels/half.h"
@@ -36,6 +38,31 @@ __m256i load(const void* p) {
 // block's whole integer dot product.
 inline float half(uint16_t bits) {
     return _cvtsh_ss(bits);
+}
+
+// Unsigned bytes times signed bytes, all summed into eight int32 lanes.
+__m256i unsigned_dot(__m256i unsigned_x, __m256i signed_y) {
+    return _mm256_madd_epi16(_mm256_maddubs_epi16(unsigned_x, signed_y), _mm256_set1_epi16(1));
+}
+
+// The 32 low nibbles of a *_0/*_1 block in element order (low nibbles 0..15, high 16..31).
+__m256i nibbles(const uint8_t* quants) {
+    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quants));
+    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed),
+                            _mm256_set1_epi8(0x0f));
+}
+
+// 0x10 in byte i where bit i of the 32-bit word is set: the fifth bits of Q5_0/Q5_1.
+__m256i fifth_bits(const uint8_t* bytes) {
+    uint32_t word;
+    std::memcpy(&word, bytes, 4);
+    const __m256i spread =
+        _mm256_shuffle_epi8(_mm256_set1_epi32(static_cast<int>(word)),
+                            _mm256_set_epi64x(0x0303030303030303, 0x0202020202020202,
+                                              0x0101010101010101, 0x0000000000000000));
+    const __m256i set = _mm256_cmpeq_epi8(
+        _mm256_or_si256(spread, _mm256_set1_epi64x(0x7fbfdfeff7fbfdfe)), _mm256_set1_epi64x(-1));
+    return _mm256_and_si256(set, _mm256_set1_epi8(0x10));
 }
 
 }  // namespace
@@ -80,6 +107,66 @@ void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n) {
         _mm256_storeu_ps(out + i, _mm256_fmadd_ps(factor, values, _mm256_loadu_ps(out + i)));
     }
     for (; i < n; ++i) out[i] += scale * half_to_float(v[i]);
+}
+
+float dot_bf16(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const uint16_t*>(w);
+    const auto* y = static_cast<const float*>(a);
+    __m256 acc = _mm256_setzero_ps();
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i wide =
+            _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x + i)));
+        acc = _mm256_fmadd_ps(_mm256_castsi256_ps(_mm256_slli_epi32(wide, 16)),
+                              _mm256_loadu_ps(y + i), acc);
+    }
+    float sum = horizontal_sum(acc);
+    for (; i < n; ++i) sum += bfloat16_to_float(x[i]) * y[i];
+    return sum;
+}
+
+float dot_q4_1(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockQ4_1*>(w);
+    const auto* y = static_cast<const BlockQ8*>(a);
+    __m256 acc = _mm256_setzero_ps();
+    float offsets = 0.0f;
+    for (size_t b = 0; b < n / 32; ++b) {
+        const __m256i dot = unsigned_dot(nibbles(x[b].quants), load(y[b].quants));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
+                              _mm256_cvtepi32_ps(dot), acc);
+        offsets += half(x[b].minimum) * y[b].scaled_sum;
+    }
+    return horizontal_sum(acc) + offsets;
+}
+
+float dot_q5_0(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockQ5_0*>(w);
+    const auto* y = static_cast<const BlockQ8*>(a);
+    __m256 acc = _mm256_setzero_ps();
+    for (size_t b = 0; b < n / 32; ++b) {
+        const __m256i values =
+            _mm256_sub_epi8(_mm256_or_si256(nibbles(x[b].quants), fifth_bits(x[b].high_bits)),
+                            _mm256_set1_epi8(16));
+        const __m256i dot = signed_dot(values, load(y[b].quants));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
+                              _mm256_cvtepi32_ps(dot), acc);
+    }
+    return horizontal_sum(acc);
+}
+
+float dot_q5_1(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockQ5_1*>(w);
+    const auto* y = static_cast<const BlockQ8*>(a);
+    __m256 acc = _mm256_setzero_ps();
+    float offsets = 0.0f;
+    for (size_t b = 0; b < n / 32; ++b) {
+        const __m256i values = _mm256_or_si256(nibbles(x[b].quants), fifth_bits(x[b].high_bits));
+        const __m256i dot = unsigned_dot(values, load(y[b].quants));
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
+                              _mm256_cvtepi32_ps(dot), acc);
+        offsets += half(x[b].minimum) * y[b].scaled_sum;
+    }
+    return horizontal_sum(acc) + offsets;
 }
 
 float dot_q8_0(const void* w, const void* a, size_t n) {
@@ -133,6 +220,44 @@ float dot_q4_k(const void* w, const void* a, size_t n) {
             sum = _mm256_add_epi32(sum, weighted_dot(low, load(y[b].quants + 64 * group),
                                                      _mm256_set1_epi16(scales[2 * group])));
             sum = _mm256_add_epi32(sum, weighted_dot(high, load(y[b].quants + 64 * group + 32),
+                                                     _mm256_set1_epi16(scales[2 * group + 1])));
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
+                              _mm256_cvtepi32_ps(sum), acc);
+    }
+    return horizontal_sum(acc) - offsets;
+}
+
+float dot_q5_k(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockQ5_K*>(w);
+    const auto* y = static_cast<const BlockQ8K*>(a);
+    const __m256i low_mask = _mm256_set1_epi8(0x0f);
+    const __m256i one = _mm256_set1_epi8(1);
+    __m256 acc = _mm256_setzero_ps();
+    float offsets = 0.0f;
+    for (size_t b = 0; b < n / 256; ++b) {
+        uint8_t scales[8], minimums[8];
+        for (int j = 0; j < 8; ++j) unpack_scale_min_k4(j, x[b].scales, scales[j], minimums[j]);
+        int32_t minimum_sum = 0;
+        for (int j = 0; j < 8; ++j)
+            minimum_sum += minimums[j] * (y[b].sums[2 * j] + y[b].sums[2 * j + 1]);
+        offsets += half(x[b].minimum) * y[b].scale * static_cast<float>(minimum_sum);
+        const __m256i high = load(x[b].high_bits);
+        __m256i sum = _mm256_setzero_si256();
+        for (int group = 0; group < 4; ++group) {
+            const __m256i packed = load(x[b].quants + 32 * group);
+            // Sub-block 2g takes bit 2g of each high byte as its fifth bit, sub-block 2g+1 bit
+            // 2g+1.
+            const __m256i low_fifth =
+                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * group), one), 4);
+            const __m256i high_fifth =
+                _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 2 * group + 1), one), 4);
+            const __m256i low = _mm256_or_si256(_mm256_and_si256(packed, low_mask), low_fifth);
+            const __m256i upper = _mm256_or_si256(
+                _mm256_and_si256(_mm256_srli_epi16(packed, 4), low_mask), high_fifth);
+            sum = _mm256_add_epi32(sum, weighted_dot(low, load(y[b].quants + 64 * group),
+                                                     _mm256_set1_epi16(scales[2 * group])));
+            sum = _mm256_add_epi32(sum, weighted_dot(upper, load(y[b].quants + 64 * group + 32),
                                                      _mm256_set1_epi16(scales[2 * group + 1])));
         }
         acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),

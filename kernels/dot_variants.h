@@ -22,12 +22,16 @@ void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace scalar
 
 namespace avx2 {
-// AVX2 covers the formats people run most; the others reuse the scalar twins.
 float dot_f32(const void* w, const void* a, size_t n);
 float dot_f16(const void* w, const void* a, size_t n);
+float dot_bf16(const void* w, const void* a, size_t n);
 float dot_q8_0(const void* w, const void* a, size_t n);
 float dot_q4_0(const void* w, const void* a, size_t n);
+float dot_q4_1(const void* w, const void* a, size_t n);
+float dot_q5_0(const void* w, const void* a, size_t n);
+float dot_q5_1(const void* w, const void* a, size_t n);
 float dot_q4_k(const void* w, const void* a, size_t n);
+float dot_q5_k(const void* w, const void* a, size_t n);
 float dot_q6_k(const void* w, const void* a, size_t n);
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace avx2
