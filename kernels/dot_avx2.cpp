@@ -172,31 +172,50 @@ float dot_q5_1(const void* w, const void* a, size_t n) {
 float dot_q8_0(const void* w, const void* a, size_t n) {
     const auto* x = static_cast<const BlockQ8_0*>(w);
     const auto* y = static_cast<const BlockQ8*>(a);
-    __m256 acc = _mm256_setzero_ps();
-    for (size_t b = 0; b < n / 32; ++b) {
-        const __m256 scale = _mm256_set1_ps(half(x[b].scale) * y[b].scale);
-        const __m256i dot = signed_dot(load(x[b].quants), load(y[b].quants));
-        acc = _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(dot), acc);
+    const size_t blocks = n / 32;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    size_t b = 0;
+    for (; b + 2 <= blocks; b += 2) {
+        const __m256i dot0 = signed_dot(load(x[b].quants), load(y[b].quants));
+        const __m256i dot1 = signed_dot(load(x[b + 1].quants), load(y[b + 1].quants));
+        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
+                               _mm256_cvtepi32_ps(dot0), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b + 1].scale) * y[b + 1].scale),
+                               _mm256_cvtepi32_ps(dot1), acc1);
     }
-    return horizontal_sum(acc);
+    for (; b < blocks; ++b) {
+        const __m256i dot = signed_dot(load(x[b].quants), load(y[b].quants));
+        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
+                               _mm256_cvtepi32_ps(dot), acc0);
+    }
+    return horizontal_sum(_mm256_add_ps(acc0, acc1));
 }
 
+// Unsigned nibbles times signed activations, the -8 folded in afterwards through the
+// activation sums; two blocks per step into independent accumulators, so the loop is not one
+// long chain of dependent multiply-adds.
 float dot_q4_0(const void* w, const void* a, size_t n) {
     const auto* x = static_cast<const BlockQ4_0*>(w);
     const auto* y = static_cast<const BlockQ8*>(a);
-    const __m256i low_mask = _mm256_set1_epi8(0x0f);
-    const __m256i eight = _mm256_set1_epi8(8);
-    __m256 acc = _mm256_setzero_ps();
-    for (size_t b = 0; b < n / 32; ++b) {
-        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].quants));
-        // Low nibbles are elements 0..15, high nibbles 16..31.
-        const __m256i nibbles =
-            _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed), low_mask);
-        const __m256i dot = signed_dot(_mm256_sub_epi8(nibbles, eight), load(y[b].quants));
-        acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
-                              _mm256_cvtepi32_ps(dot), acc);
+    const size_t blocks = n / 32;
+    __m256 acc0 = _mm256_setzero_ps(), acc1 = _mm256_setzero_ps();
+    float offsets = 0.0f;
+    size_t b = 0;
+    for (; b + 2 <= blocks; b += 2) {
+        const float d0 = half(x[b].scale), d1 = half(x[b + 1].scale);
+        const __m256i dot0 = unsigned_dot(nibbles(x[b].quants), load(y[b].quants));
+        const __m256i dot1 = unsigned_dot(nibbles(x[b + 1].quants), load(y[b + 1].quants));
+        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(d0 * y[b].scale), _mm256_cvtepi32_ps(dot0), acc0);
+        acc1 = _mm256_fmadd_ps(_mm256_set1_ps(d1 * y[b + 1].scale), _mm256_cvtepi32_ps(dot1), acc1);
+        offsets += d0 * y[b].scaled_sum + d1 * y[b + 1].scaled_sum;
     }
-    return horizontal_sum(acc);
+    for (; b < blocks; ++b) {
+        const float d = half(x[b].scale);
+        const __m256i dot = unsigned_dot(nibbles(x[b].quants), load(y[b].quants));
+        acc0 = _mm256_fmadd_ps(_mm256_set1_ps(d * y[b].scale), _mm256_cvtepi32_ps(dot), acc0);
+        offsets += d * y[b].scaled_sum;
+    }
+    return horizontal_sum(_mm256_add_ps(acc0, acc1)) - 8.0f * offsets;
 }
 
 float dot_q4_k(const void* w, const void* a, size_t n) {
