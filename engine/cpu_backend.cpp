@@ -48,7 +48,7 @@ private:
 namespace {
 
 constexpr int kAttentionBlock = 64;  // positions scored before each online-softmax update
-constexpr size_t kTileRows = 128;    // weight rows dequantised per sgemm call
+constexpr size_t kTileRows = 256;    // weight rows dequantised per sgemm call
 
 void rope(float* head, int position, const std::vector<double>& frequencies, RopeStyle style) {
     const int half = static_cast<int>(frequencies.size());
