@@ -32,11 +32,13 @@ void print_stats(const hearth::GenerationStats& stats, uint64_t seed) {
 int run_generation(const hearth::CliOptions& options) {
     const auto model = hearth::Model::load(hearth::model_or_bundled(options));
     const auto backend = hearth::make_backend(options.backend, *model, options.threads);
-    const int context = options.context_length > 0 ? options.context_length
-                                                   : hearth::default_context_length(model->config());
+    const int context = options.context_length > 0
+                            ? options.context_length
+                            : hearth::default_context_length(model->config());
     if (options.mode == hearth::CliMode::DumpLogits) {
-        std::cout << hearth::dump_logits_json(*model, *backend, options.prompt_ids, options.dump_logits,
-                                              options.max_tokens.value_or(0), context);
+        std::cout << hearth::dump_logits_json(*model, *backend, options.prompt_ids,
+                                              options.dump_logits, options.max_tokens.value_or(0),
+                                              context);
         return 0;
     }
     const auto tokenizer = hearth::make_tokenizer(model->file());

@@ -50,20 +50,6 @@ namespace {
 constexpr int kAttentionBlock = 64;  // positions scored before each online-softmax update
 constexpr size_t kTileRows = 256;    // weight rows dequantised per sgemm call
 
-void rope(float* head, int position, const std::vector<double>& frequencies, RopeStyle style) {
-    const int half = static_cast<int>(frequencies.size());
-    for (int i = 0; i < half; ++i) {
-        const double angle = position * frequencies[i];
-        const float cosine = static_cast<float>(std::cos(angle)),
-                    sine = static_cast<float>(std::sin(angle));
-        const int a = style == RopeStyle::AdjacentPairs ? 2 * i : i;
-        const int b = style == RopeStyle::AdjacentPairs ? 2 * i + 1 : i + half;
-        const float x0 = head[a], x1 = head[b];
-        head[a] = x0 * cosine - x1 * sine;
-        head[b] = x0 * sine + x1 * cosine;
-    }
-}
-
 }  // namespace
 
 CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
@@ -71,14 +57,9 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
       m_config(model.config()),
       m_options(std::move(options)),
       m_pool(m_options.threads),
-      m_dots(kernels::dot_table()) {
+      m_dots(kernels::dot_table()),
+      m_rope(model) {
     openblas_set_num_threads(m_pool.size());
-    const auto& factors = model.weights().rope_factors;
-    for (int i = 0; i < m_config.rope_dimensions / 2; ++i) {
-        double frequency = std::pow(m_config.rope_base, -2.0 * i / m_config.rope_dimensions);
-        if (!factors.empty()) frequency /= factors[i];
-        m_rope_frequencies.push_back(frequency * m_config.rope_scale);
-    }
 }
 
 std::string CpuBackend::name() const {
@@ -283,10 +264,8 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
         for (size_t i = 0; i < w.query_bias.size(); ++i) query[i] += w.query_bias[i];
         for (size_t i = 0; i < w.key_bias.size(); ++i) key[i] += w.key_bias[i];
         for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
-        for (int h = 0; h < m_config.head_count; ++h)
-            rope(query + h * head_dim, position, m_rope_frequencies, m_config.rope_style);
-        for (int h = 0; h < m_config.kv_head_count; ++h)
-            rope(key + h * head_dim, position, m_rope_frequencies, m_config.rope_style);
+        for (int h = 0; h < m_config.head_count; ++h) m_rope.apply(query + h * head_dim, position);
+        for (int h = 0; h < m_config.kv_head_count; ++h) m_rope.apply(key + h * head_dim, position);
         uint16_t* cached_key = sequence.key(layer, position);
         uint16_t* cached_value = sequence.value(layer, position);
         for (size_t i = 0; i < kv_dim; ++i) {

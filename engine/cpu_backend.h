@@ -8,6 +8,7 @@
 
 #include "engine/backend.h"
 #include "engine/model.h"
+#include "engine/rope.h"
 #include "engine/thread_pool.h"
 #include "kernels/dot.h"
 
@@ -58,7 +59,7 @@ private:
     CpuBackendOptions m_options;
     ThreadPool m_pool;
     const kernels::DotTable& m_dots;
-    std::vector<double> m_rope_frequencies;
+    Rope m_rope;
     // Scratch, sized for the largest chunk once and reused: no allocation per token.
     std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_gate, m_up,
         m_projected;

@@ -49,20 +49,14 @@ float silu(float x) {
 ReferenceForward::ReferenceForward(const Model& model)
     : m_model(model),
       m_config(model.config()),
+      m_rope(model),
       m_x(m_config.embedding_length),
       m_normed(m_config.embedding_length),
       m_query(m_config.query_dim()),
       m_attended(m_config.query_dim()),
       m_gate(m_config.feed_forward_length),
       m_up(m_config.feed_forward_length),
-      m_projected(m_config.embedding_length) {
-    const auto& factors = model.weights().rope_factors;
-    for (int i = 0; i < m_config.rope_dimensions / 2; ++i) {
-        double frequency = std::pow(m_config.rope_base, -2.0 * i / m_config.rope_dimensions);
-        if (!factors.empty()) frequency /= factors[i];
-        m_rope_frequencies.push_back(frequency * m_config.rope_scale);
-    }
-}
+      m_projected(m_config.embedding_length) {}
 
 KvCache ReferenceForward::make_cache(int capacity) const {
     return KvCache(m_config.layer_count, capacity, m_config.kv_dim());
@@ -117,9 +111,9 @@ void ReferenceForward::run_layer(int layer, int position, KvCache& cache) {
     add_bias(key, w.key_bias);
     add_bias(value, w.value_bias);
     for (int h = 0; h < m_config.head_count; ++h)
-        apply_rope(&m_query[h * m_config.head_dim], position);
+        m_rope.apply(&m_query[h * m_config.head_dim], position);
     for (int h = 0; h < m_config.kv_head_count; ++h)
-        apply_rope(&key[h * m_config.head_dim], position);
+        m_rope.apply(&key[h * m_config.head_dim], position);
     attend(layer, position, cache);
     matvec(w.attention_output, m_attended.data(), m_projected.data(), m_row);
     for (int i = 0; i < dim; ++i) m_x[i] += m_projected[i];
@@ -155,21 +149,6 @@ void ReferenceForward::attend(int layer, int position, const KvCache& cache) {
             const float* value = cache.value(layer, t) + kv_offset;
             for (int i = 0; i < head_dim; ++i) out[i] += m_scores[t] * value[i];
         }
-    }
-}
-
-void ReferenceForward::apply_rope(float* head, int position) const {
-    const int half = m_config.rope_dimensions / 2;
-    for (int i = 0; i < half; ++i) {
-        const double angle = static_cast<double>(position) * m_rope_frequencies[i];
-        const float cosine = static_cast<float>(std::cos(angle));
-        const float sine = static_cast<float>(std::sin(angle));
-        // Which two dimensions form pair i depends on the model family's convention.
-        const int a = m_config.rope_style == RopeStyle::AdjacentPairs ? 2 * i : i;
-        const int b = m_config.rope_style == RopeStyle::AdjacentPairs ? 2 * i + 1 : i + half;
-        const float x0 = head[a], x1 = head[b];
-        head[a] = x0 * cosine - x1 * sine;
-        head[b] = x0 * sine + x1 * cosine;
     }
 }
 

@@ -8,6 +8,7 @@
 
 #include "engine/kv_cache.h"
 #include "engine/model.h"
+#include "engine/rope.h"
 
 namespace hearth {
 
@@ -30,11 +31,10 @@ public:
 private:
     void run_layer(int layer, int position, KvCache& cache);
     void attend(int layer, int position, const KvCache& cache);
-    void apply_rope(float* head, int position) const;
 
     const Model& m_model;
     const ModelConfig& m_config;
-    std::vector<double> m_rope_frequencies;  // (rope_dimensions / 2)
+    Rope m_rope;
     // Activations for the current position.
     std::vector<float> m_x;          // (dim) residual stream
     std::vector<float> m_normed;     // (dim)

@@ -65,6 +65,19 @@ __m256i fifth_bits(const uint8_t* bytes) {
     return _mm256_and_si256(set, _mm256_set1_epi8(0x10));
 }
 
+// Unpacks a Q4_K/Q5_K super-block's eight 6-bit scales and returns what its minimums
+// subtract from the dot product (they multiply the activation sums, not the quants).
+template <typename Block>
+float unpack_k_scales(const Block& block, const BlockQ8K& y, uint8_t* scales) {
+    int32_t minimum_sum = 0;
+    for (int j = 0; j < 8; ++j) {
+        uint8_t minimum;
+        unpack_scale_min_k4(j, block.scales, scales[j], minimum);
+        minimum_sum += minimum * (y.sums[2 * j] + y.sums[2 * j + 1]);
+    }
+    return half(block.minimum) * y.scale * static_cast<float>(minimum_sum);
+}
+
 }  // namespace
 
 float dot_f32(const void* w, const void* a, size_t n) {
@@ -225,12 +238,8 @@ float dot_q4_k(const void* w, const void* a, size_t n) {
     __m256 acc = _mm256_setzero_ps();
     float offsets = 0.0f;
     for (size_t b = 0; b < n / 256; ++b) {
-        uint8_t scales[8], minimums[8];
-        for (int j = 0; j < 8; ++j) unpack_scale_min_k4(j, x[b].scales, scales[j], minimums[j]);
-        int32_t minimum_sum = 0;
-        for (int j = 0; j < 8; ++j)
-            minimum_sum += minimums[j] * (y[b].sums[2 * j] + y[b].sums[2 * j + 1]);
-        offsets += half(x[b].minimum) * y[b].scale * static_cast<float>(minimum_sum);
+        uint8_t scales[8];
+        offsets += unpack_k_scales(x[b], y[b], scales);
         __m256i sum = _mm256_setzero_si256();
         for (int group = 0; group < 4; ++group) {
             const __m256i packed = load(x[b].quants + 32 * group);
@@ -255,12 +264,8 @@ float dot_q5_k(const void* w, const void* a, size_t n) {
     __m256 acc = _mm256_setzero_ps();
     float offsets = 0.0f;
     for (size_t b = 0; b < n / 256; ++b) {
-        uint8_t scales[8], minimums[8];
-        for (int j = 0; j < 8; ++j) unpack_scale_min_k4(j, x[b].scales, scales[j], minimums[j]);
-        int32_t minimum_sum = 0;
-        for (int j = 0; j < 8; ++j)
-            minimum_sum += minimums[j] * (y[b].sums[2 * j] + y[b].sums[2 * j + 1]);
-        offsets += half(x[b].minimum) * y[b].scale * static_cast<float>(minimum_sum);
+        uint8_t scales[8];
+        offsets += unpack_k_scales(x[b], y[b], scales);
         const __m256i high = load(x[b].high_bits);
         __m256i sum = _mm256_setzero_si256();
         for (int group = 0; group < 4; ++group) {

@@ -20,14 +20,16 @@ void compare_row(const std::vector<float>& ours, const QJsonObject& entry, const
     for (size_t i = 0; i < ids.size(); ++i) {
         const double difference = std::abs(ours[ids[i]] - logits[i]);
         counts.max_difference = std::max(counts.max_difference, difference);
-        EXPECT_LE(difference, tolerance.logit + 2e-6 * std::abs(logits[i])) << where << " id " << ids[i];
+        EXPECT_LE(difference, tolerance.logit + 2e-6 * std::abs(logits[i]))
+            << where << " id " << ids[i];
     }
     const int32_t top1 = argmax(ours);
     const double gap = entry["gap"].toDouble();
     if (gap < tolerance.tie || entry["ambiguous"].toBool()) {
         ++counts.ties;
         const auto top5_end = ids.begin() + std::min<long>(5, static_cast<long>(ids.size()));
-        EXPECT_NE(std::find(ids.begin(), top5_end, top1), top5_end) << where << ": top-1 outside the top-5";
+        EXPECT_NE(std::find(ids.begin(), top5_end, top1), top5_end)
+            << where << ": top-1 outside the top-5";
         return;
     }
     ++counts.top1_checked;
@@ -36,13 +38,14 @@ void compare_row(const std::vector<float>& ours, const QJsonObject& entry, const
 
 }  // namespace
 
-FixtureCounts check_against_fixture(const std::string& fixture, const QJsonObject& json, Backend& backend,
-                                    const Tolerance& tolerance) {
+FixtureCounts check_against_fixture(const std::string& fixture, const QJsonObject& json,
+                                    Backend& backend, const Tolerance& tolerance) {
     FixtureCounts counts;
     const size_t vocab = static_cast<size_t>(json["hparams"].toObject()["n_vocab"].toInt());
     for (const auto& prompt_value : json["prompts"].toArray()) {
         const auto prompt = prompt_value.toObject();
-        const std::string name = fixture + "/" + prompt["name"].toString().toStdString() + " on " + backend.name();
+        const std::string name =
+            fixture + "/" + prompt["name"].toString().toStdString() + " on " + backend.name();
         const auto tokens = to_ids(prompt["tokens"].toArray());
         const auto generated = to_ids(prompt["generated_ids"].toArray());
         auto sequence = backend.create_sequence(static_cast<int>(tokens.size() + generated.size()));
@@ -51,28 +54,36 @@ FixtureCounts check_against_fixture(const std::string& fixture, const QJsonObjec
         EXPECT_EQ(static_cast<size_t>(top10.size()), tokens.size());
         EXPECT_EQ(all_rows.size(), tokens.size() * vocab);
         for (qsizetype pos = 0; pos < top10.size(); ++pos) {
-            const std::vector<float> row(all_rows.begin() + pos * vocab, all_rows.begin() + (pos + 1) * vocab);
-            compare_row(row, top10[pos].toObject(), name + " position " + std::to_string(pos), tolerance, counts);
+            const std::vector<float> row(all_rows.begin() + pos * vocab,
+                                         all_rows.begin() + (pos + 1) * vocab);
+            compare_row(row, top10[pos].toObject(), name + " position " + std::to_string(pos),
+                        tolerance, counts);
             ++counts.positions;
         }
         std::vector<float> last(all_rows.end() - static_cast<long>(vocab), all_rows.end());
         const auto expected_last = to_floats(prompt["last_logits"].toArray());
         for (size_t id = 0; id < vocab; ++id) {
-            EXPECT_LE(std::abs(last[id] - expected_last[id]), tolerance.logit + 2e-6 * std::abs(expected_last[id]))
+            EXPECT_LE(std::abs(last[id] - expected_last[id]),
+                      tolerance.logit + 2e-6 * std::abs(expected_last[id]))
                 << name << " last logits, id " << id;
         }
         // Teacher-forced greedy: where our argmax equals the fixture's at every step, a
         // free-running greedy decode produces exactly the fixture's continuation.
         const auto steps = prompt["greedy"].toArray();
         for (qsizetype step = 0; step < steps.size(); ++step) {
-            if (step > 0) last = backend.forward(std::span(&generated[step - 1], 1), *sequence, LogitRows::Last);
-            compare_row(last, steps[step].toObject(), name + " greedy step " + std::to_string(step), tolerance, counts);
+            if (step > 0)
+                last =
+                    backend.forward(std::span(&generated[step - 1], 1), *sequence, LogitRows::Last);
+            compare_row(last, steps[step].toObject(), name + " greedy step " + std::to_string(step),
+                        tolerance, counts);
             ++counts.greedy_steps;
         }
     }
-    std::printf("%s on %s: %d positions, %d greedy steps, %d top-1 checks, %d ties, max |diff| %.3g (tolerance %.3g)\n",
-                fixture.c_str(), backend.name().c_str(), counts.positions, counts.greedy_steps, counts.top1_checked,
-                counts.ties, counts.max_difference, tolerance.logit);
+    std::printf(
+        "%s on %s: %d positions, %d greedy steps, %d top-1 checks, %d ties, max |diff| %.3g "
+        "(tolerance %.3g)\n",
+        fixture.c_str(), backend.name().c_str(), counts.positions, counts.greedy_steps,
+        counts.top1_checked, counts.ties, counts.max_difference, tolerance.logit);
     return counts;
 }
 

@@ -26,7 +26,7 @@ struct FixtureCounts {
 
 // Runs every prompt of `fixture` (a name like "synth-llama-256-Q8_0.f32math") through `backend`
 // and records gtest failures for any disagreement.
-FixtureCounts check_against_fixture(const std::string& fixture, const QJsonObject& json, Backend& backend,
-                                    const Tolerance& tolerance);
+FixtureCounts check_against_fixture(const std::string& fixture, const QJsonObject& json,
+                                    Backend& backend, const Tolerance& tolerance);
 
 }  // namespace hearth::test
