@@ -13,36 +13,19 @@
 
 namespace hearth {
 
-// Keys and values in f16, laid out (layer, position, kv_dim) so one position's heads are
-// contiguous.
+// The F16 KV cache behind the Sequence interface.
 class CpuBackend::CpuSequence final : public Sequence {
 public:
     CpuSequence(const ModelConfig& config, int capacity)
-        : m_capacity(capacity),
-          m_kv_dim(config.kv_dim()),
-          m_keys(static_cast<size_t>(config.layer_count) * capacity * m_kv_dim),
-          m_values(m_keys.size()) {}
+        : m_cache(config.layer_count, capacity, config.kv_dim()) {}
 
-    int size() const override { return m_size; }
-    int capacity() const override { return m_capacity; }
-    void truncate(int length) override {
-        if (length < 0 || length > m_size)
-            throw std::out_of_range("truncate past the end of the sequence");
-        m_size = length;
-    }
-    uint16_t* key(int layer, int position) { return &m_keys[offset(layer, position)]; }
-    uint16_t* value(int layer, int position) { return &m_values[offset(layer, position)]; }
-    void commit(int count) { m_size += count; }
+    int size() const override { return m_cache.size(); }
+    int capacity() const override { return m_cache.capacity(); }
+    void truncate(int length) override { m_cache.truncate(length); }
+    KvCacheF16& cache() { return m_cache; }
 
 private:
-    size_t offset(int layer, int position) const {
-        return (static_cast<size_t>(layer) * m_capacity + position) * m_kv_dim;
-    }
-    int m_capacity;
-    int m_kv_dim;
-    int m_size = 0;
-    std::vector<uint16_t> m_keys;
-    std::vector<uint16_t> m_values;
+    KvCacheF16 m_cache;
 };
 
 namespace {
@@ -73,7 +56,6 @@ size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity) {
 }
 
 std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
-    if (capacity <= 0) throw std::invalid_argument("a sequence needs a positive capacity");
     return std::make_unique<CpuSequence>(m_config, capacity);
 }
 
@@ -81,20 +63,8 @@ std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence
                                        LogitRows rows) {
     auto* own = dynamic_cast<CpuSequence*>(&sequence);
     if (own == nullptr) throw std::invalid_argument("the sequence belongs to another backend");
-    if (tokens.empty()) throw std::invalid_argument("forward pass over no tokens");
-    for (const int32_t token : tokens) {
-        if (token < 0 || token >= m_config.vocab_size) {
-            throw std::out_of_range("token id " + std::to_string(token) +
-                                    " is outside the vocabulary of " +
-                                    std::to_string(m_config.vocab_size));
-        }
-    }
-    if (static_cast<int>(tokens.size()) > own->capacity() - own->size()) {
-        throw ContextFullError("the context is full: " + std::to_string(own->size()) +
-                               " tokens cached + " + std::to_string(tokens.size()) +
-                               " new exceed the context length of " +
-                               std::to_string(own->capacity()) + " tokens");
-    }
+    check_token_ids(m_config, tokens);
+    own->cache().reserve_positions(static_cast<int>(tokens.size()));
     std::vector<float> logits;
     const auto steps = plan_prefill(static_cast<int>(tokens.size()), 0, m_options.chunk_sizes);
     for (size_t s = 0; s < steps.size(); ++s) {
@@ -133,7 +103,7 @@ void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CpuSequence& seq
                    &m_x[t * dim], dim);
     }
     for (int layer = 0; layer < m_config.layer_count; ++layer) run_layer(layer, count, sequence);
-    sequence.commit(count);
+    sequence.cache().commit(count);
 
     // The LM head runs on the last row only, unless every row was asked for.
     const int first = all_rows ? 0 : count - 1;
@@ -266,8 +236,8 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
         for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
         for (int h = 0; h < m_config.head_count; ++h) m_rope.apply(query + h * head_dim, position);
         for (int h = 0; h < m_config.kv_head_count; ++h) m_rope.apply(key + h * head_dim, position);
-        uint16_t* cached_key = sequence.key(layer, position);
-        uint16_t* cached_value = sequence.value(layer, position);
+        uint16_t* cached_key = sequence.cache().key(layer, position);
+        uint16_t* cached_value = sequence.cache().value(layer, position);
         for (size_t i = 0; i < kv_dim; ++i) {
             cached_key[i] = kernels::float_to_half(key[i]);
             cached_value[i] = kernels::float_to_half(value[i]);
@@ -312,9 +282,9 @@ void CpuBackend::attend(int layer, int count, CpuSequence& sequence) {
                 const int size = std::min(kAttentionBlock, limit - block);
                 float block_max = running_max;
                 for (int i = 0; i < size; ++i) {
-                    scores[i] =
-                        dot_f16(sequence.key(layer, block + i) + kv_offset, query, head_dim) *
-                        scale;
+                    scores[i] = dot_f16(sequence.cache().key(layer, block + i) + kv_offset, query,
+                                        head_dim) *
+                                scale;
                     block_max = std::max(block_max, scores[i]);
                 }
                 const float correction = std::exp(running_max - block_max);
@@ -323,7 +293,8 @@ void CpuBackend::attend(int layer, int count, CpuSequence& sequence) {
                 for (int i = 0; i < size; ++i) {
                     const float weight = std::exp(scores[i] - block_max);
                     denominator += weight;
-                    add_scaled(weight, sequence.value(layer, block + i) + kv_offset, out, head_dim);
+                    add_scaled(weight, sequence.cache().value(layer, block + i) + kv_offset, out,
+                               head_dim);
                 }
                 running_max = block_max;
             }

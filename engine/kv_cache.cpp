@@ -3,18 +3,28 @@
 #include <string>
 
 namespace hearth {
+namespace {
 
-KvCache::KvCache(int layer_count, int capacity, int kv_dim)
-    : m_capacity(capacity),
-      m_kv_dim(kv_dim),
-      m_keys(static_cast<size_t>(layer_count) * capacity * kv_dim),
-      m_values(m_keys.size()) {
+// Checked before anything is allocated, so a bad size cannot wrap into a huge allocation.
+size_t elements(int layer_count, int capacity, int kv_dim) {
     if (layer_count <= 0 || capacity <= 0 || kv_dim <= 0) {
-        throw std::invalid_argument("KvCache needs positive layer count, capacity and width");
+        throw std::invalid_argument("a KV cache needs positive layer count, capacity and width");
     }
+    return static_cast<size_t>(layer_count) * static_cast<size_t>(capacity) *
+           static_cast<size_t>(kv_dim);
 }
 
-void KvCache::reserve_positions(int count) const {
+}  // namespace
+
+template <typename Element>
+BasicKvCache<Element>::BasicKvCache(int layer_count, int capacity, int kv_dim)
+    : m_capacity(capacity),
+      m_kv_dim(kv_dim),
+      m_keys(elements(layer_count, capacity, kv_dim)),
+      m_values(m_keys.size()) {}
+
+template <typename Element>
+void BasicKvCache<Element>::reserve_positions(int count) const {
     if (count < 0 || count > m_capacity - m_size) {
         throw ContextFullError("the context is full: " + std::to_string(m_size) +
                                " tokens cached + " + std::to_string(count) +
@@ -23,9 +33,13 @@ void KvCache::reserve_positions(int count) const {
     }
 }
 
-void KvCache::truncate(int length) {
+template <typename Element>
+void BasicKvCache<Element>::truncate(int length) {
     if (length < 0 || length > m_size) throw std::out_of_range("KvCache::truncate past its end");
     m_size = length;
 }
+
+template class BasicKvCache<float>;
+template class BasicKvCache<uint16_t>;
 
 }  // namespace hearth

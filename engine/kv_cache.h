@@ -1,8 +1,10 @@
-// Keys and values of one sequence, per layer and position, in float32 (the reference layout).
+// Keys and values of one sequence, per layer and position, laid out (layer, position, kv_dim).
 // The cache is the one place where KV state changes: append through the forward pass,
-// shrink through truncate().
+// shrink through truncate(). The element type is the backend's choice: float for the
+// reference pass, f16 bits for the CPU backend.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <vector>
 
@@ -14,18 +16,21 @@ public:
     using std::runtime_error::runtime_error;
 };
 
-class KvCache final {
+template <typename Element>
+class BasicKvCache final {
 public:
-    KvCache(int layer_count, int capacity, int kv_dim);
+    BasicKvCache(int layer_count, int capacity, int kv_dim);
 
     int capacity() const { return m_capacity; }
     int size() const { return m_size; }
     int kv_dim() const { return m_kv_dim; }
 
-    float* key(int layer, int position) { return &m_keys[offset(layer, position)]; }
-    float* value(int layer, int position) { return &m_values[offset(layer, position)]; }
-    const float* key(int layer, int position) const { return &m_keys[offset(layer, position)]; }
-    const float* value(int layer, int position) const { return &m_values[offset(layer, position)]; }
+    Element* key(int layer, int position) { return &m_keys[offset(layer, position)]; }
+    Element* value(int layer, int position) { return &m_values[offset(layer, position)]; }
+    const Element* key(int layer, int position) const { return &m_keys[offset(layer, position)]; }
+    const Element* value(int layer, int position) const {
+        return &m_values[offset(layer, position)];
+    }
 
     // Makes room for `count` more positions; throws ContextFullError when they do not fit.
     void reserve_positions(int count) const;
@@ -41,8 +46,14 @@ private:
     int m_capacity;
     int m_kv_dim;
     int m_size = 0;
-    std::vector<float> m_keys;    // (layer, capacity, kv_dim)
-    std::vector<float> m_values;  // (layer, capacity, kv_dim)
+    std::vector<Element> m_keys;    // (layer, capacity, kv_dim)
+    std::vector<Element> m_values;  // (layer, capacity, kv_dim)
 };
+
+using KvCache = BasicKvCache<float>;
+using KvCacheF16 = BasicKvCache<uint16_t>;  // IEEE half bits
+
+extern template class BasicKvCache<float>;
+extern template class BasicKvCache<uint16_t>;
 
 }  // namespace hearth

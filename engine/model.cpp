@@ -2,6 +2,8 @@
 
 #include "engine/load_error.h"
 
+#include <stdexcept>
+
 namespace hearth {
 namespace {
 
@@ -168,6 +170,17 @@ LayerWeights read_layer(const ModelReader& reader, const ModelConfig& config, in
 }
 
 }  // namespace
+
+void check_token_ids(const ModelConfig& config, std::span<const int32_t> tokens) {
+    if (tokens.empty()) throw std::invalid_argument("forward pass over no tokens");
+    for (const int32_t token : tokens) {
+        if (token < 0 || token >= config.vocab_size) {
+            throw std::out_of_range("token id " + std::to_string(token) +
+                                    " is outside the vocabulary of " +
+                                    std::to_string(config.vocab_size));
+        }
+    }
+}
 
 std::unique_ptr<Model> Model::load(const std::filesystem::path& path) {
     return std::make_unique<Model>(GgufFile::open(path));

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -81,6 +82,10 @@ struct ModelWeights {
     WeightMatrix output;              // (vocab, dim); the token embedding when tied
     std::vector<float> rope_factors;  // (rope_dimensions / 2) frequency divisors, or empty
 };
+
+// Throws std::invalid_argument for no tokens and std::out_of_range naming the first id outside
+// the vocabulary: every forward pass checks its input with this before touching any state.
+void check_token_ids(const ModelConfig& config, std::span<const int32_t> tokens);
 
 class Model final {
 public:

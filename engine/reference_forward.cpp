@@ -64,14 +64,7 @@ KvCache ReferenceForward::make_cache(int capacity) const {
 
 std::vector<float> ReferenceForward::forward(std::span<const int32_t> tokens, KvCache& cache,
                                              LogitRows rows) {
-    if (tokens.empty()) throw std::invalid_argument("forward pass over no tokens");
-    for (const int32_t token : tokens) {
-        if (token < 0 || token >= m_config.vocab_size) {
-            throw std::out_of_range("token id " + std::to_string(token) +
-                                    " is outside the vocabulary of " +
-                                    std::to_string(m_config.vocab_size));
-        }
-    }
+    check_token_ids(m_config, tokens);
     cache.reserve_positions(static_cast<int>(tokens.size()));
     const auto& weights = m_model.weights();
     const size_t vocab = static_cast<size_t>(m_config.vocab_size);
