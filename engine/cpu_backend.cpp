@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "engine/kv_cache.h"
+#include "engine/kv_shift.h"
 #include "engine/prefill_planner.h"
 #include "kernels/half.h"
 
@@ -16,16 +17,23 @@ namespace hearth {
 // The F16 KV cache behind the Sequence interface.
 class CpuBackend::CpuSequence final : public Sequence {
 public:
-    CpuSequence(const ModelConfig& config, int capacity)
-        : m_cache(config.layer_count, capacity, config.kv_dim()) {}
+    CpuSequence(const ModelConfig& config, const Rope& rope, int capacity)
+        : m_cache(config.layer_count, capacity, config.kv_dim()),
+          m_rope(rope),
+          m_head_dim(config.head_dim) {}
 
     int size() const override { return m_cache.size(); }
     int capacity() const override { return m_cache.capacity(); }
     void truncate(int length) override { m_cache.truncate(length); }
+    void erase(int start, int count) override {
+        erase_positions(m_cache, m_rope, m_head_dim, start, count);
+    }
     KvCacheF16& cache() { return m_cache; }
 
 private:
     KvCacheF16 m_cache;
+    const Rope& m_rope;
+    int m_head_dim;
 };
 
 namespace {
@@ -56,7 +64,7 @@ size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity) {
 }
 
 std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
-    return std::make_unique<CpuSequence>(m_config, capacity);
+    return std::make_unique<CpuSequence>(m_config, m_rope, capacity);
 }
 
 std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,
@@ -69,19 +77,14 @@ std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence
     const auto steps = plan_prefill(static_cast<int>(tokens.size()), 0, m_options.chunk_sizes);
     for (size_t s = 0; s < steps.size(); ++s) {
         const bool last_step = s + 1 == steps.size();
-        if (rows == LogitRows::All || last_step) {
-            forward_chunk(tokens.subspan(steps[s].start, steps[s].tokens), *own,
-                          rows == LogitRows::All, logits);
-        } else {
-            std::vector<float> unused;
-            forward_chunk(tokens.subspan(steps[s].start, steps[s].tokens), *own, false, unused);
-        }
+        const LogitRows step_rows = last_step || rows == LogitRows::All ? rows : LogitRows::None;
+        forward_chunk(tokens.subspan(steps[s].start, steps[s].tokens), *own, step_rows, logits);
     }
     return logits;
 }
 
 void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CpuSequence& sequence,
-                               bool all_rows, std::vector<float>& logits) {
+                               LogitRows rows, std::vector<float>& logits) {
     const int count = static_cast<int>(tokens.size());
     const size_t dim = static_cast<size_t>(m_config.embedding_length);
     const auto& weights = m_model.weights();
@@ -106,13 +109,14 @@ void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CpuSequence& seq
     sequence.cache().commit(count);
 
     // The LM head runs on the last row only, unless every row was asked for.
-    const int first = all_rows ? 0 : count - 1;
-    const int rows = count - first;
-    normalize(&m_x[first * dim], weights.output_norm, rows, m_normed.data());
+    if (rows == LogitRows::None) return;
+    const int first = rows == LogitRows::All ? 0 : count - 1;
+    const int head_rows = count - first;
+    normalize(&m_x[first * dim], weights.output_norm, head_rows, m_normed.data());
     const size_t vocab = static_cast<size_t>(m_config.vocab_size);
     const size_t start = logits.size();
-    logits.resize(start + rows * vocab);
-    matmul(weights.output, m_normed.data(), rows, logits.data() + start);
+    logits.resize(start + head_rows * vocab);
+    matmul(weights.output, m_normed.data(), head_rows, logits.data() + start);
 }
 
 void CpuBackend::normalize(const float* in, const std::vector<float>& weight, int count,

@@ -30,6 +30,7 @@ public:
     std::unique_ptr<Sequence> create_sequence(int capacity) override;
     std::vector<float> forward(std::span<const int32_t> tokens, Sequence& sequence,
                                LogitRows rows) override;
+    std::vector<int> chunk_sizes() const override { return m_options.chunk_sizes; }
     int threads() const { return m_pool.size(); }
 
     // Bytes of KV cache one sequence of `capacity` tokens takes.
@@ -38,7 +39,7 @@ public:
 private:
     class CpuSequence;
 
-    void forward_chunk(std::span<const int32_t> tokens, CpuSequence& sequence, bool all_rows,
+    void forward_chunk(std::span<const int32_t> tokens, CpuSequence& sequence, LogitRows rows,
                        std::vector<float>& logits);
     void run_layer(int layer, int count, CpuSequence& sequence);
     void attend(int layer, int count, CpuSequence& sequence);

@@ -1,5 +1,6 @@
 #include "engine/kv_cache.h"
 
+#include <algorithm>
 #include <string>
 
 namespace hearth {
@@ -18,7 +19,8 @@ size_t elements(int layer_count, int capacity, int kv_dim) {
 
 template <typename Element>
 BasicKvCache<Element>::BasicKvCache(int layer_count, int capacity, int kv_dim)
-    : m_capacity(capacity),
+    : m_layer_count(layer_count),
+      m_capacity(capacity),
       m_kv_dim(kv_dim),
       m_keys(elements(layer_count, capacity, kv_dim)),
       m_values(m_keys.size()) {}
@@ -37,6 +39,22 @@ template <typename Element>
 void BasicKvCache<Element>::truncate(int length) {
     if (length < 0 || length > m_size) throw std::out_of_range("KvCache::truncate past its end");
     m_size = length;
+}
+
+template <typename Element>
+void BasicKvCache<Element>::erase(int start, int count) {
+    if (start < 0 || count < 0 || start + count > m_size) {
+        throw std::out_of_range("KvCache::erase past its end");
+    }
+    const int moved = m_size - start - count;
+    for (int layer = 0; layer < m_layer_count; ++layer) {
+        for (auto* data : {&m_keys, &m_values}) {
+            auto* first = data->data() + offset(layer, start);
+            std::copy_n(first + static_cast<size_t>(count) * m_kv_dim,
+                        static_cast<size_t>(moved) * m_kv_dim, first);
+        }
+    }
+    m_size -= count;
 }
 
 template class BasicKvCache<float>;

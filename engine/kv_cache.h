@@ -21,6 +21,7 @@ class BasicKvCache final {
 public:
     BasicKvCache(int layer_count, int capacity, int kv_dim);
 
+    int layer_count() const { return m_layer_count; }
     int capacity() const { return m_capacity; }
     int size() const { return m_size; }
     int kv_dim() const { return m_kv_dim; }
@@ -37,12 +38,16 @@ public:
     void commit(int count) { m_size += count; }
     // Forgets every position from `length` on, e.g. to fork a conversation.
     void truncate(int length);
+    // Forgets positions [start, start + count) and moves the later ones down (keys as they
+    // were: re-rotating them for their new positions is the caller's part).
+    void erase(int start, int count);
 
 private:
     size_t offset(int layer, int position) const {
         return (static_cast<size_t>(layer) * m_capacity + position) * m_kv_dim;
     }
 
+    int m_layer_count;
     int m_capacity;
     int m_kv_dim;
     int m_size = 0;

@@ -69,7 +69,9 @@ std::vector<float> ReferenceForward::forward(std::span<const int32_t> tokens, Kv
     const auto& weights = m_model.weights();
     const size_t vocab = static_cast<size_t>(m_config.vocab_size);
     std::vector<float> logits;
-    logits.reserve(rows == LogitRows::All ? tokens.size() * vocab : vocab);
+    logits.reserve(rows == LogitRows::All    ? tokens.size() * vocab
+                   : rows == LogitRows::Last ? vocab
+                                             : 0);
 
     for (size_t t = 0; t < tokens.size(); ++t) {
         const int32_t token = tokens[t];
@@ -80,7 +82,7 @@ std::vector<float> ReferenceForward::forward(std::span<const int32_t> tokens, Kv
             run_layer(layer, position, cache);
         cache.commit(1);
 
-        if (rows == LogitRows::All || t + 1 == tokens.size()) {
+        if (rows == LogitRows::All || (rows == LogitRows::Last && t + 1 == tokens.size())) {
             rmsnorm(m_x.data(), weights.output_norm, m_config.rms_epsilon, m_normed.data());
             logits.resize(logits.size() + vocab);
             matvec(weights.output, m_normed.data(), logits.data() + logits.size() - vocab, m_row);

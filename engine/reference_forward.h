@@ -13,8 +13,9 @@
 namespace hearth {
 
 enum class LogitRows {
+    None,  // no logits: a prefill step that is not the last
     Last,  // only the last token's logits: the LM head runs once
-    All,   // every token's logits, for debugging and tests
+    All,   // every token's logits, for speculative verification, debugging and tests
 };
 
 class ReferenceForward final {
