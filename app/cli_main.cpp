@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <random>
 
@@ -13,20 +14,56 @@
 #include "app/logits_dump.h"
 #include "engine/backend_factory.h"
 #include "engine/chat_prompt.h"
-#include "engine/generator.h"
 #include "engine/jinja/value.h"
+#include "engine/json_schema.h"
 #include "engine/model.h"
+#include "engine/session.h"
 #include "engine/tokenizer.h"
 
 namespace {
 
-void print_stats(const hearth::GenerationStats& stats, uint64_t seed) {
-    fmt::print(stderr,
-               "\nprompt tokens: {} | prefill: {:.2f} ms ({:.1f} tok/s) | time to first token: "
-               "{:.2f} ms | generated: {} tokens | decode: {:.1f} tok/s | stop: {} | seed: {}\n",
-               stats.prompt_tokens, stats.prefill_ns / 1e6, stats.prefill_tokens_per_second(),
-               stats.time_to_first_token_ns / 1e6, stats.generated_tokens,
-               stats.decode_tokens_per_second(), hearth::stop_reason_name(stats.stop_reason), seed);
+void print_stats(const hearth::GenerationResult& result, uint64_t seed) {
+    const auto& stats = result.stats;
+    fmt::print(
+        stderr,
+        "\nprompt tokens: {} ({} cached, {} prefilled) | prefill: {:.2f} ms ({:.1f} tok/s) | "
+        "time to first token: {:.2f} ms | generated: {} tokens | decode: {:.1f} tok/s | "
+        "stop: {} | seed: {}",
+        stats.prompt_tokens, stats.cached_tokens, stats.prefilled_tokens, stats.prefill_ns / 1e6,
+        stats.prefill_tokens_per_second(), stats.time_to_first_token_ns / 1e6,
+        stats.generated_tokens, stats.decode_tokens_per_second(),
+        hearth::stop_reason_name(stats.stop_reason), seed);
+    if (stats.draft_tokens > 0) {
+        fmt::print(stderr, " | drafts: {} accepted of {} ({:.0f}%)", stats.accepted_draft_tokens,
+                   stats.draft_tokens, 100.0 * stats.acceptance_rate());
+    }
+    fmt::print(stderr, "\n");
+    if (!result.notice.empty()) fmt::print(stderr, "{}\n", result.notice);
+}
+
+std::string read_file(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + path);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<int32_t> prompt_tokens(const hearth::CliOptions& options, const hearth::Model& model,
+                                   const hearth::Tokenizer& tokenizer) {
+    if (options.mode == hearth::CliMode::Chat) {
+        std::vector<hearth::ChatMessage> messages;
+        if (!options.system_prompt.empty()) messages.push_back({"system", options.system_prompt});
+        messages.push_back({"user", options.prompt});
+        const auto chat = hearth::ChatTemplate::from_model(model.file(), tokenizer.vocabulary());
+        const auto prompt = hearth::build_chat_prompt(chat, tokenizer, messages, {});
+        spdlog::info(
+            "chat prompt: {} tokens{}", prompt.tokens.size(),
+            chat.has_template() ? "" : " (the model has no chat template: plain continuation)");
+        if (!chat.has_template()) std::cout << options.prompt << std::flush;
+        return prompt.tokens;
+    }
+    if (!options.prompt_ids.empty()) return options.prompt_ids;
+    std::cout << options.prompt << std::flush;
+    return tokenizer.encode(options.prompt, {.add_special = true, .parse_special = false});
 }
 
 int run_generation(const hearth::CliOptions& options) {
@@ -46,35 +83,25 @@ int run_generation(const hearth::CliOptions& options) {
     request.max_tokens = options.max_tokens.value_or(128);
     request.sampler = options.sampler;
     if (!options.seed_given) request.sampler.seed = std::random_device{}();
-    if (options.mode == hearth::CliMode::Chat) {
-        std::vector<hearth::ChatMessage> messages;
-        if (!options.system_prompt.empty()) messages.push_back({"system", options.system_prompt});
-        messages.push_back({"user", options.prompt});
-        const auto chat = hearth::ChatTemplate::from_model(model->file(), tokenizer->vocabulary());
-        const auto prompt = hearth::build_chat_prompt(chat, *tokenizer, messages, {});
-        spdlog::info(
-            "chat prompt: {} tokens{}", prompt.tokens.size(),
-            chat.has_template() ? "" : " (the model has no chat template: plain continuation)");
-        request.prompt = prompt.tokens;
-        if (!chat.has_template()) std::cout << options.prompt << std::flush;
-    } else if (!options.prompt_ids.empty()) {
-        request.prompt = options.prompt_ids;
-    } else {
-        request.prompt =
-            tokenizer->encode(options.prompt, {.add_special = true, .parse_special = false});
-        std::cout << options.prompt << std::flush;
+    request.stop_strings = options.stop_strings;
+    request.speculative = options.speculative;
+    request.handoff.chunk_tokens = options.chunk_tokens;
+    if (options.json) {
+        request.grammar = std::make_shared<const hearth::JsonGrammar>(
+            options.json_schema_file.empty()
+                ? hearth::JsonSchema::any_object()
+                : hearth::JsonSchema::parse(read_file(options.json_schema_file)));
     }
-    hearth::Generator generator(*backend, *tokenizer, context);
-    const auto stats = generator.generate(request, [](int32_t, std::string_view text) {
-        std::cout << text << std::flush;
+    request.prompt = prompt_tokens(options, *model, *tokenizer);
+
+    hearth::Session session(*backend, *tokenizer, context);
+    const hearth::GenerationSink sink{.on_chunk = [](const hearth::TokenChunk& chunk) {
+        std::cout << chunk.text << std::flush;
         return true;
-    });
+    }};
+    const auto result = session.generate(request, sink);
     std::cout << std::endl;
-    if (stats.stop_reason == hearth::StopReason::ContextFull) {
-        fmt::print(stderr, "\nstopped: the context of {} tokens is full\n",
-                   generator.context_length());
-    }
-    print_stats(stats, request.sampler.seed);
+    print_stats(result, request.sampler.seed);
     return 0;
 }
 

@@ -33,7 +33,8 @@ std::vector<int32_t> parse_ids(const std::string& text) {
 std::string cli_usage() {
     return "usage: hearth-cli [-m MODEL.gguf] -p PROMPT [-n N] [--temp T] [--top-k K] [--top-p P]\n"
            "                  [--min-p M] [--repeat-penalty R] [--seed S] [--ctx N] [-t THREADS]\n"
-           "                  [--backend cpu|reference]\n"
+           "                  [--backend cpu|reference] [--stop TEXT]... [--speculative]\n"
+           "                  [--json | --json-schema SCHEMA.json] [--chunk N]\n"
            "       hearth-cli [-m MODEL.gguf] --chat -p MESSAGE [--system TEXT] [sampling "
            "options]\n"
            "       hearth-cli [-m MODEL.gguf] --prompt-ids 1,72,9 --dump-logits K [-n N]\n"
@@ -48,7 +49,11 @@ std::string cli_usage() {
            "model's chat template. --dump-logits prints JSON with the top-K logits at every "
            "prompt\n"
            "position and for N greedy steps. --tokenize prints the ids of stdin's text as JSON;\n"
-           "vocabulary-only GGUF files work for --tokenize, --detokenize and --render-template.\n";
+           "vocabulary-only GGUF files work for --tokenize, --detokenize and --render-template.\n"
+           "--stop ends the answer before TEXT (repeatable). --speculative verifies prompt-lookup\n"
+           "drafts in batches (greedy, --temp 0). --json constrains the answer to a JSON object,\n"
+           "--json-schema to a document following the schema. --chunk N hands text over every\n"
+           "N tokens (or 30 ms).\n";
 }
 
 CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
@@ -119,6 +124,18 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
             options.sampler.min_p = parse_number<float>(option, value());
         } else if (option == "--repeat-penalty") {
             options.sampler.repeat_penalty = parse_number<float>(option, value());
+        } else if (option == "--stop") {
+            options.stop_strings.push_back(value());
+        } else if (option == "--speculative") {
+            options.speculative = true;
+        } else if (option == "--json") {
+            options.json = true;
+        } else if (option == "--json-schema") {
+            options.json = true;
+            options.json_schema_file = value();
+        } else if (option == "--chunk") {
+            options.chunk_tokens = parse_number<int>(option, value());
+            if (options.chunk_tokens < 1) throw std::invalid_argument("--chunk needs N >= 1");
         } else if (option == "--seed") {
             options.sampler.seed = parse_number<uint64_t>(option, value());
             options.seed_given = true;

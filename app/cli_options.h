@@ -23,6 +23,11 @@ struct CliOptions {
     std::string backend = "cpu";      // --backend cpu|reference
     int dump_logits = 0;              // --dump-logits K: JSON with top-K logits
     SamplerSettings sampler;
+    std::vector<std::string> stop_strings;  // --stop, repeatable
+    bool speculative = false;
+    bool json = false;             // --json or --json-schema
+    std::string json_schema_file;  // empty: any JSON object
+    int chunk_tokens = 8;          // --chunk
     // --tokenize
     bool add_special = false;
     bool parse_special = false;

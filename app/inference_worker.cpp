@@ -3,18 +3,11 @@
 #include <chrono>
 
 #include "engine/backend_factory.h"
-#include "engine/generator.h"
 #include "engine/model.h"
+#include "engine/session.h"
 #include "engine/tokenizer.h"
 
 namespace hearth {
-namespace {
-
-// Text is handed to the GUI at most this often, so a fast model cannot flood its event loop.
-constexpr auto kHandOffInterval = std::chrono::milliseconds(30);
-
-}  // namespace
-
 InferenceWorker::InferenceWorker(std::atomic<bool>& stop_flag) : m_stop(stop_flag) {}
 
 InferenceWorker::~InferenceWorker() = default;
@@ -24,9 +17,10 @@ void InferenceWorker::loadModel(const QString& path) {
         auto model = Model::load(path.toStdString());
         auto tokenizer = make_tokenizer(model->file());
         auto backend = make_backend("cpu", *model, 0);
-        auto generator = std::make_unique<Generator>(*backend, *tokenizer,
-                                                     default_context_length(model->config()));
-        m_generator = std::move(generator);
+        auto session = std::make_unique<Session>(*backend, *tokenizer,
+                                                 default_context_length(model->config()));
+        m_session.reset();
+        m_session = std::move(session);
         m_backend = std::move(backend);
         m_tokenizer = std::move(tokenizer);
         m_model = std::move(model);
@@ -42,7 +36,7 @@ void InferenceWorker::loadModel(const QString& path) {
 }
 
 void InferenceWorker::generate(const QString& prompt) {
-    if (!m_generator) {
+    if (!m_session) {
         emit errorOccurred(tr("no model is loaded"));
         return;
     }
@@ -52,19 +46,13 @@ void InferenceWorker::generate(const QString& prompt) {
         request.prompt = m_tokenizer->encode(prompt.toStdString(), {});
         request.max_tokens = 256;
         request.sampler.seed = std::chrono::steady_clock::now().time_since_epoch().count();
-        std::string pending;
-        auto last_hand_off = std::chrono::steady_clock::now();
-        const auto stats = m_generator->generate(request, [&](int32_t, std::string_view text) {
-            pending += text;
-            const auto now = std::chrono::steady_clock::now();
-            if (now - last_hand_off >= kHandOffInterval && !pending.empty()) {
-                emit tokensReady(QString::fromStdString(pending));
-                pending.clear();
-                last_hand_off = now;
-            }
-            return !m_stop.load();
-        });
-        if (!pending.empty()) emit tokensReady(QString::fromStdString(pending));
+        request.cancel = &m_stop;
+        // The decode loop hands over chunks (8 tokens or 30 ms); each becomes one queued signal.
+        const GenerationSink sink{.on_chunk = [this](const TokenChunk& chunk) {
+            if (!chunk.text.empty()) emit tokensReady(QString::fromStdString(chunk.text));
+            return true;
+        }};
+        const auto stats = m_session->generate(request, sink).stats;
         emit generationFinished(
             tr("%1 tokens at %2 tok/s, first token after %3 ms (%4)")
                 .arg(stats.generated_tokens)

@@ -11,7 +11,7 @@ namespace hearth {
 
 class Model;
 class Tokenizer;
-class Generator;
+class Session;
 class Backend;
 
 class InferenceWorker final : public QObject {
@@ -37,7 +37,7 @@ private:
     std::unique_ptr<Model> m_model;
     std::unique_ptr<Tokenizer> m_tokenizer;
     std::unique_ptr<Backend> m_backend;
-    std::unique_ptr<Generator> m_generator;
+    std::unique_ptr<Session> m_session;  // declared last: it refers to the others
 };
 
 }  // namespace hearth

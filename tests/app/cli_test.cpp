@@ -49,7 +49,9 @@ TEST(Cli, PrintsTheFixtureTextForEveryStoriesPrompt) {
         const std::string full = prompt["full_text"].toString().toStdString();
         EXPECT_EQ(result.out, full.substr(1) + "\n");
         const std::string tokens = std::to_string(prompt["n_tokens"].toInt());
-        EXPECT_NE(result.err.find("prompt tokens: " + tokens + " |"), std::string::npos)
+        EXPECT_NE(
+            result.err.find("prompt tokens: " + tokens + " (0 cached, " + tokens + " prefilled) |"),
+            std::string::npos)
             << result.err;
         EXPECT_NE(result.err.find("generated: 64 tokens"), std::string::npos) << result.err;
         EXPECT_NE(result.err.find("tok/s"), std::string::npos);
@@ -112,7 +114,41 @@ TEST(Cli, ReportsBadInputClearly) {
 
     result = run_cli({"-p", std::string(3000, 'a').c_str(), "--ctx", "64", "-n", "1"});
     EXPECT_EQ(result.exit_code, 1);
-    EXPECT_NE(result.err.find("the context holds only 64"), std::string::npos) << result.err;
+    EXPECT_NE(result.err.find("the context holds 64 tokens"), std::string::npos) << result.err;
+
+    const test::TempDirectory schema_directory;
+    const std::string schema = R"({"type": "object", "maxProperties": 2})";
+    const auto schema_path = schema_directory.write(
+        "schema.json",
+        std::vector<std::byte>(reinterpret_cast<const std::byte*>(schema.data()),
+                               reinterpret_cast<const std::byte*>(schema.data()) + schema.size()));
+    result = run_cli({"-p", "x", "--json-schema", QString::fromStdString(schema_path.string())});
+    EXPECT_EQ(result.exit_code, 2);
+    EXPECT_NE(result.err.find("\"maxProperties\", which JSON mode does not support"),
+              std::string::npos)
+        << result.err;
+}
+
+TEST(Cli, StopStringsSpeculationJsonAndChunks) {
+    const auto base = QStringList{
+        "-m", shared_model("stories260K.gguf"), "-p", "Once upon a time", "-n", "80", "--temp",
+        "0"};
+    const auto plain = run_cli(base);
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+
+    auto result = run_cli(base + QStringList{"--stop", "Lily"});
+    EXPECT_EQ(result.out, plain.out.substr(0, plain.out.find("Lily")) + "\n");
+    EXPECT_NE(result.err.find("stop: stop string"), std::string::npos) << result.err;
+
+    result = run_cli(base + QStringList{"--speculative", "--chunk", "3"});
+    EXPECT_EQ(result.out, plain.out);
+    EXPECT_NE(result.err.find("drafts: "), std::string::npos) << result.err;
+
+    result = run_cli(base + QStringList{"--json", "--temp", "0.9", "--seed", "4"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const std::string answer = result.out.substr(std::string("Once upon a time").size());
+    EXPECT_NO_THROW(jinja::parse_json(answer)) << answer;
+    EXPECT_NE(result.err.find("stop: document complete"), std::string::npos) << result.err;
 }
 
 QString fixture(const std::string& relative) {
