@@ -1,6 +1,7 @@
 // hearth-bench: prompt processing and generation speed, time to first token and peak memory,
 // median and spread over repetitions, as a table or JSON.
 //   hearth-bench -m MODEL.gguf [-p 64,512] [-n 128] [-r 5] [-t THREADS] [--backend cpu] [--json]
+//   hearth-bench -m MODEL.gguf --decode-paths [-n 128] [-r 5]: the decode loop's paths compared
 #include <fmt/format.h>
 #include <sys/resource.h>
 
@@ -9,6 +10,8 @@
 #include <cstdio>
 
 #include "bench/bench_options.h"
+#include "bench/decode_paths.h"
+#include "bench/statistics.h"
 #include "engine/backend_factory.h"
 #include "engine/model.h"
 #include "engine/sampler.h"
@@ -17,14 +20,8 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-struct Summary {
-    double median = 0, low = 0, high = 0;
-};
-
-Summary summarise(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return {values[values.size() / 2], values.front(), values.back()};
-}
+using hearth::bench::summarise;
+using hearth::bench::Summary;
 
 double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
@@ -54,6 +51,10 @@ int main(int argc, char** argv) {
         const auto options = hearth::bench::parse_bench_options(argc, argv);
         const auto model = hearth::Model::load(options.model_path);
         const auto backend = hearth::make_backend(options.backend, *model, options.threads);
+        if (options.decode_paths) {
+            hearth::bench::run_decode_paths(*model, *backend, options);
+            return 0;
+        }
         const int vocab = model->config().vocab_size;
         struct Row {
             std::string test;
@@ -132,7 +133,7 @@ int main(int argc, char** argv) {
     } catch (const std::invalid_argument& error) {
         fmt::print(stderr,
                    "hearth-bench: {}\nusage: hearth-bench -m MODEL.gguf [-p 64,512] [-n 128] [-r "
-                   "5] [-t THREADS] [--json]\n",
+                   "5] [-t THREADS] [--json] [--decode-paths]\n",
                    error.what());
         return 2;
     } catch (const std::exception& error) {

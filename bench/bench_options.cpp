@@ -39,6 +39,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
             options.backend = value();
         } else if (option == "--json") {
             options.json = true;
+        } else if (option == "--decode-paths") {
+            options.decode_paths = true;
         } else {
             throw std::invalid_argument("unknown option '" + option + "'");
         }

@@ -14,6 +14,7 @@ struct BenchOptions {
     int threads = 0;                         // -t
     std::string backend = "cpu";
     bool json = false;
+    bool decode_paths = false;  // --decode-paths: greedy/sampled/JSON/speculative through Session
 };
 
 // Throws std::invalid_argument naming the bad option.
