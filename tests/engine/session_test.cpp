@@ -366,20 +366,29 @@ TEST_F(SessionTest, OverflowingPromptsDropWholeOldTurnsAndTheNextTurnStillLinesU
     }
 }
 
-TEST_F(SessionTest, JsonModeAlwaysProducesJson) {
+// 100 seeds each on the bundled story model and a random-weight model (which would produce
+// anything at all without the grammar): every answer is a whole JSON object.
+TEST(SessionJson, JsonModeAlwaysProducesJson) {
     const auto grammar = std::make_shared<const JsonGrammar>(JsonSchema::any_object());
-    Session session(*s_backend, *s_tokenizer, 1024);
-    int complete = 0;
-    for (uint64_t seed = 1; seed <= 100; ++seed) {
-        auto request = greedy(encode("Once upon a time"), 120);
-        request.sampler = SamplerSettings{.temperature = 1.0f, .seed = seed};
-        request.grammar = grammar;
-        const auto out = run(session, request);
-        EXPECT_NO_THROW(jinja::parse_json(out.joined)) << seed << ": " << out.joined;
-        EXPECT_EQ(out.joined.front(), '{');
-        complete += out.result.stats.stop_reason == StopReason::DocumentComplete;
+    for (const char* name : {"stories260K.gguf", "synth-llama-256-Q4_0.gguf"}) {
+        const auto model = Model::load(test::model_path(name));
+        const auto tokenizer = make_tokenizer(model->file());
+        CpuBackend backend(*model, {.threads = 2});
+        Session session(backend, *tokenizer, 1024);
+        int complete = 0;
+        for (uint64_t seed = 1; seed <= 100; ++seed) {
+            auto request =
+                greedy(tokenizer->encode("Once upon a time", {.add_special = true}), 120);
+            request.sampler = SamplerSettings{.temperature = 1.0f, .seed = seed};
+            request.grammar = grammar;
+            const auto out = run(session, request);
+            EXPECT_NO_THROW(jinja::parse_json(out.joined))
+                << name << " " << seed << ": " << out.joined;
+            EXPECT_EQ(out.joined.front(), '{');
+            complete += out.result.stats.stop_reason == StopReason::DocumentComplete;
+        }
+        EXPECT_EQ(complete, 100) << name;
     }
-    EXPECT_EQ(complete, 100);
 }
 
 }  // namespace
