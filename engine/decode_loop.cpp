@@ -125,12 +125,16 @@ void DecodeLoop::decode_speculative(int32_t input) {
     std::vector<int32_t> lookup = m_context.history.cached();
     lookup.push_back(input);
     const size_t vocab = static_cast<size_t>(m_context.tokenizer.vocabulary().size());
+    // Draft length adapts: it doubles after a fully accepted draft and falls back to what was
+    // accepted plus one after a miss, so verification rows are not wasted on text the
+    // conversation does not repeat.
+    int draft_length = std::max(1, m_request.draft_tokens / 2);
     while (!m_stopped) {
         if (!ensure_room()) return;
         const int room = m_context.sequence.capacity() - m_context.sequence.size();
         const int left = m_request.max_tokens - m_result.stats.generated_tokens;
-        const DraftSettings settings{
-            .max_tokens = std::max(0, std::min({m_request.draft_tokens, room - 1, left - 1}))};
+        const DraftSettings settings{.max_tokens =
+                                         std::max(0, std::min({draft_length, room - 1, left - 1}))};
         auto batch =
             settings.max_tokens > 0 ? draft_by_lookup(lookup, settings) : std::vector<int32_t>{};
         const int drafted = static_cast<int>(batch.size());
@@ -147,6 +151,11 @@ void DecodeLoop::decode_speculative(int32_t input) {
             input = token;
             lookup.push_back(token);
             if (!emit(token) || !matched) break;
+        }
+        if (drafted > 0) {
+            const int accepted = emitted - 1;
+            draft_length = accepted == drafted ? std::min(2 * drafted, m_request.draft_tokens)
+                                               : std::max(1, accepted + 1);
         }
         // The cache keeps the input and the emitted tokens but the last (the next input).
         m_context.sequence.truncate(base + emitted);
