@@ -63,6 +63,57 @@ size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity) {
            config.kv_dim();
 }
 
+size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& options) {
+    const ModelConfig& config = model.config();
+    const auto& dots = kernels::dot_table();
+    int largest = 1, largest_integer = 1;  // chunk sizes; integer products run below the threshold
+    for (const int size : options.chunk_sizes) {
+        largest = std::max(largest, size);
+        if (size < options.blas_threshold) largest_integer = std::max(largest_integer, size);
+    }
+    const size_t dim = static_cast<size_t>(config.embedding_length);
+    const size_t ffn = static_cast<size_t>(config.feed_forward_length);
+    const size_t per_token = 3 * dim + 2 * static_cast<size_t>(config.query_dim()) +
+                             2 * static_cast<size_t>(config.kv_dim()) + 2 * ffn;
+    size_t bytes = per_token * static_cast<size_t>(largest) * sizeof(float);
+    // Quantised activations: the widest group of products sharing one input.
+    const auto group_bytes = [&](std::initializer_list<const WeightMatrix*> group, size_t rows) {
+        std::vector<kernels::ActivationFormat> formats;
+        size_t total = 0;
+        for (const auto* w : group) {
+            const auto format = dots.format[static_cast<uint32_t>(w->type)];
+            if (std::find(formats.begin(), formats.end(), format) != formats.end()) continue;
+            formats.push_back(format);
+            total += kernels::activation_row_bytes(format, static_cast<size_t>(w->columns)) * rows;
+        }
+        return total;
+    };
+    const auto& weights = model.weights();
+    const size_t rows = static_cast<size_t>(largest_integer);
+    size_t activations = group_bytes({&weights.output}, rows);
+    for (const auto& layer : weights.layers) {
+        activations = std::max(
+            {activations, group_bytes({&layer.query, &layer.key, &layer.value}, rows),
+             group_bytes({&layer.attention_output}, rows),
+             group_bytes({&layer.gate, &layer.up}, rows), group_bytes({&layer.down}, rows)});
+    }
+    bytes += activations;
+    if (largest >= options.blas_threshold) {
+        bytes += kTileRows * std::max(dim, ffn) * sizeof(float);
+    }
+    return bytes + static_cast<size_t>(config.vocab_size) * sizeof(float);  // one logits row
+}
+
+size_t CpuBackend::allocated_working_bytes() const {
+    size_t floats = 0;
+    for (const auto* buffer : {&m_x, &m_normed, &m_query, &m_key, &m_value, &m_attended, &m_gate,
+                               &m_up, &m_projected, &m_weight_tile}) {
+        floats += buffer->size();
+    }
+    return floats * sizeof(float) + m_activations.size() +
+           static_cast<size_t>(m_config.vocab_size) * sizeof(float);
+}
+
 std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
     return std::make_unique<CpuSequence>(m_config, m_rope, capacity);
 }

@@ -35,6 +35,12 @@ public:
 
     // Bytes of KV cache one sequence of `capacity` tokens takes.
     static size_t kv_bytes(const ModelConfig& config, int capacity);
+    // Bytes of scratch the backend allocates for `model` at most: activations for its largest
+    // chunk, quantised activations, weight tiles and one row of logits. With the mapped file,
+    // the model's own floats and the KV cache, this is all the memory a model costs.
+    static size_t working_bytes(const Model& model, const CpuBackendOptions& options);
+    // The scratch it holds now (equal to working_bytes once every path has run).
+    size_t allocated_working_bytes() const;
 
 private:
     class CpuSequence;

@@ -153,8 +153,8 @@ std::string in_quotes(const std::string& name) {
 
 }  // namespace
 
-GgufFile::GgufFile(std::filesystem::path path)
-    : m_path(std::move(path)), m_map(std::make_unique<MappedFile>(m_path)) {
+GgufFile::GgufFile(std::filesystem::path path, const MapOptions& options)
+    : m_path(std::move(path)), m_map(std::make_unique<MappedFile>(m_path, options)) {
     parse();
 }
 

@@ -37,9 +37,10 @@ struct GgufTensor {
 class GgufFile final {
 public:
     // Maps and parses the file. Throws LoadError on any problem.
-    explicit GgufFile(std::filesystem::path path);
-    static std::unique_ptr<GgufFile> open(const std::filesystem::path& path) {
-        return std::make_unique<GgufFile>(path);
+    explicit GgufFile(std::filesystem::path path, const MapOptions& options = {});
+    static std::unique_ptr<GgufFile> open(const std::filesystem::path& path,
+                                          const MapOptions& options = {}) {
+        return std::make_unique<GgufFile>(path, options);
     }
     GgufFile(const GgufFile&) = delete;
     GgufFile& operator=(const GgufFile&) = delete;

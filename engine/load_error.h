@@ -12,4 +12,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The user cancelled a load in progress (not a problem with the file).
+class LoadCancelled : public LoadError {
+public:
+    using LoadError::LoadError;
+};
+
 }  // namespace hearth

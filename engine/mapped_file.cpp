@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -33,7 +34,7 @@ private:
 
 }  // namespace
 
-MappedFile::MappedFile(const std::filesystem::path& path) {
+MappedFile::MappedFile(const std::filesystem::path& path, const MapOptions& options) {
     const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) fail(path, "cannot open", errno);
     struct stat info {};
@@ -41,17 +42,27 @@ MappedFile::MappedFile(const std::filesystem::path& path) {
     if (!S_ISREG(info.st_mode)) throw LoadError(path.string() + ": not a regular file");
     if (info.st_size == 0) throw LoadError(path.string() + ": the file is empty");
     m_size = static_cast<size_t>(info.st_size);
-    void* address = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd.get(), 0);
+    const int populate = options.prefault && !options.progress ? MAP_POPULATE : 0;
+    void* address = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE | populate, fd.get(), 0);
     if (address == MAP_FAILED) fail(path, "cannot map file into memory", errno);
     m_data = static_cast<const std::byte*>(address);
+    if (!options.prefault) return;
     ::madvise(address, m_size, MADV_WILLNEED);
-    // MAP_POPULATE is best effort: touch one byte per page so every page is resident now.
-    const long page = ::sysconf(_SC_PAGESIZE);
+    // MAP_POPULATE is best effort: touch one byte per page so every page is resident now,
+    // reporting progress about every percent.
+    const size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+    const size_t report_every = std::max(page, m_size / 100 / page * page);
     volatile std::byte sink{};
-    for (size_t offset = 0; offset < m_size; offset += static_cast<size_t>(page)) {
+    for (size_t offset = 0; offset < m_size; offset += page) {
         sink = m_data[offset];
+        if (options.progress && offset % report_every == 0 && !options.progress(offset, m_size)) {
+            ::munmap(address, m_size);
+            m_data = nullptr;
+            throw LoadCancelled(path.string() + ": loading was cancelled");
+        }
     }
     (void)sink;
+    if (options.progress) options.progress(m_size, m_size);
 }
 
 MappedFile::~MappedFile() {

@@ -3,15 +3,24 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <span>
 
 namespace hearth {
 
+struct MapOptions {
+    // Pre-fault every page, so the first token of a generation pays no page faults. Off for
+    // reading metadata only (the model picker), where only the header's pages are touched.
+    bool prefault = true;
+    // Told the bytes made resident so far while pre-faulting; returning false cancels the load
+    // (LoadCancelled).
+    std::function<bool(size_t done, size_t total)> progress;
+};
+
 class MappedFile final {
 public:
-    // Maps `path` and pre-faults every page, so that the first token of a generation pays no
-    // page faults. Throws LoadError naming the path and the system error.
-    explicit MappedFile(const std::filesystem::path& path);
+    // Maps `path` (see MapOptions). Throws LoadError naming the path and the system error.
+    explicit MappedFile(const std::filesystem::path& path, const MapOptions& options = {});
     ~MappedFile();
     MappedFile(const MappedFile&) = delete;
     MappedFile& operator=(const MappedFile&) = delete;

@@ -182,8 +182,17 @@ void check_token_ids(const ModelConfig& config, std::span<const int32_t> tokens)
     }
 }
 
-std::unique_ptr<Model> Model::load(const std::filesystem::path& path) {
-    return std::make_unique<Model>(GgufFile::open(path));
+size_t ModelWeights::owned_bytes() const {
+    size_t floats = output_norm.size() + rope_factors.size();
+    for (const auto& layer : layers) {
+        floats += layer.attention_norm.size() + layer.ffn_norm.size() + layer.query_bias.size() +
+                  layer.key_bias.size() + layer.value_bias.size();
+    }
+    return floats * sizeof(float);
+}
+
+std::unique_ptr<Model> Model::load(const std::filesystem::path& path, const MapOptions& options) {
+    return std::make_unique<Model>(GgufFile::open(path, options));
 }
 
 Model::Model(std::unique_ptr<GgufFile> file) : m_file(std::move(file)) {

@@ -81,6 +81,9 @@ struct ModelWeights {
     std::vector<float> output_norm;   // (dim)
     WeightMatrix output;              // (vocab, dim); the token embedding when tied
     std::vector<float> rope_factors;  // (rope_dimensions / 2) frequency divisors, or empty
+
+    // Memory held beside the mapped file: the float vectors above.
+    size_t owned_bytes() const;
 };
 
 // Throws std::invalid_argument for no tokens and std::out_of_range naming the first id outside
@@ -89,8 +92,10 @@ void check_token_ids(const ModelConfig& config, std::span<const int32_t> tokens)
 
 class Model final {
 public:
-    // Opens, validates and maps a GGUF model. Throws LoadError naming what is wrong.
-    static std::unique_ptr<Model> load(const std::filesystem::path& path);
+    // Opens, validates and maps a GGUF model. Throws LoadError naming what is wrong, and
+    // LoadCancelled when `options.progress` asks to stop.
+    static std::unique_ptr<Model> load(const std::filesystem::path& path,
+                                       const MapOptions& options = {});
     explicit Model(std::unique_ptr<GgufFile> file);
 
     const ModelConfig& config() const { return m_config; }

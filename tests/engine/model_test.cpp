@@ -140,3 +140,33 @@ TEST(Model, LoadErrorsNameWhatIsWrong) {
 
 }  // namespace
 }  // namespace hearth
+
+namespace hearth {
+namespace {
+
+TEST(ModelLoading, ReportsProgressAndCanBeCancelled) {
+    const auto path = test::model_path("synth-llama-256.gguf");
+    std::vector<size_t> reports;
+    size_t total = 0;
+    const auto model = Model::load(path, {.progress = [&](size_t done, size_t size) {
+                                       reports.push_back(done);
+                                       total = size;
+                                       return true;
+                                   }});
+    EXPECT_EQ(total, std::filesystem::file_size(path));
+    EXPECT_GE(reports.size(), 50u);  // about every percent
+    EXPECT_TRUE(std::is_sorted(reports.begin(), reports.end()));
+    EXPECT_EQ(reports.back(), total);
+
+    int calls = 0;
+    try {
+        Model::load(path, {.progress = [&](size_t, size_t) { return ++calls < 10; }});
+        FAIL() << "the load was not cancelled";
+    } catch (const LoadCancelled& error) {
+        EXPECT_NE(std::string(error.what()).find("cancelled"), std::string::npos);
+    }
+    EXPECT_EQ(calls, 10);
+}
+
+}  // namespace
+}  // namespace hearth
