@@ -1,88 +1,374 @@
 #include "ui/main_window.h"
 
+#include <QApplication>
 #include <QHBoxLayout>
+#include <QKeySequence>
 #include <QLabel>
-#include <QLineEdit>
-#include <QPlainTextEdit>
+#include <QListWidget>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QShortcut>
+#include <QSplitter>
 #include <QStatusBar>
-#include <QTextCursor>
 #include <QVBoxLayout>
 
+#include "ui/chat_view.h"
+#include "ui/markdown_view.h"
+#include "ui/message_widget.h"
+#include "ui/prompt_edit.h"
+#include "ui/settings_dialog.h"
+#include "ui/theme.h"
+
 namespace hearth::ui {
+namespace {
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
-    setWindowTitle(tr("Hearth"));
-    auto* central = new QWidget(this);
-    auto* layout = new QVBoxLayout(central);
-    m_model = new QLabel(tr("Loading model…"), central);
+constexpr int kDefaultContextCap = 4096;
+
+QPushButton* button(const QString& text, const char* name, const QString& accessible) {
+    auto* widget = new QPushButton(text);
+    widget->setObjectName(QLatin1String(name));
+    widget->setAccessibleName(accessible);
+    return widget;
+}
+
+QString title_from(const QString& text) {
+    QString line = text.section('\n', 0, 0).simplified();
+    return line.size() > 40 ? line.left(39) + QStringLiteral("…") : line;
+}
+
+}  // namespace
+
+MainWindow::MainWindow(GlobalSettings settings, QWidget* parent)
+    : QMainWindow(parent), m_settings(std::move(settings)) {
+    setWindowTitle(QStringLiteral("Hearth"));
+    resize(1100, 760);
+
+    m_list = new QListWidget;
+    m_list->setObjectName(QStringLiteral("conversations"));
+    m_list->setAccessibleName(tr("Conversations"));
+    auto* new_chat = button(tr("New chat"), "newChat", tr("New conversation"));
+    auto* left = new QWidget;
+    auto* left_layout = new QVBoxLayout(left);
+    left_layout->addWidget(new_chat);
+    left_layout->addWidget(m_list);
+
+    m_model = new QLabel(tr("No model loaded"));
     m_model->setObjectName(QStringLiteral("model"));
-    m_transcript = new QPlainTextEdit(central);
-    m_transcript->setReadOnly(true);
-    m_transcript->setObjectName(QStringLiteral("transcript"));
-    m_transcript->setAccessibleName(tr("Transcript"));
-    m_prompt = new QLineEdit(central);
-    m_prompt->setPlaceholderText(tr("Start a story…"));
-    m_prompt->setObjectName(QStringLiteral("prompt"));
-    m_prompt->setAccessibleName(tr("Prompt"));
-    m_send = new QPushButton(tr("Send"), central);
-    m_send->setObjectName(QStringLiteral("send"));
-    m_stop = new QPushButton(tr("Stop"), central);
-    m_stop->setObjectName(QStringLiteral("stop"));
-    auto* row = new QHBoxLayout;
-    row->addWidget(m_prompt, 1);
-    row->addWidget(m_send);
-    row->addWidget(m_stop);
-    layout->addWidget(m_model);
-    layout->addWidget(m_transcript, 1);
-    layout->addLayout(row);
-    setCentralWidget(central);
-    m_status = new QLabel(central);
-    m_status->setObjectName(QStringLiteral("status"));
-    statusBar()->addWidget(m_status, 1);
-    resize(760, 540);
+    auto* choose = button(tr("Models…"), "chooseModel", tr("Choose a model"));
+    m_load_progress = new QProgressBar;
+    m_load_progress->setObjectName(QStringLiteral("loadProgress"));
+    m_load_progress->setAccessibleName(tr("Loading the model"));
+    m_load_progress->setRange(0, 100);
+    m_load_progress->hide();
+    m_cancel_load = button(tr("Cancel"), "cancelLoad", tr("Cancel loading"));
+    m_cancel_load->hide();
+    auto* settings_button = button(tr("Settings…"), "settings", tr("Settings"));
+    auto* top = new QHBoxLayout;
+    top->addWidget(m_model, 1);
+    top->addWidget(m_load_progress);
+    top->addWidget(m_cancel_load);
+    top->addWidget(choose);
+    top->addWidget(settings_button);
 
+    m_chat = new ChatView;
+    m_prompt = new PromptEdit;
+    m_prompt->setMaximumHeight(120);
+    m_send = button(tr("Send"), "send", tr("Send the message"));
+    m_stop = button(tr("Stop"), "stop", tr("Stop the answer"));
+    m_stop->setEnabled(false);
+    m_context_meter = new QProgressBar;
+    m_context_meter->setObjectName(QStringLiteral("contextMeter"));
+    m_context_meter->setAccessibleName(tr("Context used"));
+    m_context_meter->setFormat(tr("context %v / %m tokens"));
+    m_context_meter->setRange(0, 1);
+    m_context_meter->setValue(0);
+    auto* buttons = new QVBoxLayout;
+    buttons->addWidget(m_send);
+    buttons->addWidget(m_stop);
+    auto* input = new QHBoxLayout;
+    input->addWidget(m_prompt, 1);
+    input->addLayout(buttons);
+
+    auto* center = new QWidget;
+    auto* center_layout = new QVBoxLayout(center);
+    center_layout->addLayout(top);
+    center_layout->addWidget(m_chat, 1);
+    center_layout->addLayout(input);
+    center_layout->addWidget(m_context_meter);
+
+    auto* splitter = new QSplitter;
+    splitter->addWidget(left);
+    splitter->addWidget(center);
+    splitter->setStretchFactor(1, 1);
+    splitter->setSizes({220, 880});
+    setCentralWidget(splitter);
+    m_status = new QLabel;
+    m_status->setObjectName(QStringLiteral("status"));
+    m_status->setWordWrap(true);
+    statusBar()->addWidget(m_status, 1);
+
+    connect(new_chat, &QPushButton::clicked, this, &MainWindow::newConversation);
+    connect(m_list, &QListWidget::currentRowChanged, this, [this](int row) {
+        if (row < 0 || row >= static_cast<int>(m_conversations.size())) return;
+        const int id = m_conversations[static_cast<size_t>(row)]->id();
+        if (id == m_current) return;
+        m_current = id;
+        refresh();
+    });
+    connect(choose, &QPushButton::clicked, this, &MainWindow::open_model_picker);
+    connect(settings_button, &QPushButton::clicked, this, &MainWindow::open_settings);
+    connect(m_cancel_load, &QPushButton::clicked, this, &MainWindow::cancelLoadRequested);
+    connect(m_prompt, &PromptEdit::submitted, this, &MainWindow::send);
     connect(m_send, &QPushButton::clicked, this, &MainWindow::send);
-    connect(m_prompt, &QLineEdit::returnPressed, this, &MainWindow::send);
     connect(m_stop, &QPushButton::clicked, this, &MainWindow::stopRequested);
-    setGenerating(false);
-    m_send->setEnabled(false);
+    auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), this);
+    connect(escape, &QShortcut::activated, this, [this] {
+        if (generating()) emit stopRequested();
+    });
+    connect(m_chat, &ChatView::regenerateRequested, this, &MainWindow::regenerate);
+    connect(m_chat, &ChatView::editSubmitted, this, &MainWindow::resend);
+    connect(m_chat, &ChatView::branchStepped, this, &MainWindow::step_branch);
+
+    newConversation();
+    m_prompt->setFocus();
+}
+
+MainWindow::~MainWindow() = default;
+
+Conversation* MainWindow::conversation_by_id(int id) {
+    for (auto& conversation : m_conversations) {
+        if (conversation->id() == id) return conversation.get();
+    }
+    return nullptr;
+}
+
+Conversation* MainWindow::current_conversation() {
+    return conversation_by_id(m_current);
+}
+
+void MainWindow::newConversation() {
+    auto conversation = std::make_unique<Conversation>(m_next_conversation++, tr("New chat"));
+    if (auto* current = current_conversation()) conversation->settings() = current->settings();
+    m_current = conversation->id();
+    m_conversations.insert(m_conversations.begin(), std::move(conversation));
+    refresh_list();
+    refresh();
+    m_prompt->setFocus();
+}
+
+void MainWindow::refresh_list() {
+    const QSignalBlocker blocker(m_list);
+    m_list->clear();
+    for (size_t i = 0; i < m_conversations.size(); ++i) {
+        m_list->addItem(m_conversations[i]->title());
+        if (m_conversations[i]->id() == m_current) m_list->setCurrentRow(static_cast<int>(i));
+    }
+}
+
+void MainWindow::refresh() {
+    Conversation* conversation = current_conversation();
+    if (conversation == nullptr) return;
+    const bool streaming_here = m_streaming_conversation == conversation->id();
+    m_chat->show_conversation(*conversation, streaming_here ? m_streaming_message : -1);
+    int used = 0;
+    for (const int id : conversation->thread()) {
+        const Message* message = conversation->find(id);
+        if (message->stats) used = message->stats->prompt_tokens + message->stats->generated_tokens;
+    }
+    show_context(used);
+}
+
+int MainWindow::context_length(const Conversation& conversation) const {
+    if (conversation.settings().context_length > 0) return conversation.settings().context_length;
+    return m_model_context > 0 ? m_model_context : kDefaultContextCap;
+}
+
+void MainWindow::show_context(int used) {
+    const Conversation* conversation = const_cast<MainWindow*>(this)->current_conversation();
+    const int capacity = conversation != nullptr ? context_length(*conversation) : 1;
+    m_context_meter->setRange(0, capacity);
+    m_context_meter->setValue(std::min(used, capacity));
 }
 
 void MainWindow::send() {
-    const QString prompt = m_prompt->text();
-    if (prompt.trimmed().isEmpty() || !m_send->isEnabled()) return;
-    m_transcript->moveCursor(QTextCursor::End);
-    if (!m_transcript->document()->isEmpty()) m_transcript->insertPlainText(QStringLiteral("\n\n"));
-    m_transcript->insertPlainText(prompt);
+    const QString text = m_prompt->toPlainText().trimmed();
+    Conversation* conversation = current_conversation();
+    if (text.isEmpty() || conversation == nullptr || generating()) return;
+    if (!m_model_ready) {
+        showError(tr("Load a model first (Models…)."));
+        return;
+    }
     m_prompt->clear();
-    setGenerating(true);
-    emit sendRequested(prompt);
+    if (conversation->messages().empty()) {
+        conversation->set_title(title_from(text));
+        refresh_list();
+    }
+    const int user = conversation->add(conversation->leaf(), QStringLiteral("user"), text);
+    start_answer(*conversation, user);
 }
 
-void MainWindow::showModel(const QString& description) {
-    m_model->setText(description);
-    setGenerating(false);
+void MainWindow::regenerate(int answer_id) {
+    Conversation* conversation = current_conversation();
+    if (conversation == nullptr || generating() || !m_model_ready) return;
+    const Message* answer = conversation->find(answer_id);
+    if (answer == nullptr) return;
+    start_answer(*conversation, answer->parent);
 }
 
-void MainWindow::appendText(const QString& text) {
-    m_transcript->moveCursor(QTextCursor::End);
-    m_transcript->insertPlainText(text);
+void MainWindow::resend(int user_id, const QString& text) {
+    Conversation* conversation = current_conversation();
+    if (conversation == nullptr || generating() || !m_model_ready) return;
+    const Message* old = conversation->find(user_id);
+    if (old == nullptr) return;
+    const int user = conversation->add(old->parent, QStringLiteral("user"), text);
+    start_answer(*conversation, user);
 }
 
-void MainWindow::showFinished(const QString& summary) {
+// Adds an empty answer under `user_id` and asks for it, with the thread up to that message.
+void MainWindow::start_answer(Conversation& conversation, int user_id) {
+    conversation.show_branch(user_id);
+    ChatRequest request;
+    request.conversation = conversation.id();
+    request.settings = conversation.settings();
+    for (const int id : conversation.thread()) {
+        const Message* message = conversation.find(id);
+        request.messages.emplace_back(message->role, message->text);
+    }
+    m_streaming_conversation = conversation.id();
+    m_streaming_message = conversation.add(user_id, QStringLiteral("assistant"), {}, false);
+    set_generating(true);
+    refresh();
+    m_status->setText(tr("Thinking…"));
+    emit generateRequested(request);
+}
+
+void MainWindow::step_branch(int id, int step) {
+    Conversation* conversation = current_conversation();
+    if (conversation == nullptr || generating()) return;
+    const auto siblings = conversation->siblings(id);
+    const auto at = std::find(siblings.begin(), siblings.end(), id) - siblings.begin();
+    const auto target = at + step;
+    if (target < 0 || target >= static_cast<long>(siblings.size())) return;
+    conversation->show_branch(siblings[static_cast<size_t>(target)]);
+    refresh();
+}
+
+void MainWindow::set_generating(bool generating) {
+    m_send->setEnabled(!generating);
+    m_stop->setEnabled(generating);
+}
+
+void MainWindow::showLoadProgress(int percent) {
+    m_load_progress->show();
+    m_cancel_load->show();
+    m_load_progress->setValue(percent);
+}
+
+void MainWindow::showModel(const hearth::ModelInfo& info, int context_length) {
+    m_load_progress->hide();
+    m_cancel_load->hide();
+    m_model_ready = true;
+    m_model_context = context_length;
+    m_settings.last_model = QString::fromStdString(info.path.string());
+    m_model->setText(tr("%1 · %2 · %3 · %4 · context %5")
+                         .arg(QString::fromStdString(info.name),
+                              QString::fromStdString(info.architecture),
+                              QString::fromStdString(parameter_count_text(info.parameters)),
+                              QString::fromStdString(info.quantization))
+                         .arg(context_length));
+    m_status->setText(tr("Model loaded."));
+    refresh();
+}
+
+void MainWindow::appendChunk(int conversation_id, const hearth::TokenChunk& chunk) {
+    if (conversation_id != m_streaming_conversation) return;
+    Conversation* conversation = conversation_by_id(conversation_id);
+    Message* message = conversation ? conversation->find(m_streaming_message) : nullptr;
+    if (message == nullptr) return;
+    message->text += QString::fromStdString(chunk.text);
+    if (conversation_id == m_current) {
+        if (auto* view = m_chat->streaming_view()) view->append(QString::fromStdString(chunk.text));
+    }
+}
+
+void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationResult& result) {
+    if (conversation_id != m_streaming_conversation) return;
+    Conversation* conversation = conversation_by_id(conversation_id);
+    if (Message* message = conversation ? conversation->find(m_streaming_message) : nullptr) {
+        message->stats = result.stats;
+        message->finished = result.stats.stop_reason != StopReason::Cancelled;
+    }
+    m_streaming_conversation = m_streaming_message = -1;
+    set_generating(false);
+    const auto& stats = result.stats;
+    QString summary = tr("%1 tokens · %2 tok/s · first token after %3 ms · prompt %4 tokens (%5 "
+                         "reused) · %6")
+                          .arg(stats.generated_tokens)
+                          .arg(stats.decode_tokens_per_second(), 0, 'f', 1)
+                          .arg(stats.time_to_first_token_ns / 1e6, 0, 'f', 0)
+                          .arg(stats.prompt_tokens)
+                          .arg(stats.cached_tokens)
+                          .arg(QString::fromUtf8(stop_reason_name(stats.stop_reason).data()));
+    if (!result.notice.empty())
+        summary += QStringLiteral("\n") + QString::fromStdString(result.notice);
     m_status->setText(summary);
-    setGenerating(false);
+    if (conversation_id == m_current) refresh();
 }
 
 void MainWindow::showError(const QString& message) {
+    m_load_progress->hide();
+    m_cancel_load->hide();
+    if (generating()) {
+        // The answer that failed stays as it is, marked unfinished.
+        m_streaming_conversation = m_streaming_message = -1;
+        set_generating(false);
+        refresh();
+    }
     m_status->setText(tr("Error: %1").arg(message));
-    setGenerating(false);
 }
 
-void MainWindow::setGenerating(bool generating) {
-    m_send->setEnabled(!generating);
-    m_stop->setEnabled(generating);
+void MainWindow::open_model_picker() {
+    const auto scan = [this] {
+        return m_model_source ? m_model_source(m_settings.model_folders)
+                              : std::vector<ModelEntry>{};
+    };
+    ModelPicker picker(scan, m_model_context > 0 ? m_model_context : kDefaultContextCap, this);
+    connect(&picker, &ModelPicker::addFolderRequested, this, [this](const QString& folder) {
+        if (m_settings.model_folders.contains(folder)) return;
+        m_settings.model_folders.append(folder);
+        emit globalSettingsChanged(m_settings);
+    });
+    if (picker.exec() == QDialog::Accepted && !picker.selected_path().isEmpty()) {
+        m_status->setText(tr("Loading %1…").arg(picker.selected_path()));
+        showLoadProgress(0);
+        emit loadModelRequested(picker.selected_path());
+    }
+}
+
+void MainWindow::open_settings() {
+    Conversation* conversation = current_conversation();
+    if (conversation == nullptr) return;
+    SettingsDialog dialog(conversation->settings(), m_settings, this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    apply_conversation_settings(dialog.conversation());
+    apply_global_settings(dialog.global());
+}
+
+void MainWindow::apply_conversation_settings(const ConversationSettings& settings) {
+    if (Conversation* conversation = current_conversation()) conversation->settings() = settings;
+    refresh();
+}
+
+void MainWindow::apply_global_settings(const GlobalSettings& settings) {
+    const bool restyle =
+        settings.theme != m_settings.theme || settings.font_size != m_settings.font_size;
+    m_settings = settings;
+    if (restyle) {
+        apply_theme(settings.theme, settings.font_size);
+        m_chat->rebuild();  // code blocks pick their colours when built
+        refresh();
+    }
+    emit globalSettingsChanged(m_settings);
 }
 
 }  // namespace hearth::ui

@@ -1,43 +1,104 @@
-// The first window: a transcript, a prompt line, send and stop. Knows nothing of the engine;
-// it speaks only through signals and slots that app/ wires to the worker.
+// The chat window: conversations on the left, the messages of the one open in the middle, the
+// message box at the bottom; the model picker and the settings dialog. It knows nothing of the
+// engine's workings: it speaks through signals and slots that app/ wires to the worker thread.
 #pragma once
 
 #include <QMainWindow>
 
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "engine/generation_request.h"
+#include "engine/model_info.h"
+#include "ui/chat_request.h"
+#include "ui/conversation.h"
+#include "ui/global_settings.h"
+#include "ui/metatypes.h"
+#include "ui/model_picker.h"
+
 class QLabel;
-class QLineEdit;
-class QPlainTextEdit;
+class QListWidget;
+class QProgressBar;
 class QPushButton;
 
 namespace hearth::ui {
+
+class ChatView;
+class PromptEdit;
 
 class MainWindow final : public QMainWindow {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(MainWindow)
 
 public:
-    explicit MainWindow(QWidget* parent = nullptr);
+    explicit MainWindow(GlobalSettings settings = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    using ModelSource = std::function<std::vector<ModelEntry>(const QStringList& extra_folders)>;
+    void set_model_source(ModelSource source) { m_model_source = std::move(source); }
+    const ModelSource& model_source() const { return m_model_source; }
+
+    // For tests and the screenshot tour: the conversation on screen and the answer streaming.
+    Conversation* current_conversation();
+    bool generating() const { return m_streaming_message >= 0; }
+    ChatView* chat_view() const { return m_chat; }
+    const GlobalSettings& global_settings() const { return m_settings; }
+    void apply_global_settings(const GlobalSettings& settings);
+    void apply_conversation_settings(const ConversationSettings& settings);
+    void open_model_picker();
+    void open_settings();
 
 signals:
-    void sendRequested(const QString& prompt);
+    void loadModelRequested(const QString& path);
+    void cancelLoadRequested();
+    void generateRequested(const hearth::ui::ChatRequest& request);
     void stopRequested();
+    void globalSettingsChanged(const hearth::ui::GlobalSettings& settings);
 
 public slots:
-    void showModel(const QString& description);
-    void appendText(const QString& text);
-    void showFinished(const QString& summary);
+    void showLoadProgress(int percent);
+    void showModel(const hearth::ModelInfo& info, int context_length);
+    void appendChunk(int conversation, const hearth::TokenChunk& chunk);
+    void finishGeneration(int conversation, const hearth::GenerationResult& result);
     void showError(const QString& message);
+    void send();
+    void newConversation();
+    void regenerate(int answer_id);
+    void resend(int user_id, const QString& text);
 
 private:
-    void send();
-    void setGenerating(bool generating);
+    void start_answer(Conversation& conversation, int user_id);
+    void step_branch(int id, int step);
+    void refresh();
+    void refresh_list();
+    void set_generating(bool generating);
+    void show_context(int used);
+    int context_length(const Conversation& conversation) const;
+    Conversation* conversation_by_id(int id);
 
+    GlobalSettings m_settings;
+    ModelSource m_model_source;
+    std::vector<std::unique_ptr<Conversation>> m_conversations;
+    int m_current = -1;  // conversation id on screen
+    int m_next_conversation = 1;
+    int m_streaming_conversation = -1;
+    int m_streaming_message = -1;
+    bool m_model_ready = false;
+    int m_model_context = 0;
+
+    QListWidget* m_list = nullptr;
     QLabel* m_model = nullptr;
-    QPlainTextEdit* m_transcript = nullptr;
-    QLineEdit* m_prompt = nullptr;
+    QProgressBar* m_load_progress = nullptr;
+    QPushButton* m_cancel_load = nullptr;
+    ChatView* m_chat = nullptr;
+    PromptEdit* m_prompt = nullptr;
     QPushButton* m_send = nullptr;
     QPushButton* m_stop = nullptr;
+    QProgressBar* m_context_meter = nullptr;
     QLabel* m_status = nullptr;
 };
 
 }  // namespace hearth::ui
+
+Q_DECLARE_METATYPE(hearth::ui::GlobalSettings)

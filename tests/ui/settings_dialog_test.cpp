@@ -1,0 +1,72 @@
+#include "ui/settings_dialog.h"
+
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QSpinBox>
+#include <QTest>
+
+namespace hearth::ui {
+namespace {
+
+TEST(SettingsDialog, ReturnsWhatWasEntered) {
+    SettingsDialog dialog(ConversationSettings{}, GlobalSettings{});
+    dialog.findChild<QPlainTextEdit*>("systemPrompt")->setPlainText("Be brief.");
+    dialog.findChild<QDoubleSpinBox*>("temperature")->setValue(0.0);
+    dialog.findChild<QSpinBox*>("topK")->setValue(12);
+    dialog.findChild<QLineEdit*>("seed")->setText("42");
+    dialog.findChild<QSpinBox*>("contextLength")->setValue(1024);
+    auto* overflow = dialog.findChild<QComboBox*>("overflow");
+    overflow->setCurrentIndex(overflow->findData(static_cast<int>(OverflowPolicy::TruncateMiddle)));
+    dialog.findChild<QCheckBox*>("jsonMode")->setChecked(true);
+    dialog.findChild<QSpinBox*>("threads")->setValue(3);
+    dialog.findChild<QCheckBox*>("speculative")->setChecked(true);
+    auto* theme = dialog.findChild<QComboBox*>("theme");
+    theme->setCurrentIndex(theme->findData(static_cast<int>(Theme::Dark)));
+    EXPECT_TRUE(dialog.valid());
+    const auto conversation = dialog.conversation();
+    EXPECT_EQ(conversation.system_prompt, "Be brief.");
+    EXPECT_TRUE(conversation.sampler.greedy());
+    EXPECT_EQ(conversation.sampler.top_k, 12);
+    EXPECT_FALSE(conversation.random_seed);
+    EXPECT_EQ(conversation.sampler.seed, 42u);
+    EXPECT_EQ(conversation.context_length, 1024);
+    EXPECT_EQ(conversation.overflow, OverflowPolicy::TruncateMiddle);
+    EXPECT_TRUE(conversation.json_mode);
+    const auto global = dialog.global();
+    EXPECT_EQ(global.threads, 3);
+    EXPECT_TRUE(global.speculative);
+    EXPECT_EQ(global.theme, Theme::Dark);
+}
+
+TEST(SettingsDialog, RefusesInvalidValuesBeforeTheyReachTheEngine) {
+    SettingsDialog dialog(ConversationSettings{}, GlobalSettings{});
+    auto* seed = dialog.findChild<QLineEdit*>("seed");
+    QTest::keyClicks(seed, "12ab");  // letters never get in
+    EXPECT_EQ(seed->text(), "12");
+    seed->clear();
+    QTest::keyClicks(seed, "1844674407370955161599");  // past 64 bits: the field stops at 19
+    EXPECT_EQ(seed->text(), "1844674407370955161");
+    seed->setText("9999999999999999999");  // the most digits a seed may have
+    EXPECT_TRUE(dialog.valid());
+    dialog.findChild<QDoubleSpinBox*>("topP")->setValue(0.0);  // would keep no token
+    EXPECT_FALSE(dialog.valid());
+    dialog.findChild<QDoubleSpinBox*>("topP")->setValue(0.9);
+    dialog.findChild<QSpinBox*>("contextLength")->setValue(10);
+    EXPECT_FALSE(dialog.valid());
+    dialog.findChild<QSpinBox*>("contextLength")->setValue(0);  // the model's default
+    EXPECT_TRUE(dialog.valid());
+    // Ranges stop the rest: a negative temperature or top-k cannot be entered.
+    auto* temperature = dialog.findChild<QDoubleSpinBox*>("temperature");
+    temperature->setValue(-1.0);
+    EXPECT_EQ(temperature->value(), 0.0);
+    EXPECT_GT(dialog.findChild<QDoubleSpinBox*>("repeatPenalty")->minimum(), 0.0);
+}
+
+}  // namespace
+}  // namespace hearth::ui

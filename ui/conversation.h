@@ -1,0 +1,67 @@
+// One conversation as the window keeps it: messages in a tree (editing a message or
+// regenerating an answer adds a sibling, so every branch stays reachable), the branch on
+// screen, and the conversation's own generation settings.
+#pragma once
+
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+#include "engine/generation_request.h"
+
+namespace hearth::ui {
+
+struct ConversationSettings {
+    QString system_prompt;
+    SamplerSettings sampler;
+    int max_tokens = 512;
+    int context_length = 0;  // 0: the model's trained length, capped at 4096
+    OverflowPolicy overflow = OverflowPolicy::RollingWindow;
+    bool json_mode = false;
+    bool random_seed = true;  // a fresh seed per answer; otherwise sampler.seed
+};
+
+struct Message {
+    int id = 0;
+    int parent = -1;  // -1: a first message
+    QString role;     // "user" or "assistant"
+    QString text;
+    bool finished = true;  // false while streaming, or if the answer was cut off
+    std::optional<GenerationStats> stats;
+};
+
+class Conversation final {
+public:
+    explicit Conversation(int id = 0, QString title = {});
+
+    int id() const { return m_id; }
+    const QString& title() const { return m_title; }
+    void set_title(QString title) { m_title = std::move(title); }
+    ConversationSettings& settings() { return m_settings; }
+    const ConversationSettings& settings() const { return m_settings; }
+
+    // Adds a message under `parent` (-1 for a first message) and shows its branch.
+    int add(int parent, const QString& role, const QString& text, bool finished = true);
+    Message* find(int id);
+    const Message* find(int id) const;
+    const std::vector<Message>& messages() const { return m_messages; }
+
+    // The messages on screen, first to last.
+    std::vector<int> thread() const;
+    int leaf() const { return m_leaf; }
+    // Messages sharing `id`'s parent, in the order they were made (`id` among them).
+    std::vector<int> siblings(int id) const;
+    // Shows the branch through `id`: down to its most recent descendant.
+    void show_branch(int id);
+
+private:
+    int m_id;
+    QString m_title;
+    ConversationSettings m_settings;
+    std::vector<Message> m_messages;
+    int m_next_id = 1;
+    int m_leaf = -1;
+};
+
+}  // namespace hearth::ui

@@ -1,0 +1,57 @@
+// One message in the chat: who wrote it, its text (Markdown), and what can be done with it:
+// copy; regenerate (the last answer); edit and resend (a user message); switch between the
+// branches that editing and regenerating create.
+#pragma once
+
+#include <QFrame>
+
+#include "ui/conversation.h"
+
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QVBoxLayout;
+
+namespace hearth::ui {
+
+class MarkdownView;
+
+class MessageWidget final : public QFrame {
+    Q_OBJECT
+
+public:
+    struct Context {
+        int branch = 1;    // this message's place among its siblings (1-based)
+        int branches = 1;  // how many siblings
+        bool can_regenerate = false;
+        bool streaming = false;
+        bool operator==(const Context&) const = default;
+    };
+    MessageWidget(const Message& message, const Context& context, bool dark,
+                  QWidget* parent = nullptr);
+
+    int message_id() const { return m_id; }
+    const Context& context() const { return m_context; }
+    void set_context(const Message& message, const Context& context);
+    MarkdownView* view() const { return m_view; }
+    void begin_edit();
+    void set_note(const QString& note);
+
+signals:
+    void regenerateRequested(int id);
+    void editSubmitted(int id, const QString& text);
+    void branchStepped(int id, int step);  // -1: previous sibling, +1: next
+
+private:
+    int m_id;
+    bool m_user;
+    Context m_context;
+    QVBoxLayout* m_layout = nullptr;
+    QWidget* m_header = nullptr;
+    MarkdownView* m_view = nullptr;
+    QWidget* m_editor_page = nullptr;
+    QPlainTextEdit* m_editor = nullptr;
+    QLabel* m_note = nullptr;
+};
+
+}  // namespace hearth::ui

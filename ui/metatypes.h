@@ -1,0 +1,12 @@
+// Engine and window types that travel through queued signals between the GUI and the engine
+// thread.
+#pragma once
+
+#include <QMetaType>
+
+#include "engine/generation_request.h"
+#include "engine/model_info.h"
+
+Q_DECLARE_METATYPE(hearth::TokenChunk)
+Q_DECLARE_METATYPE(hearth::GenerationResult)
+Q_DECLARE_METATYPE(hearth::ModelInfo)

@@ -1,0 +1,183 @@
+#include "ui/settings_dialog.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QRegularExpressionValidator>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+namespace hearth::ui {
+namespace {
+
+QDoubleSpinBox* number(double low, double high, double step, int decimals, double value,
+                       const QString& name) {
+    auto* box = new QDoubleSpinBox;
+    box->setRange(low, high);
+    box->setSingleStep(step);
+    box->setDecimals(decimals);
+    box->setValue(value);
+    box->setObjectName(name);
+    box->setAccessibleName(name);
+    return box;
+}
+
+QSpinBox* integer(int low, int high, int value, const QString& name) {
+    auto* box = new QSpinBox;
+    box->setRange(low, high);
+    box->setValue(value);
+    box->setObjectName(name);
+    box->setAccessibleName(name);
+    return box;
+}
+
+}  // namespace
+
+SettingsDialog::SettingsDialog(const ConversationSettings& conversation,
+                               const GlobalSettings& global, QWidget* parent)
+    : QDialog(parent), m_conversation(conversation), m_global(global) {
+    setObjectName(QStringLiteral("settingsDialog"));
+    setWindowTitle(tr("Settings"));
+    const auto& sampler = conversation.sampler;
+
+    m_system = new QPlainTextEdit(conversation.system_prompt);
+    m_system->setObjectName(QStringLiteral("systemPrompt"));
+    m_system->setAccessibleName(tr("System prompt"));
+    m_system->setTabChangesFocus(true);
+    m_temperature = number(0.0, 5.0, 0.05, 2, sampler.temperature, "temperature");
+    m_top_k = integer(0, 100000, sampler.top_k, "topK");
+    m_top_p = number(0.0, 1.0, 0.01, 3, sampler.top_p, "topP");
+    m_min_p = number(0.0, 1.0, 0.01, 3, sampler.min_p, "minP");
+    m_repeat = number(0.01, 5.0, 0.05, 2, sampler.repeat_penalty, "repeatPenalty");
+    m_seed = new QLineEdit(conversation.random_seed ? QString() : QString::number(sampler.seed));
+    m_seed->setObjectName(QStringLiteral("seed"));
+    m_seed->setAccessibleName(tr("Seed"));
+    m_seed->setPlaceholderText(tr("random"));
+    m_seed->setValidator(
+        new QRegularExpressionValidator(QRegularExpression("[0-9]{0,19}"), m_seed));
+    m_max_tokens = integer(1, 1 << 20, conversation.max_tokens, "maxTokens");
+    m_context = integer(0, 1 << 20, conversation.context_length, "contextLength");
+    m_context->setSpecialValueText(tr("model default"));
+    m_overflow = new QComboBox;
+    m_overflow->setObjectName(QStringLiteral("overflow"));
+    m_overflow->setAccessibleName(tr("When the context is full"));
+    m_overflow->addItem(tr("Stop and say so"), static_cast<int>(OverflowPolicy::Stop));
+    m_overflow->addItem(tr("Rolling window (drop the oldest messages)"),
+                        static_cast<int>(OverflowPolicy::RollingWindow));
+    m_overflow->addItem(tr("Truncate the middle (keep the first exchange)"),
+                        static_cast<int>(OverflowPolicy::TruncateMiddle));
+    m_overflow->setCurrentIndex(m_overflow->findData(static_cast<int>(conversation.overflow)));
+    m_json = new QCheckBox(tr("Answer in JSON"));
+    m_json->setObjectName(QStringLiteral("jsonMode"));
+    m_json->setChecked(conversation.json_mode);
+
+    auto* chat_page = new QWidget;
+    auto* chat_form = new QFormLayout(chat_page);
+    chat_form->addRow(tr("System prompt"), m_system);
+    chat_form->addRow(tr("Temperature (0: greedy)"), m_temperature);
+    chat_form->addRow(tr("Top-k (0: off)"), m_top_k);
+    chat_form->addRow(tr("Top-p"), m_top_p);
+    chat_form->addRow(tr("Min-p"), m_min_p);
+    chat_form->addRow(tr("Repeat penalty"), m_repeat);
+    chat_form->addRow(tr("Seed"), m_seed);
+    chat_form->addRow(tr("Max tokens"), m_max_tokens);
+    chat_form->addRow(tr("Context length"), m_context);
+    chat_form->addRow(tr("When the context is full"), m_overflow);
+    chat_form->addRow(QString(), m_json);
+
+    m_threads = integer(0, 1024, global.threads, "threads");
+    m_threads->setSpecialValueText(tr("automatic (one per core, one left for the window)"));
+    m_chunk = integer(1, 256, global.chunk_tokens, "chunkTokens");
+    m_speculative = new QCheckBox(tr("Speculative decoding (greedy answers)"));
+    m_speculative->setObjectName(QStringLiteral("speculative"));
+    m_speculative->setChecked(global.speculative);
+    m_backend = new QComboBox;
+    m_backend->setObjectName(QStringLiteral("backend"));
+    m_backend->setAccessibleName(tr("Backend"));
+    m_backend->addItem(tr("CPU"), QStringLiteral("cpu"));
+    m_backend->setCurrentIndex(std::max(0, m_backend->findData(global.backend)));
+    m_theme = new QComboBox;
+    m_theme->setObjectName(QStringLiteral("theme"));
+    m_theme->setAccessibleName(tr("Theme"));
+    m_theme->addItem(tr("Follow the system"), static_cast<int>(Theme::System));
+    m_theme->addItem(tr("Light"), static_cast<int>(Theme::Light));
+    m_theme->addItem(tr("Dark"), static_cast<int>(Theme::Dark));
+    m_theme->setCurrentIndex(m_theme->findData(static_cast<int>(global.theme)));
+    m_font = integer(6, 40, global.font_size, "fontSize");
+
+    auto* app_page = new QWidget;
+    auto* app_form = new QFormLayout(app_page);
+    app_form->addRow(tr("Threads"), m_threads);
+    app_form->addRow(tr("Tokens per hand-off"), m_chunk);
+    app_form->addRow(QString(), m_speculative);
+    app_form->addRow(tr("Backend"), m_backend);
+    app_form->addRow(tr("Theme"), m_theme);
+    app_form->addRow(tr("Font size"), m_font);
+
+    auto* tabs = new QTabWidget;
+    tabs->addTab(chat_page, tr("This conversation"));
+    tabs->addTab(app_page, tr("Application"));
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
+    m_ok = buttons->button(QDialogButtonBox::Ok);
+    m_ok->setObjectName(QStringLiteral("settingsOk"));
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(tabs);
+    layout->addWidget(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_seed, &QLineEdit::textChanged, this, &SettingsDialog::validate);
+    connect(m_top_p, &QDoubleSpinBox::valueChanged, this, &SettingsDialog::validate);
+    connect(m_context, &QSpinBox::valueChanged, this, &SettingsDialog::validate);
+    validate();
+}
+
+bool SettingsDialog::valid() const {
+    return m_ok->isEnabled();
+}
+
+// What the widgets' ranges cannot express: the seed must fit 64 bits, top-p 0 would keep no
+// token at all, and a context shorter than 64 tokens holds no conversation.
+void SettingsDialog::validate() {
+    bool seed_ok = true;
+    if (!m_seed->text().isEmpty()) m_seed->text().toULongLong(&seed_ok);
+    const bool context_ok = m_context->value() == 0 || m_context->value() >= 64;
+    m_ok->setEnabled(seed_ok && m_top_p->value() > 0.0 && context_ok);
+    m_seed->setToolTip(seed_ok ? QString() : tr("A seed is a whole number below 2^64"));
+    m_context->setToolTip(context_ok ? QString() : tr("At least 64 tokens, or the model default"));
+}
+
+ConversationSettings SettingsDialog::conversation() const {
+    ConversationSettings settings = m_conversation;
+    settings.system_prompt = m_system->toPlainText();
+    settings.sampler.temperature = static_cast<float>(m_temperature->value());
+    settings.sampler.top_k = m_top_k->value();
+    settings.sampler.top_p = static_cast<float>(m_top_p->value());
+    settings.sampler.min_p = static_cast<float>(m_min_p->value());
+    settings.sampler.repeat_penalty = static_cast<float>(m_repeat->value());
+    settings.random_seed = m_seed->text().isEmpty();
+    if (!settings.random_seed) settings.sampler.seed = m_seed->text().toULongLong();
+    settings.max_tokens = m_max_tokens->value();
+    settings.context_length = m_context->value();
+    settings.overflow = static_cast<OverflowPolicy>(m_overflow->currentData().toInt());
+    settings.json_mode = m_json->isChecked();
+    return settings;
+}
+
+GlobalSettings SettingsDialog::global() const {
+    GlobalSettings settings = m_global;
+    settings.threads = m_threads->value();
+    settings.chunk_tokens = m_chunk->value();
+    settings.speculative = m_speculative->isChecked();
+    settings.backend = m_backend->currentData().toString();
+    settings.theme = static_cast<Theme>(m_theme->currentData().toInt());
+    settings.font_size = m_font->value();
+    return settings;
+}
+
+}  // namespace hearth::ui

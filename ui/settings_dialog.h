@@ -1,0 +1,50 @@
+// Settings: this conversation's (system prompt, sampling, limits, overflow, JSON mode) and the
+// app's (threads, hand-off chunk, speculative decoding, backend, theme, font size). Every field
+// only accepts valid values, so nothing fails later at generation time.
+#pragma once
+
+#include <QDialog>
+
+#include "ui/conversation.h"
+#include "ui/global_settings.h"
+
+class QCheckBox;
+class QComboBox;
+class QDoubleSpinBox;
+class QLineEdit;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace hearth::ui {
+
+class SettingsDialog final : public QDialog {
+    Q_OBJECT
+
+public:
+    SettingsDialog(const ConversationSettings& conversation, const GlobalSettings& global,
+                   QWidget* parent = nullptr);
+
+    ConversationSettings conversation() const;
+    GlobalSettings global() const;
+    bool valid() const;
+
+private:
+    void validate();
+
+    ConversationSettings m_conversation;
+    GlobalSettings m_global;
+    QPlainTextEdit* m_system = nullptr;
+    QDoubleSpinBox *m_temperature = nullptr, *m_top_p = nullptr, *m_min_p = nullptr,
+                   *m_repeat = nullptr;
+    QSpinBox *m_top_k = nullptr, *m_max_tokens = nullptr, *m_context = nullptr;
+    QLineEdit* m_seed = nullptr;
+    QComboBox* m_overflow = nullptr;
+    QCheckBox* m_json = nullptr;
+    QSpinBox *m_threads = nullptr, *m_chunk = nullptr, *m_font = nullptr;
+    QCheckBox* m_speculative = nullptr;
+    QComboBox *m_backend = nullptr, *m_theme = nullptr;
+    QPushButton* m_ok = nullptr;
+};
+
+}  // namespace hearth::ui
