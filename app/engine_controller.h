@@ -1,4 +1,5 @@
-// Owns the engine thread and the worker on it; lives on the GUI thread.
+// Owns the engine thread and the worker on it; lives on the GUI thread. Stop and cancel-load
+// are atomic flags as well as slots, so they act while the worker is busy.
 #pragma once
 
 #include <QObject>
@@ -16,21 +17,23 @@ class EngineController final : public QObject {
 
 public:
     explicit EngineController(QObject* parent = nullptr);
-    // Stops a running generation and joins the thread.
+    // Stops a running generation or load and joins the thread (within a forward step).
     ~EngineController() override;
 
     InferenceWorker* worker() const { return m_worker; }
 
 public slots:
-    // Takes effect while the worker is busy: the flag is polled between tokens.
     void stop() { m_stop = true; }
+    void cancelLoad() { m_cancel_load = true; }
 
 signals:
     void loadModelRequested(const QString& path);
-    void generateRequested(const QString& prompt);
+    void generateRequested(const hearth::ui::ChatRequest& request);
+    void configureRequested(int threads, int chunk_tokens, bool speculative);
 
 private:
     std::atomic<bool> m_stop{false};
+    std::atomic<bool> m_cancel_load{false};
     QThread m_thread;
     InferenceWorker* m_worker;  // owned by the thread's event loop, deleted when it finishes
 };

@@ -1,27 +1,64 @@
-// hearth: the desktop app. Wires the window to the engine thread and loads the bundled model.
+// hearth: the desktop app. Wires the window to the engine thread and loads the last model used,
+// or the bundled one.
+//   hearth [MODEL.gguf] [--screenshots DIR]
 #include <QApplication>
+#include <QCommandLineParser>
+#include <QFileInfo>
 
+#include "app/app_settings.h"
 #include "app/bundled_model.h"
 #include "app/engine_controller.h"
+#include "app/model_catalog.h"
+#include "app/screenshot_tour.h"
 #include "app/wiring.h"
 #include "ui/main_window.h"
+#include "ui/theme.h"
 
 int main(int argc, char** argv) {
     QApplication application(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Hearth"));
-    hearth::ui::MainWindow window;
+    QApplication::setOrganizationName(QStringLiteral("Hearth"));
+    QCommandLineParser parser;
+    parser.addHelpOption();
+    parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("A GGUF model to load."));
+    const QCommandLineOption screenshots(
+        QStringLiteral("screenshots"),
+        QStringLiteral("Save a tour of the window to DIR, then quit."), QStringLiteral("DIR"));
+    parser.addOption(screenshots);
+    parser.process(application);
+
+    auto settings = hearth::load_global_settings();
+    hearth::ui::apply_theme(settings.theme, settings.font_size);
+    hearth::ui::MainWindow window(settings);
     hearth::EngineController engine;
     hearth::wire(window, engine);
-    window.show();
-    const QStringList arguments = QApplication::arguments();
-    QString model;
+    std::filesystem::path bundled;
     try {
-        model = arguments.size() > 1
-                    ? arguments[1]
-                    : QString::fromStdString(hearth::bundled_model_path().string());
+        bundled = hearth::bundled_model_path();
     } catch (const std::exception& error) {
         window.showError(QString::fromStdString(error.what()));
     }
-    if (!model.isEmpty()) emit engine.loadModelRequested(model);
-    return QApplication::exec();
+    window.set_model_source([bundled](const QStringList& folders) {
+        return hearth::scan_models(hearth::model_folders(folders), bundled);
+    });
+    QObject::connect(
+        &window, &hearth::ui::MainWindow::globalSettingsChanged,
+        [](const hearth::ui::GlobalSettings& changed) { hearth::save_global_settings(changed); });
+    if (parser.isSet(screenshots)) {
+        hearth::start_screenshot_tour(window, engine, parser.value(screenshots));
+    }
+    window.show();
+
+    QString model = parser.positionalArguments().value(0);
+    if (model.isEmpty() && !parser.isSet(screenshots) && QFileInfo::exists(settings.last_model)) {
+        model = settings.last_model;
+    }
+    if (model.isEmpty() && !bundled.empty()) model = QString::fromStdString(bundled.string());
+    if (!model.isEmpty()) {
+        window.showLoadProgress(0);
+        emit engine.loadModelRequested(model);
+    }
+    const int status = QApplication::exec();
+    hearth::save_global_settings(window.global_settings());
+    return status;
 }

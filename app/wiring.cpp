@@ -7,20 +7,33 @@ namespace hearth {
 
 void wire(ui::MainWindow& window, EngineController& engine) {
     auto* worker = engine.worker();
-    // GUI -> engine: the controller re-emits to the worker through queued connections; stop
-    // flips an atomic flag directly, so it works while the worker is busy.
-    QObject::connect(&window, &ui::MainWindow::sendRequested, &engine,
+    // GUI -> engine. The controller re-emits to the worker through queued connections; stop and
+    // cancel flip atomic flags, so they work while the worker is busy.
+    QObject::connect(&window, &ui::MainWindow::loadModelRequested, &engine,
+                     &EngineController::loadModelRequested);
+    QObject::connect(&window, &ui::MainWindow::generateRequested, &engine,
                      &EngineController::generateRequested);
     QObject::connect(&window, &ui::MainWindow::stopRequested, &engine, &EngineController::stop);
+    QObject::connect(&window, &ui::MainWindow::cancelLoadRequested, &engine,
+                     &EngineController::cancelLoad);
+    QObject::connect(&window, &ui::MainWindow::globalSettingsChanged, &engine,
+                     [&engine](const ui::GlobalSettings& settings) {
+                         emit engine.configureRequested(settings.threads, settings.chunk_tokens,
+                                                        settings.speculative);
+                     });
     // Engine -> GUI.
+    QObject::connect(worker, &InferenceWorker::loadProgress, &window,
+                     &ui::MainWindow::showLoadProgress, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::modelLoaded, &window, &ui::MainWindow::showModel,
                      Qt::QueuedConnection);
-    QObject::connect(worker, &InferenceWorker::tokensReady, &window, &ui::MainWindow::appendText,
+    QObject::connect(worker, &InferenceWorker::tokensReady, &window, &ui::MainWindow::appendChunk,
                      Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::generationFinished, &window,
-                     &ui::MainWindow::showFinished, Qt::QueuedConnection);
+                     &ui::MainWindow::finishGeneration, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::errorOccurred, &window, &ui::MainWindow::showError,
                      Qt::QueuedConnection);
+    const auto& settings = window.global_settings();
+    emit engine.configureRequested(settings.threads, settings.chunk_tokens, settings.speculative);
 }
 
 }  // namespace hearth

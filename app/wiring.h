@@ -1,4 +1,4 @@
-// Every signal/slot edge between the GUI thread and the engine thread, in one function.
+// Every edge between the window and the engine thread, in one place.
 #pragma once
 
 namespace hearth {

@@ -1,0 +1,39 @@
+#include "app/app_settings.h"
+
+#include <QSettings>
+
+namespace hearth {
+
+ui::GlobalSettings load_global_settings() {
+    QSettings store;
+    ui::GlobalSettings defaults;
+    ui::GlobalSettings settings;
+    // Values out of range (a hand-edited file) fall back to the defaults.
+    const auto bounded = [&](const char* key, int low, int high, int fallback) {
+        const int value = store.value(key, fallback).toInt();
+        return value >= low && value <= high ? value : fallback;
+    };
+    settings.threads = bounded("engine/threads", 0, 1024, defaults.threads);
+    settings.chunk_tokens = bounded("engine/chunkTokens", 1, 256, defaults.chunk_tokens);
+    settings.speculative = store.value("engine/speculative", defaults.speculative).toBool();
+    settings.backend = store.value("engine/backend", defaults.backend).toString();
+    settings.theme = static_cast<ui::Theme>(bounded("appearance/theme", 0, 2, 0));
+    settings.font_size = bounded("appearance/fontSize", 6, 40, defaults.font_size);
+    settings.model_folders = store.value("models/folders").toStringList();
+    settings.last_model = store.value("models/last").toString();
+    return settings;
+}
+
+void save_global_settings(const ui::GlobalSettings& settings) {
+    QSettings store;
+    store.setValue("engine/threads", settings.threads);
+    store.setValue("engine/chunkTokens", settings.chunk_tokens);
+    store.setValue("engine/speculative", settings.speculative);
+    store.setValue("engine/backend", settings.backend);
+    store.setValue("appearance/theme", static_cast<int>(settings.theme));
+    store.setValue("appearance/fontSize", settings.font_size);
+    store.setValue("models/folders", settings.model_folders);
+    store.setValue("models/last", settings.last_model);
+}
+
+}  // namespace hearth

@@ -1,0 +1,76 @@
+#include "app/model_catalog.h"
+
+#include <QDir>
+#include <QStandardPaths>
+
+#include <set>
+
+namespace hearth {
+namespace {
+
+constexpr int kMaxDepth = 8;  // deep enough for the Hugging Face cache's snapshots
+
+void find_gguf(const std::filesystem::path& folder, std::vector<std::filesystem::path>& found) {
+    std::error_code error;
+    auto options = std::filesystem::directory_options::skip_permission_denied;
+    for (auto it = std::filesystem::recursive_directory_iterator(folder, options, error);
+         !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
+        if (it.depth() > kMaxDepth) {
+            it.disable_recursion_pending();
+            continue;
+        }
+        const auto& path = it->path();
+        if (path.extension() == ".gguf" && std::filesystem::is_regular_file(path, error)) {
+            found.push_back(path);
+        }
+    }
+}
+
+}  // namespace
+
+std::vector<std::filesystem::path> model_folders(const QStringList& user_folders) {
+    const std::filesystem::path home = QDir::homePath().toStdString();
+    const std::filesystem::path data =
+        QStandardPaths::writableLocation(QStandardPaths::AppDataLocation).toStdString();
+    std::vector<std::filesystem::path> candidates{data / "models"};
+    for (const auto& folder : user_folders) candidates.emplace_back(folder.toStdString());
+    for (const char* other :
+         {".lmstudio/models", ".cache/lm-studio/models", ".local/share/nomic.ai/GPT4All",
+          "jan/models", ".cache/huggingface/hub"}) {
+        candidates.push_back(home / other);
+    }
+    std::vector<std::filesystem::path> folders;
+    std::set<std::filesystem::path> seen;
+    for (const auto& folder : candidates) {
+        std::error_code error;
+        if (!std::filesystem::is_directory(folder, error)) continue;
+        const auto canonical = std::filesystem::weakly_canonical(folder, error);
+        if (seen.insert(canonical).second) folders.push_back(folder);
+    }
+    return folders;
+}
+
+std::vector<ui::ModelEntry> scan_models(const std::vector<std::filesystem::path>& folders,
+                                        const std::filesystem::path& bundled) {
+    std::vector<std::filesystem::path> files;
+    if (!bundled.empty()) files.push_back(bundled);
+    for (const auto& folder : folders) find_gguf(folder, files);
+    std::vector<ui::ModelEntry> entries;
+    std::set<std::filesystem::path> seen;
+    for (const auto& file : files) {
+        std::error_code error;
+        const auto canonical = std::filesystem::canonical(file, error);
+        if (error || !seen.insert(canonical).second) continue;
+        ui::ModelEntry entry;
+        entry.info.path = file;
+        try {
+            entry.info = read_model_info(file);
+        } catch (const std::exception& problem) {
+            entry.error = QString::fromStdString(problem.what());
+        }
+        entries.push_back(std::move(entry));
+    }
+    return entries;
+}
+
+}  // namespace hearth

@@ -1,0 +1,22 @@
+// Where GGUF models are on this machine: Hearth's own models folder, folders the user added,
+// and the folders other local-LLM apps keep their downloads in, plus the bundled model.
+#pragma once
+
+#include <QStringList>
+
+#include <filesystem>
+#include <vector>
+
+#include "ui/model_picker.h"
+
+namespace hearth {
+
+// Existing folders to search, Hearth's own first, without duplicates.
+std::vector<std::filesystem::path> model_folders(const QStringList& user_folders);
+
+// Every .gguf file under `folders` (and the bundled model), each with what its metadata says or
+// why it cannot be used. Files are found by content path, so symlinked caches list each once.
+std::vector<ui::ModelEntry> scan_models(const std::vector<std::filesystem::path>& folders,
+                                        const std::filesystem::path& bundled);
+
+}  // namespace hearth

@@ -1,0 +1,77 @@
+// The model picker's data, from the real shared files: every GGUF file is listed with what its
+// metadata says, and files that cannot be used say why.
+#include "app/model_catalog.h"
+
+#include <gtest/gtest.h>
+
+#include <QApplication>
+#include <QTableWidget>
+
+#include "engine/cpu_backend.h"
+#include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
+
+namespace hearth {
+namespace {
+
+TEST(ModelCatalog, ListsTheSharedModelsWithTheirMetadata) {
+    const auto folder = test::shared_dir() / "models";
+    const auto entries = scan_models({folder}, {});
+    size_t files = 0;
+    for (const auto& item : std::filesystem::directory_iterator(folder))
+        files += item.path().extension() == ".gguf";
+    ASSERT_EQ(entries.size(), files);
+    for (const auto& entry : entries) {
+        EXPECT_TRUE(entry.error.isEmpty()) << entry.error.toStdString();
+        const auto name = entry.info.path.stem().string();
+        // Compare with the independent implementation's view of the same file.
+        const auto fixture = test::load_json(test::fixture_path("models/" + name + ".json"));
+        const auto hparams = fixture["hparams"].toObject();
+        EXPECT_EQ(entry.info.context_length, hparams["n_ctx_train"].toInt()) << name;
+        const auto metadata = fixture["model"].toObject()["metadata"].toObject();
+        EXPECT_EQ(QString::fromStdString(entry.info.architecture),
+                  metadata["general.architecture"].toString())
+            << name;
+        EXPECT_EQ(entry.info.parameters,
+                  static_cast<uint64_t>(hparams["model_n_params"].toDouble()))
+            << name;
+        EXPECT_EQ(entry.info.file_bytes, std::filesystem::file_size(entry.info.path));
+        const auto model = Model::load(entry.info.path, {.prefault = false});
+        EXPECT_EQ(entry.info.kv_bytes_per_token, CpuBackend::kv_bytes(model->config(), 1));
+        EXPECT_GT(entry.info.memory_bytes(1024), entry.info.file_bytes);
+        if (name.ends_with("Q4_K_M")) {
+            EXPECT_EQ(entry.info.quantization, "Q4_K_M") << name;
+        }
+    }
+}
+
+TEST(ModelCatalog, BrokenFilesAreListedWithTheReason) {
+    const test::TempDirectory directory;
+    auto bytes = test::read_bytes(test::model_path("stories260K.gguf"));
+    bytes.resize(1000);
+    directory.write("cut.gguf", bytes);
+    directory.write("notes.txt", bytes);
+    const auto entries = scan_models({directory.path()}, test::model_path("stories260K.gguf"));
+    ASSERT_EQ(entries.size(), 2u);  // the bundled model first, then the broken file
+    EXPECT_TRUE(entries[0].error.isEmpty());
+    EXPECT_TRUE(entries[1].error.contains("cut.gguf"));
+}
+
+TEST(ModelCatalog, ThePickerShowsEveryEntry) {
+    const auto folder = test::shared_dir() / "models";
+    ui::ModelPicker picker([&] { return scan_models({folder}, {}); }, 2048);
+    EXPECT_EQ(static_cast<size_t>(picker.row_count()), picker.entries().size());
+    auto* table = picker.findChild<QTableWidget*>("models");
+    bool found = false;
+    for (int row = 0; row < table->rowCount(); ++row) {
+        if (table->item(row, 0)->toolTip().endsWith("stories260K.gguf")) {
+            found = true;
+            EXPECT_EQ(table->item(row, 1)->text(), "llama");
+            EXPECT_FALSE(table->item(row, 7)->text().isEmpty());  // memory
+        }
+    }
+    EXPECT_TRUE(found);
+}
+
+}  // namespace
+}  // namespace hearth
