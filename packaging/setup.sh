@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 packages=(
     cmake ninja-build g++ pkg-config
-    qt6-base-dev libgl-dev
+    qt6-base-dev libgl-dev libqt6sql6-sqlite
     libspdlog-dev libsentencepiece-dev libicu-dev libopenblas-dev libgtest-dev
     fonts-dejavu-core
 )

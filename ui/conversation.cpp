@@ -1,10 +1,19 @@
 #include "ui/conversation.h"
 
+#include <QDateTime>
+
 #include <algorithm>
 
 namespace hearth::ui {
 
-Conversation::Conversation(int id, QString title) : m_id(id), m_title(std::move(title)) {}
+Conversation::Conversation(int id, QString title)
+    : m_id(id), m_title(std::move(title)), m_created_ms(QDateTime::currentMSecsSinceEpoch()) {}
+
+void Conversation::restore(Message message) {
+    m_next_id = std::max(m_next_id, message.id + 1);
+    m_leaf = message.id;
+    m_messages.push_back(std::move(message));
+}
 
 int Conversation::add(int parent, const QString& role, const QString& text, bool finished) {
     Message message;
@@ -13,6 +22,7 @@ int Conversation::add(int parent, const QString& role, const QString& text, bool
     message.role = role;
     message.text = text;
     message.finished = finished;
+    message.created_ms = QDateTime::currentMSecsSinceEpoch();
     m_messages.push_back(std::move(message));
     m_leaf = m_messages.back().id;
     return m_leaf;

@@ -22,18 +22,34 @@ struct ConversationSettings {
     bool random_seed = true;  // a fresh seed per answer; otherwise sampler.seed
 };
 
+// How an answer was made: kept with it in the history.
+struct GenerationRecord {
+    QString model_file;
+    QString model_sha256;
+    QString backend;
+    uint64_t seed = 0;
+    SamplerSettings sampler;
+    GenerationStats stats;
+};
+
 struct Message {
     int id = 0;
     int parent = -1;  // -1: a first message
     QString role;     // "user" or "assistant"
     QString text;
-    bool finished = true;  // false while streaming, or if the answer was cut off
-    std::optional<GenerationStats> stats;
+    qint64 created_ms = 0;  // since the epoch
+    bool finished = true;   // false while streaming, or if the answer was cut off
+    std::optional<GenerationRecord> generation;
 };
 
 class Conversation final {
 public:
     explicit Conversation(int id = 0, QString title = {});
+
+    // A message as stored (from the history or an import): ids are kept.
+    void restore(Message message);
+    qint64 created_ms() const { return m_created_ms; }
+    void set_created_ms(qint64 when) { m_created_ms = when; }
 
     int id() const { return m_id; }
     const QString& title() const { return m_title; }
@@ -62,6 +78,7 @@ private:
     std::vector<Message> m_messages;
     int m_next_id = 1;
     int m_leaf = -1;
+    qint64 m_created_ms = 0;
 };
 
 }  // namespace hearth::ui

@@ -1,0 +1,253 @@
+// The history on a real SQLite file: writing, reading, branches, search, export and import,
+// migrations, a writer killed mid-answer, and files that cannot be used.
+#include "ui/history_store.h"
+
+#include <gtest/gtest.h>
+
+#include <QDateTime>
+#include <QFile>
+#include <QProcess>
+#include <QSqlDatabase>
+#include <QSqlQuery>
+
+#include "tests/support/temp_files.h"
+#include "ui/history_json.h"
+#include "ui/streaming_saver.h"
+
+namespace hearth::ui {
+namespace {
+
+class HistoryStoreTest : public testing::Test {
+protected:
+    QString path(const char* name = "history.sqlite") const {
+        return QString::fromStdString((m_directory.path() / name).string());
+    }
+    // A conversation with a regenerated answer (two branches) and a generation record.
+    static Conversation sample() {
+        Conversation conversation(0, "Café talk");
+        conversation.settings().system_prompt = "Be kind.";
+        conversation.settings().sampler.seed = 18446744073709551557ull;
+        const int question = conversation.add(-1, "user", "Where is the café?");
+        const int answer = conversation.add(question, "assistant", "Around the **corner**.");
+        conversation.find(answer)->generation = GenerationRecord{.model_file = "/models/x.gguf",
+                                                                 .model_sha256 = "ab12",
+                                                                 .backend = "cpu",
+                                                                 .seed = 42,
+                                                                 .sampler = {},
+                                                                 .stats = {}};
+        conversation.find(answer)->generation->stats.generated_tokens = 5;
+        conversation.find(answer)->generation->stats.token_times_ns = {1, 2, 3, 4, 5};
+        conversation.add(question, "assistant", "Next to the naïve bakery.");
+        return conversation;
+    }
+    static void save_all(HistoryStore& store, Conversation& conversation) {
+        const int id = store.create(conversation);
+        ASSERT_GT(id, 0);
+        Conversation stored(id, conversation.title());
+        stored.settings() = conversation.settings();
+        stored.set_created_ms(conversation.created_ms());
+        for (const auto& message : conversation.messages()) {
+            ASSERT_TRUE(store.save_message(id, message));
+            stored.restore(message);
+        }
+        conversation = stored;
+    }
+
+    test::TempDirectory m_directory;
+};
+
+TEST_F(HistoryStoreTest, StoresAndReadsBackConversationsWithTheirBranches) {
+    auto conversation = sample();
+    {
+        HistoryStore store(path());
+        ASSERT_TRUE(store.available()) << store.problem().toStdString();
+        EXPECT_EQ(store.schema_version(), HistoryStore::kSchemaVersion);
+        save_all(store, conversation);
+    }
+    HistoryStore reopened(path());
+    const auto list = reopened.conversations();
+    ASSERT_EQ(list.size(), 1u);
+    EXPECT_EQ(list[0].title, "Café talk");
+    const auto loaded = reopened.load(list[0].id);
+    ASSERT_TRUE(loaded);
+    EXPECT_EQ(conversation_to_json(*loaded), conversation_to_json(conversation));
+    EXPECT_EQ(loaded->siblings(2), (std::vector<int>{2, 3}));
+    EXPECT_EQ(loaded->find(2)->generation->seed, 42u);
+    EXPECT_EQ(loaded->settings().sampler.seed, 18446744073709551557ull);
+    // The database really is in WAL mode.
+    QFile wal(path() + "-wal");
+    EXPECT_TRUE(wal.exists());
+}
+
+TEST_F(HistoryStoreTest, SearchFindsPrefixesAcrossBranchesIgnoringDiacritics) {
+    HistoryStore store(path());
+    auto conversation = sample();
+    save_all(store, conversation);
+    auto hits = store.search("cafe");  // matches "café"
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0].message, 1);
+    EXPECT_TRUE(hits[0].snippet.contains("<b>café</b>")) << hits[0].snippet.toStdString();
+    hits = store.search("naive bak");  // both words, the second a prefix, in the other branch
+    ASSERT_EQ(hits.size(), 1u);
+    EXPECT_EQ(hits[0].message, 3);
+    EXPECT_EQ(hits[0].title, "Café talk");
+    EXPECT_TRUE(store.search("\"unbalanced").empty());  // quotes in queries are harmless
+    // Updated text is what is searched.
+    auto message = *conversation.find(3);
+    message.text = "Replaced entirely.";
+    store.save_message(conversation.id(), message);
+    EXPECT_TRUE(store.search("bakery").empty());
+    EXPECT_EQ(store.search("replaced").size(), 1u);
+}
+
+TEST_F(HistoryStoreTest, DeletingCanBeUndoneUntilPurged) {
+    HistoryStore store(path());
+    auto conversation = sample();
+    save_all(store, conversation);
+    store.set_deleted(conversation.id(), true);
+    EXPECT_TRUE(store.conversations().empty());
+    EXPECT_TRUE(store.search("cafe").empty());
+    store.set_deleted(conversation.id(), false);
+    EXPECT_EQ(store.conversations().size(), 1u);
+    store.set_deleted(conversation.id(), true);
+    store.purge_deleted();
+    EXPECT_FALSE(store.load(conversation.id()));
+    store.set_deleted(conversation.id(), false);
+    EXPECT_TRUE(store.conversations().empty());
+}
+
+TEST_F(HistoryStoreTest, ExportAndImportRoundTripExactly) {
+    const auto conversation = sample();
+    const QByteArray exported = conversation_to_json(conversation);
+    const auto imported = conversation_from_json(exported);
+    EXPECT_EQ(conversation_to_json(imported), exported);
+    const QString markdown = conversation_to_markdown(conversation);
+    EXPECT_TRUE(markdown.startsWith("# Café talk\n"));
+    EXPECT_TRUE(markdown.contains("## You\n\nWhere is the café?"));
+    EXPECT_TRUE(markdown.contains("Next to the naïve bakery."));  // the visible branch
+    EXPECT_FALSE(markdown.contains("corner"));
+    EXPECT_THROW(conversation_from_json("{\"format\": \"other\"}"), std::invalid_argument);
+    EXPECT_THROW(conversation_from_json("not json"), std::invalid_argument);
+    QByteArray dangling = exported;
+    dangling.replace("\"parent\": 1", "\"parent\": 9");
+    EXPECT_THROW(conversation_from_json(dangling), std::invalid_argument);
+}
+
+// A database written by the first schema (created here with its own SQL) opens, migrates and
+// keeps its contents, which then become searchable.
+TEST_F(HistoryStoreTest, MigratesFromEveryEarlierVersion) {
+    {
+        auto database = QSqlDatabase::addDatabase("QSQLITE", "version1");
+        database.setDatabaseName(path());
+        ASSERT_TRUE(database.open());
+        QSqlQuery query(database);
+        for (const char* sql : {
+                 "CREATE TABLE conversations(id INTEGER PRIMARY KEY, title TEXT NOT NULL, created "
+                 "INTEGER NOT NULL, updated INTEGER NOT NULL, settings TEXT NOT NULL DEFAULT '{}')",
+                 "CREATE TABLE messages(conversation INTEGER NOT NULL REFERENCES conversations(id) "
+                 "ON DELETE CASCADE, id INTEGER NOT NULL, parent INTEGER NOT NULL, role TEXT NOT "
+                 "NULL, text TEXT NOT NULL, created INTEGER NOT NULL, finished INTEGER NOT NULL, "
+                 "PRIMARY KEY(conversation, id))",
+                 "INSERT INTO conversations VALUES (1, 'Old one', 1, 2, '{}')",
+                 "INSERT INTO messages VALUES (1, 1, -1, 'user', 'An old question about "
+                 "résumés', 1, 1)",
+                 "PRAGMA user_version=1",
+             }) {
+            ASSERT_TRUE(query.exec(sql)) << sql;
+        }
+        database.close();
+    }
+    QSqlDatabase::removeDatabase("version1");
+    HistoryStore store(path());
+    ASSERT_TRUE(store.available()) << store.problem().toStdString();
+    EXPECT_EQ(store.schema_version(), 2);
+    const auto loaded = store.load(1);
+    ASSERT_TRUE(loaded);
+    EXPECT_EQ(loaded->find(1)->text, "An old question about résumés");
+    EXPECT_EQ(store.search("resume").size(), 1u);
+}
+
+TEST_F(HistoryStoreTest, ACorruptFileIsReportedAndLeftUntouched) {
+    QFile file(path());
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    const QByteArray garbage(8192, '\x5a');
+    file.write(garbage);
+    file.close();
+    HistoryStore store(path());
+    EXPECT_FALSE(store.available());
+    EXPECT_TRUE(store.problem().contains("corrupt")) << store.problem().toStdString();
+    EXPECT_EQ(store.create(Conversation(0, "x")), 0);  // no writes, no crash
+    EXPECT_TRUE(store.conversations().empty());
+    ASSERT_TRUE(file.open(QIODevice::ReadOnly));
+    EXPECT_EQ(file.readAll(), garbage);
+}
+
+TEST_F(HistoryStoreTest, ALockedDatabaseIsReportedAndNothingStoredIsLost) {
+    auto conversation = sample();
+    HistoryStore store(path());
+    save_all(store, conversation);
+    auto other = QSqlDatabase::addDatabase("QSQLITE", "locker");
+    other.setDatabaseName(path());
+    ASSERT_TRUE(other.open());
+    {
+        QSqlQuery lock(other);
+        ASSERT_TRUE(lock.exec("BEGIN EXCLUSIVE"));
+        auto message = *conversation.find(1);
+        message.text = "changed while locked";
+        EXPECT_FALSE(store.save_message(conversation.id(), message));
+        EXPECT_TRUE(store.problem().contains("locked")) << store.problem().toStdString();
+        lock.exec("ROLLBACK");
+    }
+    other.close();
+    QSqlDatabase::removeDatabase("locker");
+    HistoryStore reopened(path());
+    EXPECT_EQ(reopened.load(conversation.id())->find(1)->text, "Where is the café?");
+}
+
+// kill -9 of a process streaming an answer into the history: the finished messages survive
+// whole, and the partial answer is there, marked unfinished, missing at most the last half
+// second of text.
+TEST_F(HistoryStoreTest, AWriterKilledMidAnswerLosesAtMostHalfASecond) {
+    QProcess writer;
+    writer.start(QStringLiteral(HEARTH_CRASH_WRITER_PATH), {path()});
+    ASSERT_TRUE(writer.waitForStarted());
+    std::vector<std::pair<qint64, qint64>> progress;  // (time, text length)
+    const qint64 deadline = QDateTime::currentMSecsSinceEpoch() + 1700;
+    while (QDateTime::currentMSecsSinceEpoch() < deadline) {
+        writer.waitForReadyRead(50);
+        while (writer.canReadLine()) {
+            const auto fields = QString::fromUtf8(writer.readLine()).split(' ');
+            if (fields.size() == 2 && fields[0] != "ready") {
+                progress.emplace_back(fields[0].toLongLong(), fields[1].trimmed().toLongLong());
+            }
+        }
+    }
+    writer.kill();  // SIGKILL
+    const qint64 killed = QDateTime::currentMSecsSinceEpoch();
+    ASSERT_TRUE(writer.waitForFinished());
+    EXPECT_EQ(writer.exitStatus(), QProcess::CrashExit);
+    ASSERT_GT(progress.size(), 20u);
+
+    HistoryStore store(path());
+    ASSERT_TRUE(store.available()) << store.problem().toStdString();
+    const auto list = store.conversations();
+    ASSERT_EQ(list.size(), 1u);
+    const auto conversation = store.load(list[0].id);
+    ASSERT_TRUE(conversation);
+    ASSERT_EQ(conversation->messages().size(), 4u);
+    EXPECT_EQ(conversation->find(2)->text, "A finished answer.");
+    EXPECT_TRUE(conversation->find(2)->finished);
+    const Message* partial = conversation->find(4);
+    EXPECT_FALSE(partial->finished);
+    // Everything that existed half a second (plus scheduling slack) before the kill is stored.
+    qint64 needed = 0;
+    for (const auto& [time, length] : progress) {
+        if (time <= killed - StreamingSaver::kIntervalMilliseconds - 100) needed = length;
+    }
+    EXPECT_GE(partial->text.size(), needed);
+    EXPECT_GT(partial->text.size(), 0);
+    EXPECT_TRUE(partial->text.startsWith("word0 word1 "));
+}
+
+}  // namespace
+}  // namespace hearth::ui

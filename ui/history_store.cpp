@@ -1,0 +1,326 @@
+#include "ui/history_store.h"
+
+#include <QDateTime>
+#include <QJsonDocument>
+#include <QSqlDatabase>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QUuid>
+
+#include "ui/history_json.h"
+
+namespace hearth::ui {
+namespace {
+
+// Version 1: conversations and messages. Version 2: generation records, soft deletion and
+// full-text search. Each step takes a database of the version before it to the next.
+const char* const kVersion1[] = {
+    "CREATE TABLE conversations(id INTEGER PRIMARY KEY, title TEXT NOT NULL, created INTEGER "
+    "NOT NULL, updated INTEGER NOT NULL, settings TEXT NOT NULL DEFAULT '{}')",
+    "CREATE TABLE messages(conversation INTEGER NOT NULL REFERENCES conversations(id) ON DELETE "
+    "CASCADE, id INTEGER NOT NULL, parent INTEGER NOT NULL, role TEXT NOT NULL, text TEXT NOT "
+    "NULL, created INTEGER NOT NULL, finished INTEGER NOT NULL, PRIMARY KEY(conversation, id))",
+};
+const char* const kVersion2[] = {
+    "ALTER TABLE conversations ADD COLUMN deleted INTEGER NOT NULL DEFAULT 0",
+    "CREATE TABLE generations(conversation INTEGER NOT NULL, message INTEGER NOT NULL, "
+    "model_file TEXT NOT NULL, model_sha256 TEXT NOT NULL, backend TEXT NOT NULL, seed TEXT NOT "
+    "NULL, sampler TEXT NOT NULL, stats TEXT NOT NULL, PRIMARY KEY(conversation, message), "
+    "FOREIGN KEY(conversation, message) REFERENCES messages(conversation, id) ON DELETE CASCADE)",
+    "CREATE VIRTUAL TABLE messages_fts USING fts5(text, content='messages', "
+    "content_rowid='rowid', tokenize='unicode61 remove_diacritics 2')",
+    "CREATE TRIGGER messages_insert AFTER INSERT ON messages BEGIN INSERT INTO "
+    "messages_fts(rowid, text) VALUES (new.rowid, new.text); END",
+    "CREATE TRIGGER messages_delete AFTER DELETE ON messages BEGIN INSERT INTO "
+    "messages_fts(messages_fts, rowid, text) VALUES ('delete', old.rowid, old.text); END",
+    "CREATE TRIGGER messages_update AFTER UPDATE OF text ON messages BEGIN INSERT INTO "
+    "messages_fts(messages_fts, rowid, text) VALUES ('delete', old.rowid, old.text); INSERT INTO "
+    "messages_fts(rowid, text) VALUES (new.rowid, new.text); END",
+    "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')",
+};
+
+qint64 now_ms() {
+    return QDateTime::currentMSecsSinceEpoch();
+}
+
+QString json_text(const QJsonObject& object) {
+    return QString::fromUtf8(QJsonDocument(object).toJson(QJsonDocument::Compact));
+}
+
+QJsonObject json_object(const QString& text) {
+    return QJsonDocument::fromJson(text.toUtf8()).object();
+}
+
+// Each word of the user's query as a quoted prefix term: "caf"* matches café and cafeteria.
+QString fts_query(const QString& query) {
+    QStringList terms;
+    for (QString word : query.split(' ', Qt::SkipEmptyParts)) {
+        word.replace('"', QStringLiteral("\"\""));
+        terms << QStringLiteral("\"%1\"*").arg(word);
+    }
+    return terms.join(' ');
+}
+
+}  // namespace
+
+HistoryStore::HistoryStore(const QString& path)
+    : m_connection(QStringLiteral("history-") + QUuid::createUuid().toString(QUuid::Id128)) {
+    if (open(path)) migrate();
+}
+
+HistoryStore::~HistoryStore() {
+    {
+        auto database = QSqlDatabase::database(m_connection, false);
+        if (database.isOpen()) database.close();
+    }
+    QSqlDatabase::removeDatabase(m_connection);
+}
+
+void HistoryStore::fail(const QString& what, const QString& error) {
+    if (!m_problem.isEmpty()) return;
+    const QString lower = error.toLower();
+    QString cause = error;
+    if (lower.contains("locked") || lower.contains("busy")) {
+        cause = QStringLiteral("another program has the database locked");
+    } else if (lower.contains("readonly") || lower.contains("read-only")) {
+        cause = QStringLiteral("the database is read-only");
+    } else if (lower.contains("full")) {
+        cause = QStringLiteral("the disk is full");
+    } else if (lower.contains("not a database") || lower.contains("malformed") ||
+               lower.contains("corrupt")) {
+        cause = QStringLiteral("the database file is corrupt (it was left untouched)");
+    }
+    m_problem = QStringLiteral(
+                    "History is not being saved: %1 (%2: %3). Conversations stay "
+                    "in memory until Hearth closes.")
+                    .arg(cause, what, error);
+}
+
+bool HistoryStore::open(const QString& path) {
+    auto database = QSqlDatabase::addDatabase(QStringLiteral("QSQLITE"), m_connection);
+    database.setDatabaseName(path);
+    database.setConnectOptions(QStringLiteral("QSQLITE_BUSY_TIMEOUT=1000"));
+    if (!database.open()) {
+        fail(QStringLiteral("opening ") + path, database.lastError().text());
+        return false;
+    }
+    // A file that is not a database fails here, before anything is written to it.
+    return execute(QStringLiteral("PRAGMA journal_mode=WAL")) &&
+           execute(QStringLiteral("PRAGMA foreign_keys=ON")) &&
+           execute(QStringLiteral("PRAGMA synchronous=NORMAL"));
+}
+
+bool HistoryStore::execute(const QString& sql) {
+    QSqlQuery query(QSqlDatabase::database(m_connection));
+    if (query.exec(sql)) return true;
+    fail(sql.section(' ', 0, 2), query.lastError().text());
+    return false;
+}
+
+int HistoryStore::schema_version() const {
+    QSqlQuery query(QSqlDatabase::database(m_connection));
+    return query.exec(QStringLiteral("PRAGMA user_version")) && query.next()
+               ? query.value(0).toInt()
+               : -1;
+}
+
+bool HistoryStore::migrate() {
+    const int version = schema_version();
+    if (version > kSchemaVersion) {
+        fail(QStringLiteral("migrating"), QStringLiteral("the database was made by a newer Hearth "
+                                                         "(schema %1)")
+                                              .arg(version));
+        return false;
+    }
+    auto database = QSqlDatabase::database(m_connection);
+    const auto step = [&](int to, const auto& statements) {
+        if (version >= to) return true;
+        database.transaction();
+        for (const char* statement : statements) {
+            if (!execute(QString::fromLatin1(statement))) {
+                database.rollback();
+                return false;
+            }
+        }
+        if (!execute(QStringLiteral("PRAGMA user_version=%1").arg(to))) {
+            database.rollback();
+            return false;
+        }
+        return database.commit();
+    };
+    return step(1, kVersion1) && step(2, kVersion2);
+}
+
+std::vector<StoredConversation> HistoryStore::conversations() const {
+    std::vector<StoredConversation> list;
+    QSqlQuery query(QSqlDatabase::database(m_connection));
+    if (!query.exec(QStringLiteral("SELECT id, title, updated FROM conversations WHERE deleted = 0 "
+                                   "ORDER BY updated DESC, id DESC"))) {
+        return list;
+    }
+    while (query.next()) {
+        list.push_back(
+            {query.value(0).toInt(), query.value(1).toString(), query.value(2).toLongLong()});
+    }
+    return list;
+}
+
+std::optional<Conversation> HistoryStore::load(int id) const {
+    const auto database = QSqlDatabase::database(m_connection);
+    QSqlQuery header(database);
+    header.prepare(
+        QStringLiteral("SELECT title, created, settings FROM conversations WHERE id = ?"));
+    header.addBindValue(id);
+    if (!header.exec() || !header.next()) return std::nullopt;
+    Conversation conversation(id, header.value(0).toString());
+    conversation.set_created_ms(header.value(1).toLongLong());
+    conversation.settings() = settings_from_json(json_object(header.value(2).toString()));
+
+    QSqlQuery messages(database);
+    messages.prepare(QStringLiteral(
+        "SELECT m.id, m.parent, m.role, m.text, m.created, m.finished, g.model_file, "
+        "g.model_sha256, g.backend, g.seed, g.sampler, g.stats FROM messages m LEFT JOIN "
+        "generations g ON g.conversation = m.conversation AND g.message = m.id WHERE "
+        "m.conversation = ? ORDER BY m.id"));
+    messages.addBindValue(id);
+    if (!messages.exec()) return std::nullopt;
+    while (messages.next()) {
+        Message message;
+        message.id = messages.value(0).toInt();
+        message.parent = messages.value(1).toInt();
+        message.role = messages.value(2).toString();
+        message.text = messages.value(3).toString();
+        message.created_ms = messages.value(4).toLongLong();
+        message.finished = messages.value(5).toBool();
+        if (!messages.value(6).isNull()) {
+            GenerationRecord record;
+            record.model_file = messages.value(6).toString();
+            record.model_sha256 = messages.value(7).toString();
+            record.backend = messages.value(8).toString();
+            record.seed = messages.value(9).toString().toULongLong();
+            record.sampler = sampler_from_json(json_object(messages.value(10).toString()));
+            record.stats = stats_from_json(json_object(messages.value(11).toString()));
+            message.generation = record;
+        }
+        conversation.restore(std::move(message));
+    }
+    return conversation;
+}
+
+int HistoryStore::create(const Conversation& conversation) {
+    if (!available()) return 0;
+    auto database = QSqlDatabase::database(m_connection);
+    QSqlQuery query(database);
+    query.prepare(QStringLiteral(
+        "INSERT INTO conversations(title, created, updated, settings) VALUES (?, ?, ?, ?)"));
+    query.addBindValue(conversation.title());
+    query.addBindValue(conversation.created_ms());
+    query.addBindValue(now_ms());
+    query.addBindValue(json_text(settings_to_json(conversation.settings())));
+    if (!query.exec()) {
+        fail(QStringLiteral("creating a conversation"), query.lastError().text());
+        return 0;
+    }
+    return query.lastInsertId().toInt();
+}
+
+bool HistoryStore::save_header(const Conversation& conversation) {
+    if (!available()) return false;
+    QSqlQuery query(QSqlDatabase::database(m_connection));
+    query.prepare(QStringLiteral(
+        "UPDATE conversations SET title = ?, settings = ?, updated = ? WHERE id = ?"));
+    query.addBindValue(conversation.title());
+    query.addBindValue(json_text(settings_to_json(conversation.settings())));
+    query.addBindValue(now_ms());
+    query.addBindValue(conversation.id());
+    if (query.exec()) return true;
+    fail(QStringLiteral("saving a conversation"), query.lastError().text());
+    return false;
+}
+
+bool HistoryStore::save_message(int conversation, const Message& message) {
+    if (!available()) return false;
+    auto database = QSqlDatabase::database(m_connection);
+    database.transaction();
+    QSqlQuery query(database);
+    query.prepare(QStringLiteral(
+        "INSERT INTO messages(conversation, id, parent, role, text, created, finished) VALUES "
+        "(?, ?, ?, ?, ?, ?, ?) ON CONFLICT(conversation, id) DO UPDATE SET text = excluded.text, "
+        "finished = excluded.finished"));
+    query.addBindValue(conversation);
+    query.addBindValue(message.id);
+    query.addBindValue(message.parent);
+    query.addBindValue(message.role);
+    query.addBindValue(message.text);
+    query.addBindValue(message.created_ms);
+    query.addBindValue(message.finished ? 1 : 0);
+    bool ok = query.exec();
+    QString error = ok ? QString() : query.lastError().text();
+    if (ok && message.generation) {
+        const auto& record = *message.generation;
+        QSqlQuery generation(database);
+        generation.prepare(QStringLiteral(
+            "INSERT OR REPLACE INTO generations(conversation, message, model_file, model_sha256, "
+            "backend, seed, sampler, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+        for (const QVariant& value :
+             {QVariant(conversation), QVariant(message.id), QVariant(record.model_file),
+              QVariant(record.model_sha256), QVariant(record.backend),
+              QVariant(QString::number(record.seed)),
+              QVariant(json_text(sampler_to_json(record.sampler))),
+              QVariant(json_text(stats_to_json(record.stats)))}) {
+            generation.addBindValue(value);
+        }
+        ok = generation.exec();
+        if (!ok) error = generation.lastError().text();
+    }
+    if (ok) {
+        QSqlQuery touch(database);
+        touch.prepare(QStringLiteral("UPDATE conversations SET updated = ? WHERE id = ?"));
+        touch.addBindValue(now_ms());
+        touch.addBindValue(conversation);
+        ok = touch.exec();
+        if (!ok) error = touch.lastError().text();
+    }
+    if (ok && database.commit()) return true;
+    if (error.isEmpty()) error = database.lastError().text();
+    database.rollback();
+    fail(QStringLiteral("saving a message"), error);
+    return false;
+}
+
+bool HistoryStore::set_deleted(int conversation, bool deleted) {
+    if (!available()) return false;
+    QSqlQuery query(QSqlDatabase::database(m_connection));
+    query.prepare(QStringLiteral("UPDATE conversations SET deleted = ? WHERE id = ?"));
+    query.addBindValue(deleted ? 1 : 0);
+    query.addBindValue(conversation);
+    if (query.exec()) return true;
+    fail(QStringLiteral("deleting a conversation"), query.lastError().text());
+    return false;
+}
+
+bool HistoryStore::purge_deleted() {
+    return available() && execute(QStringLiteral("DELETE FROM conversations WHERE deleted = 1"));
+}
+
+std::vector<SearchHit> HistoryStore::search(const QString& text, int limit) const {
+    std::vector<SearchHit> hits;
+    const QString match = fts_query(text);
+    if (match.isEmpty()) return hits;
+    QSqlQuery query(QSqlDatabase::database(m_connection));
+    query.prepare(QStringLiteral(
+        "SELECT m.conversation, m.id, c.title, snippet(messages_fts, 0, '<b>', '</b>', '…', 12) "
+        "FROM messages_fts JOIN messages m ON m.rowid = messages_fts.rowid JOIN conversations c "
+        "ON c.id = m.conversation WHERE messages_fts MATCH ? AND c.deleted = 0 ORDER BY "
+        "bm25(messages_fts) LIMIT ?"));
+    query.addBindValue(match);
+    query.addBindValue(limit);
+    if (!query.exec()) return hits;
+    while (query.next()) {
+        hits.push_back({query.value(0).toInt(), query.value(1).toInt(), query.value(2).toString(),
+                        query.value(3).toString()});
+    }
+    return hits;
+}
+
+}  // namespace hearth::ui

@@ -1,0 +1,71 @@
+// The offline history: one SQLite database (WAL) holding conversations, their messages (with
+// branches) and how each answer was made, searchable with FTS5. Every write is its own small
+// transaction, so a crash loses at most what was not yet written and never a finished message.
+// When the database cannot be used (locked, read-only, full, corrupt), the store says why once
+// and stops writing; the window keeps the conversations in memory, and the file is left as it
+// was, so nothing already stored is lost.
+#pragma once
+
+#include <QString>
+
+#include <optional>
+#include <vector>
+
+#include "ui/conversation.h"
+
+namespace hearth::ui {
+
+struct StoredConversation {
+    int id = 0;
+    QString title;
+    qint64 updated_ms = 0;
+};
+
+struct SearchHit {
+    int conversation = 0;
+    int message = 0;
+    QString title;
+    QString snippet;  // with <b>…</b> around the matches
+};
+
+class HistoryStore final {
+public:
+    static constexpr int kSchemaVersion = 2;
+
+    // Opens (creating or migrating) the database at `path`.
+    explicit HistoryStore(const QString& path);
+    ~HistoryStore();
+    HistoryStore(const HistoryStore&) = delete;
+    HistoryStore& operator=(const HistoryStore&) = delete;
+
+    bool available() const { return m_problem.isEmpty(); }
+    // Why the history is not being saved, for the user; empty while all is well.
+    const QString& problem() const { return m_problem; }
+
+    std::vector<StoredConversation> conversations() const;  // most recently updated first
+    std::optional<Conversation> load(int id) const;
+
+    // Writes return false (and set problem()) when the database refuses them.
+    int create(const Conversation& conversation);        // 0 when it could not be stored
+    bool save_header(const Conversation& conversation);  // title and settings
+    bool save_message(int conversation, const Message& message);
+    // Deleting hides a conversation until purge(), so it can be undone until the app closes.
+    bool set_deleted(int conversation, bool deleted);
+    bool purge_deleted();
+
+    // Prefix search over every message of every branch, diacritics ignored.
+    std::vector<SearchHit> search(const QString& query, int limit = 50) const;
+
+    int schema_version() const;
+
+private:
+    bool open(const QString& path);
+    bool migrate();
+    bool execute(const QString& sql);
+    void fail(const QString& what, const QString& error);
+
+    QString m_connection;
+    QString m_problem;
+};
+
+}  // namespace hearth::ui
