@@ -1,6 +1,8 @@
 #include "app/inference_worker.h"
 
 #include <QCoreApplication>
+#include <QCryptographicHash>
+#include <QFile>
 
 #include <random>
 #include <thread>
@@ -41,6 +43,15 @@ std::vector<int> turn_starts(const ChatTemplate& chat, const Tokenizer& tokenize
     return starts;
 }
 
+// Identifies the exact weights an answer came from, for the history (the pages are resident
+// after the load, so this reads from memory).
+std::string file_sha256(const QString& path) {
+    QFile file(path);
+    QCryptographicHash hash(QCryptographicHash::Sha256);
+    if (!file.open(QIODevice::ReadOnly) || !hash.addData(&file)) return {};
+    return hash.result().toHex().toStdString();
+}
+
 }  // namespace
 
 struct InferenceWorker::ConversationSession {
@@ -70,7 +81,7 @@ void InferenceWorker::loadModel(const QString& path) {
     m_cancel_load = false;
     try {
         const std::filesystem::path file = path.toStdString();
-        const ModelInfo info = read_model_info(file);
+        ModelInfo info = read_model_info(file);
         const int context = std::min(info.context_length, kDefaultContextCap);
         const auto needed = info.memory_bytes(context);
         const auto available = available_memory_bytes();
@@ -90,6 +101,7 @@ void InferenceWorker::loadModel(const QString& path) {
         auto chat = std::make_unique<ChatTemplate>(
             ChatTemplate::from_model(model->file(), tokenizer->vocabulary()));
         auto backend = make_backend("cpu", *model, compute_threads(m_settings.threads));
+        info.sha256 = file_sha256(path);
         // Only now, with everything ready, does the previous model go.
         m_sessions.clear();
         m_backend = std::move(backend);

@@ -3,7 +3,9 @@
 //   hearth [MODEL.gguf] [--screenshots DIR]
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
 #include <QFileInfo>
+#include <QStandardPaths>
 
 #include "app/app_settings.h"
 #include "app/bundled_model.h"
@@ -30,6 +32,10 @@ int main(int argc, char** argv) {
     auto settings = hearth::load_global_settings();
     hearth::ui::apply_theme(settings.theme, settings.font_size);
     hearth::ui::MainWindow window(settings);
+    const QString data = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
+    QDir().mkpath(data);
+    hearth::ui::HistoryStore history(data + QStringLiteral("/history.sqlite"));
+    window.set_history(&history);
     hearth::EngineController engine;
     hearth::wire(window, engine);
     std::filesystem::path bundled;
@@ -59,6 +65,7 @@ int main(int argc, char** argv) {
         emit engine.loadModelRequested(model);
     }
     const int status = QApplication::exec();
+    window.purge_deleted();
     hearth::save_global_settings(window.global_settings());
     return status;
 }

@@ -23,6 +23,7 @@ struct ModelInfo {
     uint64_t weight_bytes = 0;   // the mapped file plus the model's own float vectors
     uint64_t working_bytes = 0;  // the backend's scratch
     uint64_t kv_bytes_per_token = 0;
+    std::string sha256;  // of the whole file, hex; filled in when the model is loaded
 
     uint64_t memory_bytes(int context) const {
         return weight_bytes + working_bytes + kv_bytes_per_token * static_cast<uint64_t>(context);

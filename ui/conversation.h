@@ -52,6 +52,7 @@ public:
     void set_created_ms(qint64 when) { m_created_ms = when; }
 
     int id() const { return m_id; }
+    void set_id(int id) { m_id = id; }
     const QString& title() const { return m_title; }
     void set_title(QString title) { m_title = std::move(title); }
     ConversationSettings& settings() { return m_settings; }

@@ -213,7 +213,7 @@ int HistoryStore::create(const Conversation& conversation) {
     QSqlQuery query(database);
     query.prepare(QStringLiteral(
         "INSERT INTO conversations(title, created, updated, settings) VALUES (?, ?, ?, ?)"));
-    query.addBindValue(conversation.title());
+    query.addBindValue(conversation.title().isNull() ? QStringLiteral("") : conversation.title());
     query.addBindValue(conversation.created_ms());
     query.addBindValue(now_ms());
     query.addBindValue(json_text(settings_to_json(conversation.settings())));
@@ -229,7 +229,7 @@ bool HistoryStore::save_header(const Conversation& conversation) {
     QSqlQuery query(QSqlDatabase::database(m_connection));
     query.prepare(QStringLiteral(
         "UPDATE conversations SET title = ?, settings = ?, updated = ? WHERE id = ?"));
-    query.addBindValue(conversation.title());
+    query.addBindValue(conversation.title().isNull() ? QStringLiteral("") : conversation.title());
     query.addBindValue(json_text(settings_to_json(conversation.settings())));
     query.addBindValue(now_ms());
     query.addBindValue(conversation.id());
@@ -251,7 +251,8 @@ bool HistoryStore::save_message(int conversation, const Message& message) {
     query.addBindValue(message.id);
     query.addBindValue(message.parent);
     query.addBindValue(message.role);
-    query.addBindValue(message.text);
+    // A null QString binds as SQL NULL: an answer that has not begun is an empty text.
+    query.addBindValue(message.text.isNull() ? QStringLiteral("") : message.text);
     query.addBindValue(message.created_ms);
     query.addBindValue(message.finished ? 1 : 0);
     bool ok = query.exec();

@@ -1,18 +1,23 @@
 #include "ui/main_window.h"
 
 #include <QApplication>
+#include <QFile>
+#include <QFileDialog>
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRandomGenerator>
 #include <QShortcut>
 #include <QSplitter>
 #include <QStatusBar>
 #include <QVBoxLayout>
 
 #include "ui/chat_view.h"
+#include "ui/history_json.h"
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
 #include "ui/prompt_edit.h"
@@ -47,10 +52,35 @@ MainWindow::MainWindow(GlobalSettings settings, QWidget* parent)
     m_list->setObjectName(QStringLiteral("conversations"));
     m_list->setAccessibleName(tr("Conversations"));
     auto* new_chat = button(tr("New chat"), "newChat", tr("New conversation"));
+    m_search = new QLineEdit;
+    m_search->setObjectName(QStringLiteral("search"));
+    m_search->setAccessibleName(tr("Search all conversations"));
+    m_search->setPlaceholderText(tr("Search conversations"));
+    m_search->setClearButtonEnabled(true);
+    m_results = new QListWidget;
+    m_results->setObjectName(QStringLiteral("searchResults"));
+    m_results->setAccessibleName(tr("Search results"));
+    m_results->setWordWrap(true);
+    m_results->hide();
+    auto* remove = button(tr("Delete"), "deleteConversation", tr("Delete the conversation"));
+    m_undo = button(tr("Undo delete"), "undoDelete", tr("Undo the deletion"));
+    m_undo->hide();
+    auto* export_button =
+        button(tr("Export…"), "exportConversation", tr("Export as Markdown or JSON"));
+    auto* import_button =
+        button(tr("Import…"), "importConversation", tr("Import a JSON conversation"));
+    auto* file_buttons = new QHBoxLayout;
+    file_buttons->addWidget(export_button);
+    file_buttons->addWidget(import_button);
     auto* left = new QWidget;
     auto* left_layout = new QVBoxLayout(left);
     left_layout->addWidget(new_chat);
-    left_layout->addWidget(m_list);
+    left_layout->addWidget(m_search);
+    left_layout->addWidget(m_results, 1);
+    left_layout->addWidget(m_list, 1);
+    left_layout->addWidget(remove);
+    left_layout->addWidget(m_undo);
+    left_layout->addLayout(file_buttons);
 
     m_model = new QLabel(tr("No model loaded"));
     m_model->setObjectName(QStringLiteral("model"));
@@ -108,6 +138,25 @@ MainWindow::MainWindow(GlobalSettings settings, QWidget* parent)
     statusBar()->addWidget(m_status, 1);
 
     connect(new_chat, &QPushButton::clicked, this, &MainWindow::newConversation);
+    connect(remove, &QPushButton::clicked, this, &MainWindow::deleteConversation);
+    connect(m_undo, &QPushButton::clicked, this, &MainWindow::undoDelete);
+    connect(m_search, &QLineEdit::textChanged, this, &MainWindow::search);
+    connect(m_results, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+        const auto& hit = m_hits[static_cast<size_t>(m_results->row(item))];
+        openSearchHit(hit.conversation, hit.message);
+    });
+    connect(m_results, &QListWidget::itemClicked, m_results, &QListWidget::itemActivated);
+    connect(export_button, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getSaveFileName(this, tr("Export the conversation"),
+                                                          current_conversation()->title(),
+                                                          tr("Markdown (*.md);;JSON (*.json)"));
+        if (!path.isEmpty()) exportConversation(path);
+    });
+    connect(import_button, &QPushButton::clicked, this, [this] {
+        const QString path = QFileDialog::getOpenFileName(this, tr("Import a conversation"), {},
+                                                          tr("JSON (*.json)"));
+        if (!path.isEmpty()) importConversation(path);
+    });
     connect(m_list, &QListWidget::currentRowChanged, this, [this](int row) {
         if (row < 0 || row >= static_cast<int>(m_conversations.size())) return;
         const int id = m_conversations[static_cast<size_t>(row)]->id();
@@ -147,13 +196,182 @@ Conversation* MainWindow::current_conversation() {
 }
 
 void MainWindow::newConversation() {
-    auto conversation = std::make_unique<Conversation>(m_next_conversation++, tr("New chat"));
+    auto conversation = std::make_unique<Conversation>(0, tr("New chat"));
     if (auto* current = current_conversation()) conversation->settings() = current->settings();
+    add_conversation(std::move(conversation), true);
+    m_prompt->setFocus();
+}
+
+// Gives the conversation its id (the history's, or an in-memory one when the history cannot
+// take it), lists it and shows it.
+void MainWindow::add_conversation(std::unique_ptr<Conversation> conversation, bool front) {
+    conversation->set_id(m_next_conversation++);
     m_current = conversation->id();
-    m_conversations.insert(m_conversations.begin(), std::move(conversation));
+    auto* shown = conversation.get();
+    m_conversations.insert(front ? m_conversations.begin() : m_conversations.end(),
+                           std::move(conversation));
+    if (!shown->messages().empty()) {
+        ensure_stored(*shown);
+        for (const auto& message : shown->messages()) save_message(*shown, message.id);
+    }
     refresh_list();
     refresh();
-    m_prompt->setFocus();
+}
+
+void MainWindow::ensure_stored(Conversation& conversation) {
+    if (m_history == nullptr || m_stored.count(conversation.id()) > 0) return;
+    const int id = m_history->create(conversation);
+    report_history_problem();
+    if (id == 0) return;
+    if (m_current == conversation.id()) m_current = id;
+    conversation.set_id(id);
+    m_stored.insert(id);
+}
+
+void MainWindow::set_history(HistoryStore* history) {
+    m_history = history;
+    m_conversations.clear();
+    m_current = -1;
+    for (const auto& entry : history->conversations()) {
+        if (auto loaded = history->load(entry.id)) {
+            m_stored.insert(entry.id);
+            m_conversations.push_back(std::make_unique<Conversation>(std::move(*loaded)));
+        }
+    }
+    report_history_problem();
+    if (m_conversations.empty()) {
+        newConversation();
+        return;
+    }
+    m_current = m_conversations.front()->id();
+    refresh_list();
+    refresh();
+}
+
+void MainWindow::report_history_problem() {
+    if (m_history == nullptr || m_history->available() || m_history_problem_shown) return;
+    m_history_problem_shown = true;
+    m_status->setText(m_history->problem());
+}
+
+void MainWindow::save_header(const Conversation& conversation) {
+    if (m_history == nullptr || m_stored.count(conversation.id()) == 0) return;
+    m_history->save_header(conversation);
+    report_history_problem();
+}
+
+void MainWindow::save_message(const Conversation& conversation, int id) {
+    if (m_history == nullptr || m_stored.count(conversation.id()) == 0 ||
+        conversation.find(id) == nullptr) {
+        return;
+    }
+    m_history->save_message(conversation.id(), *conversation.find(id));
+    report_history_problem();
+}
+
+void MainWindow::deleteConversation() {
+    Conversation* conversation = current_conversation();
+    if (conversation == nullptr || generating()) return;
+    if (m_history != nullptr && m_stored.count(conversation->id()) > 0) {
+        m_history->set_deleted(conversation->id(), true);
+    }
+    const auto it = std::find_if(m_conversations.begin(), m_conversations.end(),
+                                 [&](const auto& c) { return c.get() == conversation; });
+    m_deleted.push_back(std::move(*it));
+    m_conversations.erase(it);
+    m_undo->show();
+    m_status->setText(
+        tr("Deleted “%1”. Undo is possible until Hearth closes.").arg(m_deleted.back()->title()));
+    if (m_conversations.empty()) {
+        newConversation();
+        return;
+    }
+    m_current = m_conversations.front()->id();
+    refresh_list();
+    refresh();
+}
+
+void MainWindow::undoDelete() {
+    if (m_deleted.empty()) return;
+    auto conversation = std::move(m_deleted.back());
+    m_deleted.pop_back();
+    if (m_history != nullptr && m_stored.count(conversation->id()) > 0) {
+        m_history->set_deleted(conversation->id(), false);
+    }
+    m_current = conversation->id();
+    m_conversations.insert(m_conversations.begin(), std::move(conversation));
+    m_undo->setVisible(!m_deleted.empty());
+    refresh_list();
+    refresh();
+}
+
+void MainWindow::purge_deleted() {
+    if (m_history != nullptr) m_history->purge_deleted();
+    m_deleted.clear();
+}
+
+void MainWindow::search(const QString& query) {
+    m_results->clear();
+    m_hits.clear();
+    const bool searching = !query.trimmed().isEmpty() && m_history != nullptr;
+    m_results->setVisible(searching);
+    m_list->setVisible(!searching);
+    if (!searching) return;
+    m_hits = m_history->search(query);
+    for (const auto& hit : m_hits) {
+        // Plain text for the list; the matches are marked with »…«.
+        QString snippet = hit.snippet;
+        snippet.replace(QStringLiteral("<b>"), QStringLiteral("»"))
+            .replace(QStringLiteral("</b>"), QStringLiteral("«"));
+        m_results->addItem(QStringLiteral("%1\n%2").arg(hit.title, snippet));
+    }
+    if (m_hits.empty()) m_results->addItem(tr("No matches"));
+}
+
+void MainWindow::openSearchHit(int conversation_id, int message_id) {
+    Conversation* conversation = conversation_by_id(conversation_id);
+    if (conversation == nullptr || generating()) return;
+    m_current = conversation_id;
+    conversation->show_branch(message_id);
+    m_search->clear();
+    refresh_list();
+    refresh();
+    if (auto* widget = m_chat->message_widget(message_id)) m_chat->ensureWidgetVisible(widget);
+}
+
+bool MainWindow::exportConversation(const QString& path) {
+    const Conversation* conversation = current_conversation();
+    QFile file(path);
+    if (conversation == nullptr || !file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+        m_status->setText(tr("Could not write %1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    const QByteArray bytes = path.endsWith(QLatin1String(".md"), Qt::CaseInsensitive)
+                                 ? conversation_to_markdown(*conversation).toUtf8()
+                                 : conversation_to_json(*conversation);
+    if (file.write(bytes) != bytes.size() || !file.flush()) {
+        m_status->setText(tr("Could not write %1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    m_status->setText(tr("Exported to %1.").arg(path));
+    return true;
+}
+
+bool MainWindow::importConversation(const QString& path) {
+    QFile file(path);
+    if (!file.open(QIODevice::ReadOnly)) {
+        m_status->setText(tr("Could not read %1: %2").arg(path, file.errorString()));
+        return false;
+    }
+    try {
+        auto conversation = std::make_unique<Conversation>(conversation_from_json(file.readAll()));
+        add_conversation(std::move(conversation), true);
+    } catch (const std::exception& error) {
+        m_status->setText(tr("Could not import %1: %2").arg(path, QString::fromUtf8(error.what())));
+        return false;
+    }
+    m_status->setText(tr("Imported %1.").arg(path));
+    return true;
 }
 
 void MainWindow::refresh_list() {
@@ -173,7 +391,10 @@ void MainWindow::refresh() {
     int used = 0;
     for (const int id : conversation->thread()) {
         const Message* message = conversation->find(id);
-        if (message->stats) used = message->stats->prompt_tokens + message->stats->generated_tokens;
+        if (message->generation) {
+            used = message->generation->stats.prompt_tokens +
+                   message->generation->stats.generated_tokens;
+        }
     }
     show_context(used);
 }
@@ -201,9 +422,11 @@ void MainWindow::send() {
     m_prompt->clear();
     if (conversation->messages().empty()) {
         conversation->set_title(title_from(text));
+        ensure_stored(*conversation);
         refresh_list();
     }
     const int user = conversation->add(conversation->leaf(), QStringLiteral("user"), text);
+    save_message(*conversation, user);
     start_answer(*conversation, user);
 }
 
@@ -221,6 +444,7 @@ void MainWindow::resend(int user_id, const QString& text) {
     const Message* old = conversation->find(user_id);
     if (old == nullptr) return;
     const int user = conversation->add(old->parent, QStringLiteral("user"), text);
+    save_message(*conversation, user);
     start_answer(*conversation, user);
 }
 
@@ -230,12 +454,20 @@ void MainWindow::start_answer(Conversation& conversation, int user_id) {
     ChatRequest request;
     request.conversation = conversation.id();
     request.settings = conversation.settings();
+    // The seed is chosen here so the history can say which one made the answer.
+    if (request.settings.random_seed) {
+        request.settings.sampler.seed = QRandomGenerator::global()->generate64();
+        request.settings.random_seed = false;
+    }
+    m_streaming_request = request.settings;
     for (const int id : conversation.thread()) {
         const Message* message = conversation.find(id);
         request.messages.emplace_back(message->role, message->text);
     }
     m_streaming_conversation = conversation.id();
     m_streaming_message = conversation.add(user_id, QStringLiteral("assistant"), {}, false);
+    save_message(conversation, m_streaming_message);
+    m_saver = std::make_unique<StreamingSaver>(m_history, conversation.id());
     set_generating(true);
     refresh();
     m_status->setText(tr("Thinking…"));
@@ -270,6 +502,8 @@ void MainWindow::showModel(const hearth::ModelInfo& info, int context_length) {
     m_model_ready = true;
     m_model_context = context_length;
     m_settings.last_model = QString::fromStdString(info.path.string());
+    m_model_path = m_settings.last_model;
+    m_model_sha256 = QString::fromStdString(info.sha256);
     m_model->setText(tr("%1 · %2 · %3 · %4 · context %5")
                          .arg(QString::fromStdString(info.name),
                               QString::fromStdString(info.architecture),
@@ -286,6 +520,7 @@ void MainWindow::appendChunk(int conversation_id, const hearth::TokenChunk& chun
     Message* message = conversation ? conversation->find(m_streaming_message) : nullptr;
     if (message == nullptr) return;
     message->text += QString::fromStdString(chunk.text);
+    if (m_saver) m_saver->update(*message);
     if (conversation_id == m_current) {
         if (auto* view = m_chat->streaming_view()) view->append(QString::fromStdString(chunk.text));
     }
@@ -295,8 +530,17 @@ void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationR
     if (conversation_id != m_streaming_conversation) return;
     Conversation* conversation = conversation_by_id(conversation_id);
     if (Message* message = conversation ? conversation->find(m_streaming_message) : nullptr) {
-        message->stats = result.stats;
+        GenerationRecord record;
+        record.model_file = m_model_path;
+        record.model_sha256 = m_model_sha256;
+        record.backend = m_settings.backend;
+        record.seed = m_streaming_request.sampler.seed;
+        record.sampler = m_streaming_request.sampler;
+        record.stats = result.stats;
+        message->generation = record;
         message->finished = result.stats.stop_reason != StopReason::Cancelled;
+        if (m_saver) m_saver->finish(*message);
+        report_history_problem();
     }
     m_streaming_conversation = m_streaming_message = -1;
     set_generating(false);
@@ -320,6 +564,11 @@ void MainWindow::showError(const QString& message) {
     m_cancel_load->hide();
     if (generating()) {
         // The answer that failed stays as it is, marked unfinished.
+        if (Conversation* conversation = conversation_by_id(m_streaming_conversation)) {
+            if (Message* message = conversation->find(m_streaming_message); message && m_saver) {
+                m_saver->finish(*message);
+            }
+        }
         m_streaming_conversation = m_streaming_message = -1;
         set_generating(false);
         refresh();
@@ -355,7 +604,10 @@ void MainWindow::open_settings() {
 }
 
 void MainWindow::apply_conversation_settings(const ConversationSettings& settings) {
-    if (Conversation* conversation = current_conversation()) conversation->settings() = settings;
+    if (Conversation* conversation = current_conversation()) {
+        conversation->settings() = settings;
+        save_header(*conversation);
+    }
     refresh();
 }
 

@@ -7,6 +7,7 @@
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <vector>
 
 #include "engine/generation_request.h"
@@ -14,10 +15,13 @@
 #include "ui/chat_request.h"
 #include "ui/conversation.h"
 #include "ui/global_settings.h"
+#include "ui/history_store.h"
 #include "ui/metatypes.h"
 #include "ui/model_picker.h"
+#include "ui/streaming_saver.h"
 
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QProgressBar;
 class QPushButton;
@@ -34,6 +38,11 @@ class MainWindow final : public QMainWindow {
 public:
     explicit MainWindow(GlobalSettings settings = {}, QWidget* parent = nullptr);
     ~MainWindow() override;
+
+    // Conversations are kept in `history` from now on, and those it holds are listed.
+    void set_history(HistoryStore* history);
+    // Deleted conversations stay restorable (Undo) until this runs (when the app closes).
+    void purge_deleted();
 
     using ModelSource = std::function<std::vector<ModelEntry>(const QStringList& extra_folders)>;
     void set_model_source(ModelSource source) { m_model_source = std::move(source); }
@@ -66,9 +75,21 @@ public slots:
     void newConversation();
     void regenerate(int answer_id);
     void resend(int user_id, const QString& text);
+    void deleteConversation();
+    void undoDelete();
+    void search(const QString& query);
+    void openSearchHit(int conversation, int message);
+    bool exportConversation(const QString& path);
+    bool importConversation(const QString& path);
 
 private:
     void start_answer(Conversation& conversation, int user_id);
+    void add_conversation(std::unique_ptr<Conversation> conversation, bool front);
+    // Conversations reach the history with their first message (empty ones are not kept).
+    void ensure_stored(Conversation& conversation);
+    void save_header(const Conversation& conversation);
+    void save_message(const Conversation& conversation, int id);
+    void report_history_problem();
     void step_branch(int id, int step);
     void refresh();
     void refresh_list();
@@ -78,16 +99,27 @@ private:
     Conversation* conversation_by_id(int id);
 
     GlobalSettings m_settings;
+    HistoryStore* m_history = nullptr;
+    std::unique_ptr<StreamingSaver> m_saver;
+    std::vector<std::unique_ptr<Conversation>> m_deleted;  // restorable with Undo
+    bool m_history_problem_shown = false;
+    std::vector<SearchHit> m_hits;
+    std::set<int> m_stored;  // conversation ids the history holds
     ModelSource m_model_source;
     std::vector<std::unique_ptr<Conversation>> m_conversations;
-    int m_current = -1;  // conversation id on screen
-    int m_next_conversation = 1;
+    int m_current = -1;                   // conversation id on screen
+    int m_next_conversation = 1'000'000;  // ids for conversations the history could not take
     int m_streaming_conversation = -1;
     int m_streaming_message = -1;
     bool m_model_ready = false;
+    QString m_model_path, m_model_sha256;
+    ConversationSettings m_streaming_request;
     int m_model_context = 0;
 
     QListWidget* m_list = nullptr;
+    QLineEdit* m_search = nullptr;
+    QListWidget* m_results = nullptr;
+    QPushButton* m_undo = nullptr;
     QLabel* m_model = nullptr;
     QProgressBar* m_load_progress = nullptr;
     QPushButton* m_cancel_load = nullptr;

@@ -7,9 +7,11 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
 
@@ -18,6 +20,7 @@
 #include "app/wiring.h"
 #include "tests/support/temp_files.h"
 #include "ui/chat_view.h"
+#include "ui/history_json.h"
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
 
@@ -33,6 +36,11 @@ protected:
     MainWindowTest() : m_engine(std::make_unique<EngineController>()) {
         wire(m_window, *m_engine);
         m_window.show();
+        use_test_settings();
+    }
+
+    // Short, reproducible answers.
+    void use_test_settings() {
         auto settings = m_window.current_conversation()->settings();
         settings.random_seed = false;
         settings.sampler.seed = 7;
@@ -139,7 +147,8 @@ TEST_F(MainWindowTest, StopEndsTheAnswerAndMarksItUnfinished) {
     EXPECT_LT(clock.elapsed(), 1000);
     const auto id = m_window.current_conversation()->thread().back();
     EXPECT_FALSE(m_window.current_conversation()->find(id)->finished);
-    EXPECT_EQ(m_window.current_conversation()->find(id)->stats->stop_reason, StopReason::Cancelled);
+    EXPECT_EQ(m_window.current_conversation()->find(id)->generation->stats.stop_reason,
+              StopReason::Cancelled);
     EXPECT_EQ(child<QLabel>("messageNote", widget_for(id))->text(), "(stopped before the end)");
 }
 
@@ -210,6 +219,93 @@ TEST_F(MainWindowTest, QuittingMidAnswerStopsWithinASecond) {
     clock.start();
     m_engine.reset();  // what closing the window does
     EXPECT_LT(clock.elapsed(), 1000);
+}
+
+}  // namespace
+}  // namespace hearth
+
+namespace hearth {
+namespace {
+
+// The window with a real history file: what was said survives a restart, can be searched,
+// deleted (with undo), exported and imported.
+class MainWindowHistoryTest : public MainWindowTest {
+protected:
+    QString database() const {
+        return QString::fromStdString((m_directory.path() / "history.sqlite").string());
+    }
+    test::TempDirectory m_directory;
+};
+
+TEST_F(MainWindowHistoryTest, ConversationsSurviveARestartAndCanBeSearched) {
+    ui::HistoryStore history(database());
+    m_window.set_history(&history);
+    use_test_settings();
+    ASSERT_TRUE(load(bundled()));
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    const QString answer = last_answer();
+    const int conversation_id = m_window.current_conversation()->id();
+    ASSERT_TRUE(history.available()) << history.problem().toStdString();
+
+    ui::HistoryStore reopened(database());
+    ui::MainWindow restarted;
+    restarted.set_history(&reopened);
+    auto* restored = restarted.current_conversation();
+    ASSERT_NE(restored, nullptr);
+    EXPECT_EQ(restored->id(), conversation_id);
+    EXPECT_EQ(restored->title(), "Once upon a time");
+    const auto thread = restored->thread();
+    ASSERT_EQ(thread.size(), 2u);
+    EXPECT_EQ(restored->find(thread[1])->text, answer);
+    EXPECT_TRUE(restored->find(thread[1])->finished);
+    EXPECT_EQ(restored->find(thread[1])->generation->stats.generated_tokens, 60);
+    EXPECT_EQ(restored->find(thread[1])->generation->seed, 7u);
+    EXPECT_FALSE(restored->find(thread[1])->generation->model_sha256.isEmpty());
+
+    // Search by a word of the answer, then open the hit.
+    const QString word =
+        answer.split(' ', Qt::SkipEmptyParts).value(3).remove(QRegularExpression("\\W"));
+    restarted.newConversation();
+    restarted.search(word.left(3));
+    auto* results = restarted.findChild<QListWidget*>("searchResults");
+    ASSERT_TRUE(results->isVisible() || !results->isHidden());
+    ASSERT_GE(results->count(), 1);
+    EXPECT_TRUE(results->item(0)->text().contains("»")) << results->item(0)->text().toStdString();
+    restarted.openSearchHit(conversation_id, thread[1]);
+    EXPECT_EQ(restarted.current_conversation()->id(), conversation_id);
+}
+
+TEST_F(MainWindowHistoryTest, DeleteCanBeUndoneAndExportImportRoundTrips) {
+    ui::HistoryStore history(database());
+    m_window.set_history(&history);
+    use_test_settings();
+    ASSERT_TRUE(load(bundled()));
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    const int id = m_window.current_conversation()->id();
+    const auto exported = m_directory.path() / "chat.json";
+    ASSERT_TRUE(m_window.exportConversation(QString::fromStdString(exported.string())));
+    ASSERT_TRUE(m_window.exportConversation(
+        QString::fromStdString((m_directory.path() / "chat.md").string())));
+    const auto json = test::read_bytes(exported);
+
+    m_window.deleteConversation();
+    EXPECT_NE(m_window.current_conversation()->id(), id);
+    for (const auto& entry : history.conversations()) EXPECT_NE(entry.id, id);
+    m_window.undoDelete();
+    EXPECT_EQ(m_window.current_conversation()->id(), id);
+    ASSERT_EQ(history.conversations().size(), 1u);  // the empty chat made meanwhile is not kept
+    EXPECT_EQ(history.conversations().front().id, id);
+
+    ASSERT_TRUE(m_window.importConversation(QString::fromStdString(exported.string())));
+    EXPECT_NE(m_window.current_conversation()->id(), id);
+    EXPECT_EQ(ui::conversation_to_json(*m_window.current_conversation()),
+              QByteArray(reinterpret_cast<const char*>(json.data()),
+                         static_cast<qsizetype>(json.size())));
+    m_window.deleteConversation();
+    m_window.purge_deleted();
+    EXPECT_EQ(history.conversations().size(), 1u);
 }
 
 }  // namespace

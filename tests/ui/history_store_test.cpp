@@ -251,3 +251,22 @@ TEST_F(HistoryStoreTest, AWriterKilledMidAnswerLosesAtMostHalfASecond) {
 
 }  // namespace
 }  // namespace hearth::ui
+
+namespace hearth::ui {
+namespace {
+
+TEST(HistoryStoreEmpty, AnAnswerThatHasNotBegunIsStored) {
+    const test::TempDirectory directory;
+    HistoryStore store(QString::fromStdString((directory.path() / "h.sqlite").string()));
+    Conversation conversation(0, QString());
+    const int id = store.create(conversation);
+    Message empty;
+    empty.id = 1;
+    empty.role = "assistant";
+    empty.finished = false;
+    EXPECT_TRUE(store.save_message(id, empty)) << store.problem().toStdString();
+    EXPECT_EQ(store.load(id)->find(1)->text, "");
+}
+
+}  // namespace
+}  // namespace hearth::ui
