@@ -29,6 +29,7 @@ EngineController::EngineController(QObject* parent)
     qRegisterMetaType<hearth::TokenChunk>();
     qRegisterMetaType<hearth::GenerationResult>();
     qRegisterMetaType<hearth::ModelInfo>();
+    qRegisterMetaType<hearth::ui::BenchmarkResult>();
     m_thread.setObjectName(QStringLiteral("engine"));
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
@@ -38,6 +39,8 @@ EngineController::EngineController(QObject* parent)
     connect(this, &EngineController::generateRequested, m_worker, &InferenceWorker::generate,
             Qt::QueuedConnection);
     connect(this, &EngineController::configureRequested, m_worker, &InferenceWorker::configure,
+            Qt::QueuedConnection);
+    connect(this, &EngineController::benchmarkRequested, m_worker, &InferenceWorker::runBenchmark,
             Qt::QueuedConnection);
     m_thread.start();
 }

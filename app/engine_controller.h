@@ -30,6 +30,7 @@ signals:
     void loadModelRequested(const QString& path);
     void generateRequested(const hearth::ui::ChatRequest& request);
     void configureRequested(int threads, int chunk_tokens, bool speculative);
+    void benchmarkRequested(int prompt_tokens, int generated_tokens);
 
 private:
     std::atomic<bool> m_stop{false};

@@ -2,14 +2,17 @@
 
 #include <QCoreApplication>
 #include <QCryptographicHash>
+#include <QDateTime>
 #include <QFile>
 
+#include <chrono>
 #include <random>
 #include <thread>
 
 #include "engine/backend_factory.h"
 #include "engine/chat_prompt.h"
 #include "engine/load_error.h"
+#include "engine/prefill_planner.h"
 #include "engine/session.h"
 #include "engine/system_memory.h"
 
@@ -50,6 +53,20 @@ std::string file_sha256(const QString& path) {
     QCryptographicHash hash(QCryptographicHash::Sha256);
     if (!file.open(QIODevice::ReadOnly) || !hash.addData(&file)) return {};
     return hash.result().toHex().toStdString();
+}
+
+QString machine_description() {
+    QFile cpuinfo(QStringLiteral("/proc/cpuinfo"));
+    QString model = QStringLiteral("unknown CPU");
+    if (cpuinfo.open(QIODevice::ReadOnly)) {
+        for (const auto& line : QString::fromUtf8(cpuinfo.readAll()).split('\n')) {
+            if (line.startsWith(QLatin1String("model name"))) {
+                model = line.section(':', 1).trimmed();
+                break;
+            }
+        }
+    }
+    return QStringLiteral("%1, %2 threads").arg(model).arg(std::thread::hardware_concurrency());
 }
 
 }  // namespace
@@ -108,6 +125,8 @@ void InferenceWorker::loadModel(const QString& path) {
         m_chat_template = std::move(chat);
         m_tokenizer = std::move(tokenizer);
         m_model = std::move(model);
+        m_model_path = path;
+        m_model_sha256 = QString::fromStdString(info.sha256);
         emit modelLoaded(info, context);
     } catch (const LoadCancelled&) {
         emit errorOccurred(m_model ? tr("Loading was cancelled; the previous model stays loaded.")
@@ -181,6 +200,59 @@ void InferenceWorker::generate(const ui::ChatRequest& chat) {
         emit generationFinished(conversation, result);
     } catch (const std::exception& error) {
         emit errorOccurred(QString::fromStdString(error.what()));
+    }
+}
+
+void InferenceWorker::runBenchmark(int prompt_tokens, int generated_tokens) {
+    if (!m_model) {
+        emit benchmarkFailed(tr("No model is loaded."));
+        return;
+    }
+    m_stop = false;
+    try {
+        using Clock = std::chrono::steady_clock;
+        const int vocab = m_model->config().vocab_size;
+        std::vector<int32_t> prompt{1};
+        for (int i = 1; i < prompt_tokens; ++i) prompt.push_back(3 + (i * 7919) % (vocab - 3));
+        auto sequence = m_backend->create_sequence(prompt_tokens + generated_tokens + 1);
+        const int total = prompt_tokens + generated_tokens;
+        const auto steps = plan_prefill(prompt_tokens, 0, m_backend->chunk_sizes());
+        std::vector<float> logits;
+        const auto start = Clock::now();
+        for (size_t s = 0; s < steps.size(); ++s) {
+            if (m_stop) throw std::runtime_error("cancelled");
+            logits = m_backend->forward(
+                std::span(prompt).subspan(static_cast<size_t>(steps[s].start),
+                                          static_cast<size_t>(steps[s].tokens)),
+                *sequence, s + 1 == steps.size() ? LogitRows::Last : LogitRows::None);
+            emit benchmarkProgress((steps[s].start + steps[s].tokens) * 100 / total);
+        }
+        const double prefill_seconds = std::chrono::duration<double>(Clock::now() - start).count();
+        const auto decode_start = Clock::now();
+        for (int i = 0; i < generated_tokens; ++i) {
+            if (m_stop) throw std::runtime_error("cancelled");
+            const int32_t token = argmax(logits);
+            logits = m_backend->forward(std::span(&token, 1), *sequence, LogitRows::Last);
+            if (i % 8 == 7) emit benchmarkProgress((prompt_tokens + i + 1) * 100 / total);
+        }
+        const double decode_seconds =
+            std::chrono::duration<double>(Clock::now() - decode_start).count();
+        ui::BenchmarkResult result;
+        result.created_ms = QDateTime::currentMSecsSinceEpoch();
+        result.model_file = m_model_path;
+        result.model_sha256 = m_model_sha256;
+        result.backend = QString::fromStdString(m_backend->name());
+        result.machine = machine_description();
+        result.build = QStringLiteral("Hearth %1 (%2)")
+                           .arg(QStringLiteral(HEARTH_VERSION), QStringLiteral(__DATE__));
+        result.prompt_tokens = prompt_tokens;
+        result.prompt_tokens_per_second = prompt_tokens / prefill_seconds;
+        result.generated_tokens = generated_tokens;
+        result.generation_tokens_per_second = generated_tokens / decode_seconds;
+        emit benchmarkFinished(result);
+    } catch (const std::exception& error) {
+        emit benchmarkFailed(m_stop ? tr("The benchmark was cancelled.")
+                                    : QString::fromStdString(error.what()));
     }
 }
 

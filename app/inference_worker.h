@@ -10,6 +10,7 @@
 #include <list>
 #include <memory>
 
+#include "ui/benchmark_result.h"
 #include "ui/chat_request.h"
 #include "ui/metatypes.h"
 
@@ -40,6 +41,8 @@ public slots:
     void loadModel(const QString& path);
     void generate(const hearth::ui::ChatRequest& request);
     void configure(int threads, int chunk_tokens, bool speculative);
+    // Prompt processing and generation speed on the loaded model (cancelled by the stop flag).
+    void runBenchmark(int prompt_tokens, int generated_tokens);
 
 signals:
     void loadProgress(int percent);
@@ -47,6 +50,9 @@ signals:
     void tokensReady(int conversation, const hearth::TokenChunk& chunk);
     void generationFinished(int conversation, const hearth::GenerationResult& result);
     void errorOccurred(const QString& message);
+    void benchmarkProgress(int percent);
+    void benchmarkFinished(const hearth::ui::BenchmarkResult& result);
+    void benchmarkFailed(const QString& message);
 
 private:
     struct ConversationSession;
@@ -60,6 +66,7 @@ private:
     std::unique_ptr<ChatTemplate> m_chat_template;
     std::unique_ptr<Backend> m_backend;
     std::shared_ptr<const JsonGrammar> m_json;
+    QString m_model_path, m_model_sha256;
     std::list<ConversationSession> m_sessions;  // most recently used first; declared last
 };
 

@@ -21,6 +21,8 @@ void wire(ui::MainWindow& window, EngineController& engine) {
                          emit engine.configureRequested(settings.threads, settings.chunk_tokens,
                                                         settings.speculative);
                      });
+    QObject::connect(&window, &ui::MainWindow::runBenchmarkRequested, &engine,
+                     &EngineController::benchmarkRequested);
     // Engine -> GUI.
     QObject::connect(worker, &InferenceWorker::loadProgress, &window,
                      &ui::MainWindow::showLoadProgress, Qt::QueuedConnection);
@@ -32,6 +34,12 @@ void wire(ui::MainWindow& window, EngineController& engine) {
                      &ui::MainWindow::finishGeneration, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::errorOccurred, &window, &ui::MainWindow::showError,
                      Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::benchmarkProgress, &window,
+                     &ui::MainWindow::showBenchmarkProgress, Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::benchmarkFinished, &window,
+                     &ui::MainWindow::showBenchmark, Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::benchmarkFailed, &window,
+                     &ui::MainWindow::showBenchmarkFailure, Qt::QueuedConnection);
     const auto& settings = window.global_settings();
     emit engine.configureRequested(settings.threads, settings.chunk_tokens, settings.speculative);
 }

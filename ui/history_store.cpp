@@ -39,6 +39,20 @@ const char* const kVersion2[] = {
     "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')",
 };
 
+// Version 3: benchmark runs, and the model a conversation last used.
+const char* const kVersion3[] = {
+    "ALTER TABLE conversations ADD COLUMN model TEXT NOT NULL DEFAULT ''",
+    "CREATE TABLE benchmarks(id INTEGER PRIMARY KEY, created INTEGER NOT NULL, model_file TEXT "
+    "NOT NULL, model_sha256 TEXT NOT NULL, backend TEXT NOT NULL, machine TEXT NOT NULL, build "
+    "TEXT NOT NULL, prompt_tokens INTEGER NOT NULL, prompt_rate REAL NOT NULL, generated_tokens "
+    "INTEGER NOT NULL, generation_rate REAL NOT NULL)",
+};
+
+// QtSql binds a null QString as SQL NULL; every text column here is NOT NULL.
+QString not_null(const QString& text) {
+    return text.isNull() ? QStringLiteral("") : text;
+}
+
 qint64 now_ms() {
     return QDateTime::currentMSecsSinceEpoch();
 }
@@ -63,9 +77,9 @@ QString fts_query(const QString& query) {
 
 }  // namespace
 
-HistoryStore::HistoryStore(const QString& path)
+HistoryStore::HistoryStore(const QString& path, int up_to)
     : m_connection(QStringLiteral("history-") + QUuid::createUuid().toString(QUuid::Id128)) {
-    if (open(path)) migrate();
+    if (open(path)) migrate(up_to);
 }
 
 HistoryStore::~HistoryStore() {
@@ -124,7 +138,7 @@ int HistoryStore::schema_version() const {
                : -1;
 }
 
-bool HistoryStore::migrate() {
+bool HistoryStore::migrate(int up_to) {
     const int version = schema_version();
     if (version > kSchemaVersion) {
         fail(QStringLiteral("migrating"), QStringLiteral("the database was made by a newer Hearth "
@@ -134,7 +148,7 @@ bool HistoryStore::migrate() {
     }
     auto database = QSqlDatabase::database(m_connection);
     const auto step = [&](int to, const auto& statements) {
-        if (version >= to) return true;
+        if (version >= to || to > up_to) return true;
         database.transaction();
         for (const char* statement : statements) {
             if (!execute(QString::fromLatin1(statement))) {
@@ -148,19 +162,19 @@ bool HistoryStore::migrate() {
         }
         return database.commit();
     };
-    return step(1, kVersion1) && step(2, kVersion2);
+    return step(1, kVersion1) && step(2, kVersion2) && step(3, kVersion3);
 }
 
 std::vector<StoredConversation> HistoryStore::conversations() const {
     std::vector<StoredConversation> list;
     QSqlQuery query(QSqlDatabase::database(m_connection));
-    if (!query.exec(QStringLiteral("SELECT id, title, updated FROM conversations WHERE deleted = 0 "
-                                   "ORDER BY updated DESC, id DESC"))) {
+    if (!query.exec(QStringLiteral("SELECT id, title, updated, model FROM conversations WHERE "
+                                   "deleted = 0 ORDER BY updated DESC, id DESC"))) {
         return list;
     }
     while (query.next()) {
-        list.push_back(
-            {query.value(0).toInt(), query.value(1).toString(), query.value(2).toLongLong()});
+        list.push_back({query.value(0).toInt(), query.value(1).toString(),
+                        query.value(2).toLongLong(), query.value(3).toString()});
     }
     return list;
 }
@@ -213,7 +227,7 @@ int HistoryStore::create(const Conversation& conversation) {
     QSqlQuery query(database);
     query.prepare(QStringLiteral(
         "INSERT INTO conversations(title, created, updated, settings) VALUES (?, ?, ?, ?)"));
-    query.addBindValue(conversation.title().isNull() ? QStringLiteral("") : conversation.title());
+    query.addBindValue(not_null(conversation.title()));
     query.addBindValue(conversation.created_ms());
     query.addBindValue(now_ms());
     query.addBindValue(json_text(settings_to_json(conversation.settings())));
@@ -229,7 +243,7 @@ bool HistoryStore::save_header(const Conversation& conversation) {
     QSqlQuery query(QSqlDatabase::database(m_connection));
     query.prepare(QStringLiteral(
         "UPDATE conversations SET title = ?, settings = ?, updated = ? WHERE id = ?"));
-    query.addBindValue(conversation.title().isNull() ? QStringLiteral("") : conversation.title());
+    query.addBindValue(not_null(conversation.title()));
     query.addBindValue(json_text(settings_to_json(conversation.settings())));
     query.addBindValue(now_ms());
     query.addBindValue(conversation.id());
@@ -252,7 +266,7 @@ bool HistoryStore::save_message(int conversation, const Message& message) {
     query.addBindValue(message.parent);
     query.addBindValue(message.role);
     // A null QString binds as SQL NULL: an answer that has not begun is an empty text.
-    query.addBindValue(message.text.isNull() ? QStringLiteral("") : message.text);
+    query.addBindValue(not_null(message.text));
     query.addBindValue(message.created_ms);
     query.addBindValue(message.finished ? 1 : 0);
     bool ok = query.exec();
@@ -264,8 +278,8 @@ bool HistoryStore::save_message(int conversation, const Message& message) {
             "INSERT OR REPLACE INTO generations(conversation, message, model_file, model_sha256, "
             "backend, seed, sampler, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
         for (const QVariant& value :
-             {QVariant(conversation), QVariant(message.id), QVariant(record.model_file),
-              QVariant(record.model_sha256), QVariant(record.backend),
+             {QVariant(conversation), QVariant(message.id), QVariant(not_null(record.model_file)),
+              QVariant(not_null(record.model_sha256)), QVariant(not_null(record.backend)),
               QVariant(QString::number(record.seed)),
               QVariant(json_text(sampler_to_json(record.sampler))),
               QVariant(json_text(stats_to_json(record.stats)))}) {
@@ -276,8 +290,13 @@ bool HistoryStore::save_message(int conversation, const Message& message) {
     }
     if (ok) {
         QSqlQuery touch(database);
-        touch.prepare(QStringLiteral("UPDATE conversations SET updated = ? WHERE id = ?"));
+        const bool answered = message.generation.has_value();
+        touch.prepare(answered
+                          ? QStringLiteral("UPDATE conversations SET updated = ?, model = ? "
+                                           "WHERE id = ?")
+                          : QStringLiteral("UPDATE conversations SET updated = ? WHERE id = ?"));
         touch.addBindValue(now_ms());
+        if (answered) touch.addBindValue(not_null(message.generation->model_file));
         touch.addBindValue(conversation);
         ok = touch.exec();
         if (!ok) error = touch.lastError().text();
@@ -322,6 +341,64 @@ std::vector<SearchHit> HistoryStore::search(const QString& text, int limit) cons
                         query.value(3).toString()});
     }
     return hits;
+}
+
+bool HistoryStore::save_benchmark(const BenchmarkResult& result) {
+    if (!available()) return false;
+    QSqlQuery query(QSqlDatabase::database(m_connection));
+    query.prepare(QStringLiteral(
+        "INSERT INTO benchmarks(created, model_file, model_sha256, backend, machine, build, "
+        "prompt_tokens, prompt_rate, generated_tokens, generation_rate) VALUES (?, ?, ?, ?, ?, ?, "
+        "?, ?, ?, ?)"));
+    for (const QVariant& value :
+         {QVariant(result.created_ms), QVariant(not_null(result.model_file)),
+          QVariant(not_null(result.model_sha256)), QVariant(not_null(result.backend)),
+          QVariant(not_null(result.machine)), QVariant(not_null(result.build)),
+          QVariant(result.prompt_tokens), QVariant(result.prompt_tokens_per_second),
+          QVariant(result.generated_tokens), QVariant(result.generation_tokens_per_second)}) {
+        query.addBindValue(value);
+    }
+    if (query.exec()) return true;
+    fail(QStringLiteral("saving a benchmark"), query.lastError().text());
+    return false;
+}
+
+// Runs a query with one bound value, the row limit, turning each row into an item.
+template <typename Item, typename Read>
+std::vector<Item> HistoryStore::select(const QString& sql, int limit, const Read& read) const {
+    std::vector<Item> items;
+    QSqlQuery query(QSqlDatabase::database(m_connection));
+    query.prepare(sql);
+    query.addBindValue(limit);
+    if (!query.exec()) return items;
+    while (query.next()) items.push_back(read(query));
+    return items;
+}
+
+std::vector<BenchmarkResult> HistoryStore::benchmarks(int limit) const {
+    return select<BenchmarkResult>(
+        QStringLiteral("SELECT created, model_file, model_sha256, backend, machine, build, "
+                       "prompt_tokens, prompt_rate, generated_tokens, generation_rate FROM "
+                       "benchmarks ORDER BY created DESC, id DESC LIMIT ?"),
+        limit, [](const QSqlQuery& row) {
+            return BenchmarkResult{row.value(0).toLongLong(), row.value(1).toString(),
+                                   row.value(2).toString(),   row.value(3).toString(),
+                                   row.value(4).toString(),   row.value(5).toString(),
+                                   row.value(6).toInt(),      row.value(7).toDouble(),
+                                   row.value(8).toInt(),      row.value(9).toDouble()};
+        });
+}
+
+std::vector<GenerationSummary> HistoryStore::generations(int limit) const {
+    return select<GenerationSummary>(
+        QStringLiteral("SELECT m.created, g.model_file, g.backend, g.stats FROM generations g JOIN "
+                       "messages m ON m.conversation = g.conversation AND m.id = g.message ORDER "
+                       "BY m.created DESC LIMIT ?"),
+        limit, [](const QSqlQuery& row) {
+            return GenerationSummary{row.value(0).toLongLong(), row.value(1).toString(),
+                                     row.value(2).toString(),
+                                     stats_from_json(json_object(row.value(3).toString()))};
+        });
 }
 
 }  // namespace hearth::ui

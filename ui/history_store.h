@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "ui/benchmark_result.h"
 #include "ui/conversation.h"
 
 namespace hearth::ui {
@@ -19,6 +20,7 @@ struct StoredConversation {
     int id = 0;
     QString title;
     qint64 updated_ms = 0;
+    QString model;  // the model file of its latest answer
 };
 
 struct SearchHit {
@@ -28,12 +30,21 @@ struct SearchHit {
     QString snippet;  // with <b>…</b> around the matches
 };
 
+// One past answer, for the dashboard's history view.
+struct GenerationSummary {
+    qint64 created_ms = 0;
+    QString model_file;
+    QString backend;
+    GenerationStats stats;
+};
+
 class HistoryStore final {
 public:
-    static constexpr int kSchemaVersion = 2;
+    static constexpr int kSchemaVersion = 3;
 
-    // Opens (creating or migrating) the database at `path`.
-    explicit HistoryStore(const QString& path);
+    // Opens (creating or migrating) the database at `path`. `up_to` stops migrations at an
+    // earlier version: only tests of the migrations use it.
+    explicit HistoryStore(const QString& path, int up_to = kSchemaVersion);
     ~HistoryStore();
     HistoryStore(const HistoryStore&) = delete;
     HistoryStore& operator=(const HistoryStore&) = delete;
@@ -56,13 +67,19 @@ public:
     // Prefix search over every message of every branch, diacritics ignored.
     std::vector<SearchHit> search(const QString& query, int limit = 50) const;
 
+    bool save_benchmark(const BenchmarkResult& result);
+    std::vector<BenchmarkResult> benchmarks(int limit = 50) const;      // newest first
+    std::vector<GenerationSummary> generations(int limit = 200) const;  // newest first
+
     int schema_version() const;
 
 private:
     bool open(const QString& path);
-    bool migrate();
+    bool migrate(int up_to);
     bool execute(const QString& sql);
     void fail(const QString& what, const QString& error);
+    template <typename Item, typename Read>
+    std::vector<Item> select(const QString& sql, int limit, const Read& read) const;
 
     QString m_connection;
     QString m_problem;

@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include <QApplication>
+#include <QDockWidget>
 #include <QFile>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -20,6 +21,7 @@
 #include "ui/history_json.h"
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
+#include "ui/performance_dashboard.h"
 #include "ui/prompt_edit.h"
 #include "ui/settings_dialog.h"
 #include "ui/theme.h"
@@ -93,12 +95,16 @@ MainWindow::MainWindow(GlobalSettings settings, QWidget* parent)
     m_cancel_load = button(tr("Cancel"), "cancelLoad", tr("Cancel loading"));
     m_cancel_load->hide();
     auto* settings_button = button(tr("Settings…"), "settings", tr("Settings"));
+    auto* performance =
+        button(tr("Performance"), "showDashboard", tr("Show the performance dashboard"));
+    performance->setCheckable(true);
     auto* top = new QHBoxLayout;
     top->addWidget(m_model, 1);
     top->addWidget(m_load_progress);
     top->addWidget(m_cancel_load);
     top->addWidget(choose);
     top->addWidget(settings_button);
+    top->addWidget(performance);
 
     m_chat = new ChatView;
     m_prompt = new PromptEdit;
@@ -132,6 +138,18 @@ MainWindow::MainWindow(GlobalSettings settings, QWidget* parent)
     splitter->setStretchFactor(1, 1);
     splitter->setSizes({220, 880});
     setCentralWidget(splitter);
+    m_dashboard = new PerformanceDashboard;
+    auto* dock = new QDockWidget(tr("Performance"), this);
+    dock->setObjectName(QStringLiteral("dashboardDock"));
+    dock->setWidget(m_dashboard);
+    addDockWidget(Qt::RightDockWidgetArea, dock);
+    dock->hide();
+    connect(performance, &QPushButton::toggled, dock, &QDockWidget::setVisible);
+    connect(dock, &QDockWidget::visibilityChanged, performance, &QPushButton::setChecked);
+    connect(m_dashboard, &PerformanceDashboard::runBenchmarkRequested, this,
+            [this] { emit runBenchmarkRequested(512, 128); });
+    connect(m_dashboard, &PerformanceDashboard::cancelBenchmarkRequested, this,
+            &MainWindow::stopRequested);
     m_status = new QLabel;
     m_status->setObjectName(QStringLiteral("status"));
     m_status->setWordWrap(true);
@@ -139,6 +157,11 @@ MainWindow::MainWindow(GlobalSettings settings, QWidget* parent)
 
     connect(new_chat, &QPushButton::clicked, this, &MainWindow::newConversation);
     connect(remove, &QPushButton::clicked, this, &MainWindow::deleteConversation);
+    connect(m_list, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
+        const int row = m_list->row(item);
+        if (row < 0 || row >= static_cast<int>(m_conversations.size())) return;
+        renameConversation(m_conversations[static_cast<size_t>(row)]->id(), item->text());
+    });
     connect(m_undo, &QPushButton::clicked, this, &MainWindow::undoDelete);
     connect(m_search, &QLineEdit::textChanged, this, &MainWindow::search);
     connect(m_results, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
@@ -230,6 +253,7 @@ void MainWindow::ensure_stored(Conversation& conversation) {
 
 void MainWindow::set_history(HistoryStore* history) {
     m_history = history;
+    m_dashboard->set_history(history);
     m_conversations.clear();
     m_current = -1;
     for (const auto& entry : history->conversations()) {
@@ -267,6 +291,18 @@ void MainWindow::save_message(const Conversation& conversation, int id) {
     }
     m_history->save_message(conversation.id(), *conversation.find(id));
     report_history_problem();
+}
+
+void MainWindow::renameConversation(int id, const QString& title) {
+    Conversation* conversation = conversation_by_id(id);
+    const QString trimmed = title.simplified();
+    if (conversation == nullptr || trimmed.isEmpty() || trimmed == conversation->title()) {
+        refresh_list();
+        return;
+    }
+    conversation->set_title(trimmed);
+    save_header(*conversation);
+    refresh_list();
 }
 
 void MainWindow::deleteConversation() {
@@ -378,7 +414,8 @@ void MainWindow::refresh_list() {
     const QSignalBlocker blocker(m_list);
     m_list->clear();
     for (size_t i = 0; i < m_conversations.size(); ++i) {
-        m_list->addItem(m_conversations[i]->title());
+        auto* item = new QListWidgetItem(m_conversations[i]->title(), m_list);
+        item->setFlags(item->flags() | Qt::ItemIsEditable);  // F2 or double-click renames
         if (m_conversations[i]->id() == m_current) m_list->setCurrentRow(static_cast<int>(i));
     }
 }
@@ -468,6 +505,7 @@ void MainWindow::start_answer(Conversation& conversation, int user_id) {
     m_streaming_message = conversation.add(user_id, QStringLiteral("assistant"), {}, false);
     save_message(conversation, m_streaming_message);
     m_saver = std::make_unique<StreamingSaver>(m_history, conversation.id());
+    m_dashboard->generation_started(context_length(conversation));
     set_generating(true);
     refresh();
     m_status->setText(tr("Thinking…"));
@@ -511,6 +549,7 @@ void MainWindow::showModel(const hearth::ModelInfo& info, int context_length) {
                               QString::fromStdString(info.quantization))
                          .arg(context_length));
     m_status->setText(tr("Model loaded."));
+    m_dashboard->set_model(info, context_length);
     refresh();
 }
 
@@ -521,6 +560,7 @@ void MainWindow::appendChunk(int conversation_id, const hearth::TokenChunk& chun
     if (message == nullptr) return;
     message->text += QString::fromStdString(chunk.text);
     if (m_saver) m_saver->update(*message);
+    m_dashboard->add_chunk(chunk);
     if (conversation_id == m_current) {
         if (auto* view = m_chat->streaming_view()) view->append(QString::fromStdString(chunk.text));
     }
@@ -541,6 +581,7 @@ void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationR
         message->finished = result.stats.stop_reason != StopReason::Cancelled;
         if (m_saver) m_saver->finish(*message);
         report_history_problem();
+        m_dashboard->generation_finished(result.stats);
     }
     m_streaming_conversation = m_streaming_message = -1;
     set_generating(false);
@@ -621,6 +662,22 @@ void MainWindow::apply_global_settings(const GlobalSettings& settings) {
         refresh();
     }
     emit globalSettingsChanged(m_settings);
+}
+
+void MainWindow::showBenchmarkProgress(int percent) {
+    m_dashboard->show_benchmark_progress(percent);
+}
+
+void MainWindow::showBenchmark(const hearth::ui::BenchmarkResult& result) {
+    m_dashboard->show_benchmark(result);
+    m_status->setText(tr("Benchmark: prompt %1 tok/s, generation %2 tok/s.")
+                          .arg(result.prompt_tokens_per_second, 0, 'f', 1)
+                          .arg(result.generation_tokens_per_second, 0, 'f', 1));
+}
+
+void MainWindow::showBenchmarkFailure(const QString& message) {
+    m_dashboard->benchmark_failed(message);
+    m_status->setText(message);
 }
 
 }  // namespace hearth::ui

@@ -29,6 +29,7 @@ class QPushButton;
 namespace hearth::ui {
 
 class ChatView;
+class PerformanceDashboard;
 class PromptEdit;
 
 class MainWindow final : public QMainWindow {
@@ -52,6 +53,7 @@ public:
     Conversation* current_conversation();
     bool generating() const { return m_streaming_message >= 0; }
     ChatView* chat_view() const { return m_chat; }
+    PerformanceDashboard* dashboard() const { return m_dashboard; }
     const GlobalSettings& global_settings() const { return m_settings; }
     void apply_global_settings(const GlobalSettings& settings);
     void apply_conversation_settings(const ConversationSettings& settings);
@@ -64,6 +66,7 @@ signals:
     void generateRequested(const hearth::ui::ChatRequest& request);
     void stopRequested();
     void globalSettingsChanged(const hearth::ui::GlobalSettings& settings);
+    void runBenchmarkRequested(int prompt_tokens, int generated_tokens);
 
 public slots:
     void showLoadProgress(int percent);
@@ -71,10 +74,14 @@ public slots:
     void appendChunk(int conversation, const hearth::TokenChunk& chunk);
     void finishGeneration(int conversation, const hearth::GenerationResult& result);
     void showError(const QString& message);
+    void showBenchmarkProgress(int percent);
+    void showBenchmark(const hearth::ui::BenchmarkResult& result);
+    void showBenchmarkFailure(const QString& message);
     void send();
     void newConversation();
     void regenerate(int answer_id);
     void resend(int user_id, const QString& text);
+    void renameConversation(int id, const QString& title);
     void deleteConversation();
     void undoDelete();
     void search(const QString& query);
@@ -129,6 +136,7 @@ private:
     QPushButton* m_stop = nullptr;
     QProgressBar* m_context_meter = nullptr;
     QLabel* m_status = nullptr;
+    PerformanceDashboard* m_dashboard = nullptr;
 };
 
 }  // namespace hearth::ui

@@ -13,6 +13,7 @@
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
+#include <QTableWidget>
 #include <QTest>
 
 #include "app/bundled_model.h"
@@ -23,6 +24,7 @@
 #include "ui/history_json.h"
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
+#include "ui/performance_dashboard.h"
 
 namespace hearth {
 namespace {
@@ -290,6 +292,12 @@ TEST_F(MainWindowHistoryTest, DeleteCanBeUndoneAndExportImportRoundTrips) {
         QString::fromStdString((m_directory.path() / "chat.md").string())));
     const auto json = test::read_bytes(exported);
 
+    // Renaming in the list (F2 / double-click edits the item) reaches the history.
+    auto* list = child<QListWidget>("conversations");
+    list->item(0)->setText("Renamed story");
+    EXPECT_EQ(m_window.current_conversation()->title(), "Renamed story");
+    EXPECT_EQ(history.conversations().front().title, "Renamed story");
+
     m_window.deleteConversation();
     EXPECT_NE(m_window.current_conversation()->id(), id);
     for (const auto& entry : history.conversations()) EXPECT_NE(entry.id, id);
@@ -306,6 +314,30 @@ TEST_F(MainWindowHistoryTest, DeleteCanBeUndoneAndExportImportRoundTrips) {
     m_window.deleteConversation();
     m_window.purge_deleted();
     EXPECT_EQ(history.conversations().size(), 1u);
+}
+
+}  // namespace
+}  // namespace hearth
+
+namespace hearth {
+namespace {
+
+TEST_F(MainWindowHistoryTest, TheBenchmarkButtonStoresAResultWithTheMachineAndBuild) {
+    ui::HistoryStore history(database());
+    m_window.set_history(&history);
+    ASSERT_TRUE(load(bundled()));
+    QSignalSpy finished(m_engine->worker(), &InferenceWorker::benchmarkFinished);
+    QTest::mouseClick(child<QPushButton>("runBenchmark", m_window.dashboard()), Qt::LeftButton);
+    ASSERT_TRUE(finished.wait(30000));
+    QCoreApplication::processEvents();
+    const auto stored = history.benchmarks();
+    ASSERT_EQ(stored.size(), 1u);
+    EXPECT_GT(stored[0].prompt_tokens_per_second, 0);
+    EXPECT_GT(stored[0].generation_tokens_per_second, 0);
+    EXPECT_TRUE(stored[0].machine.contains("threads"));
+    EXPECT_TRUE(stored[0].build.startsWith("Hearth "));
+    EXPECT_EQ(stored[0].model_file, bundled());
+    EXPECT_EQ(child<QTableWidget>("benchmarks", m_window.dashboard())->rowCount(), 1);
 }
 
 }  // namespace

@@ -47,7 +47,7 @@ protected:
         stored.settings() = conversation.settings();
         stored.set_created_ms(conversation.created_ms());
         for (const auto& message : conversation.messages()) {
-            ASSERT_TRUE(store.save_message(id, message));
+            ASSERT_TRUE(store.save_message(id, message)) << store.problem().toStdString();
             stored.restore(message);
         }
         conversation = stored;
@@ -68,6 +68,7 @@ TEST_F(HistoryStoreTest, StoresAndReadsBackConversationsWithTheirBranches) {
     const auto list = reopened.conversations();
     ASSERT_EQ(list.size(), 1u);
     EXPECT_EQ(list[0].title, "Café talk");
+    EXPECT_EQ(list[0].model, "/models/x.gguf");
     const auto loaded = reopened.load(list[0].id);
     ASSERT_TRUE(loaded);
     EXPECT_EQ(conversation_to_json(*loaded), conversation_to_json(conversation));
@@ -160,11 +161,34 @@ TEST_F(HistoryStoreTest, MigratesFromEveryEarlierVersion) {
     QSqlDatabase::removeDatabase("version1");
     HistoryStore store(path());
     ASSERT_TRUE(store.available()) << store.problem().toStdString();
-    EXPECT_EQ(store.schema_version(), 2);
+    EXPECT_EQ(store.schema_version(), HistoryStore::kSchemaVersion);
     const auto loaded = store.load(1);
     ASSERT_TRUE(loaded);
     EXPECT_EQ(loaded->find(1)->text, "An old question about résumés");
     EXPECT_EQ(store.search("resume").size(), 1u);
+}
+
+// Version 2 as the version-2 store made it (the same statements, stopped there), with a stored
+// answer: it migrates to the latest, keeps the answer and gains benchmark storage.
+TEST_F(HistoryStoreTest, MigratesFromVersionTwo) {
+    auto conversation = sample();
+    // What version 2 could store: generation records came with version 3's model column.
+    for (const auto& message : conversation.messages()) {
+        const_cast<Message*>(&message)->generation.reset();
+    }
+    {
+        HistoryStore version2(path(), 2);
+        ASSERT_EQ(version2.schema_version(), 2);
+        save_all(version2, conversation);
+    }
+    HistoryStore store(path());
+    ASSERT_TRUE(store.available()) << store.problem().toStdString();
+    EXPECT_EQ(store.schema_version(), HistoryStore::kSchemaVersion);
+    EXPECT_EQ(conversation_to_json(*store.load(conversation.id())),
+              conversation_to_json(conversation));
+    EXPECT_TRUE(store.save_benchmark({.created_ms = 1, .machine = "m", .build = "b"}));
+    EXPECT_EQ(store.benchmarks().size(), 1u);
+    EXPECT_TRUE(store.generations().empty());
 }
 
 TEST_F(HistoryStoreTest, ACorruptFileIsReportedAndLeftUntouched) {

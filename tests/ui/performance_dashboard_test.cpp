@@ -1,0 +1,93 @@
+#include "ui/performance_dashboard.h"
+
+#include <gtest/gtest.h>
+
+#include <QLabel>
+#include <QTableWidget>
+#include <QTest>
+
+#include "tests/support/temp_files.h"
+#include "ui/history_store.h"
+
+namespace hearth::ui {
+namespace {
+
+GenerationStats sample_stats(int tokens) {
+    GenerationStats stats;
+    stats.prompt_tokens = 10;
+    stats.prefilled_tokens = 10;
+    stats.prefill_ns = 5'000'000;
+    stats.time_to_first_token_ns = 6'000'000;
+    stats.generated_tokens = tokens;
+    for (int i = 0; i < tokens; ++i) stats.token_times_ns.push_back(6'000'000 + i * 2'000'000LL);
+    stats.decode_ns = stats.token_times_ns.back() - stats.token_times_ns.front();
+    return stats;
+}
+
+TEST(PerformanceDashboard, PlotsOnePointPerTokenIntervalAndBinsTheLatencies) {
+    PerformanceDashboard dashboard;
+    dashboard.generation_started(2048);
+    // Streamed in chunks, redrawn at most once per frame.
+    const auto stats = sample_stats(40);
+    TokenChunk chunk;
+    for (int i = 0; i < 40; ++i) {
+        chunk.token_times_ns.push_back(stats.token_times_ns[static_cast<size_t>(i)]);
+        if (i % 8 == 7) {
+            dashboard.add_chunk(chunk);
+            chunk.clear();
+        }
+    }
+    EXPECT_EQ(dashboard.redraws(), 0);
+    EXPECT_TRUE(QTest::qWaitFor([&] { return dashboard.redraws() == 1; }, 1000));
+    EXPECT_EQ(dashboard.rate_chart().point_count(), 39u);
+    dashboard.generation_finished(stats);
+    EXPECT_EQ(dashboard.rate_chart().point_count(), 39u);
+    const auto& bins = dashboard.histogram_chart().histogram().counts;
+    int total = 0;
+    for (const int count : bins) total += count;
+    EXPECT_EQ(total, 39);  // every interval is 2 ms: all in the first bin
+    EXPECT_EQ(bins.front(), 39);
+    EXPECT_EQ(dashboard.findChild<QLabel*>("generatedTokens")->text(), "40");
+    EXPECT_EQ(dashboard.findChild<QLabel*>("firstToken")->text(), "6.0 ms");
+    EXPECT_EQ(dashboard.findChild<QLabel*>("decodeRate")->text(), "500.0 tok/s");
+    EXPECT_EQ(dashboard.findChild<QLabel*>("contextFill")->text(), "50 of 2048 tokens");
+}
+
+TEST(PerformanceDashboard, ListsPastAnswersAndStoredBenchmarks) {
+    const test::TempDirectory directory;
+    HistoryStore history(QString::fromStdString((directory.path() / "h.sqlite").string()));
+    Conversation conversation(0, "x");
+    const int id = history.create(conversation);
+    Message answer;
+    answer.id = 1;
+    answer.role = "assistant";
+    answer.text = "hi";
+    answer.created_ms = 1000;
+    answer.generation =
+        GenerationRecord{.model_file = "/m/model.gguf", .backend = "cpu", .stats = sample_stats(5)};
+    ASSERT_TRUE(history.save_message(id, answer));
+    PerformanceDashboard dashboard;
+    dashboard.set_history(&history);
+    auto* past = dashboard.findChild<QTableWidget*>("pastGenerations");
+    ASSERT_EQ(past->rowCount(), 1);
+    EXPECT_EQ(past->item(0, 1)->text(), "model.gguf");
+    EXPECT_EQ(past->item(0, 3)->text(), "5");
+
+    BenchmarkResult result{.created_ms = 2000,
+                           .model_file = "/m/model.gguf",
+                           .backend = "cpu",
+                           .machine = "Test CPU, 2 threads",
+                           .build = "Hearth test",
+                           .prompt_tokens = 512,
+                           .prompt_tokens_per_second = 300,
+                           .generated_tokens = 128,
+                           .generation_tokens_per_second = 200};
+    dashboard.show_benchmark(result);
+    auto* benchmarks = dashboard.findChild<QTableWidget*>("benchmarks");
+    ASSERT_EQ(benchmarks->rowCount(), 1);
+    EXPECT_EQ(benchmarks->item(0, 2)->text(), "Test CPU, 2 threads");
+    EXPECT_EQ(history.benchmarks().front().generation_tokens_per_second, 200);
+}
+
+}  // namespace
+}  // namespace hearth::ui

@@ -1,0 +1,39 @@
+// Two small charts drawn with QPainter (lighter than Qt Charts, and nothing to install): a line
+// chart of tokens/s with its moving average, and a bar chart of per-token latencies.
+#pragma once
+
+#include <QWidget>
+
+#include <vector>
+
+#include "ui/token_rate.h"
+
+namespace hearth::ui {
+
+class RateChart final : public QWidget {
+public:
+    explicit RateChart(QWidget* parent = nullptr);
+    void set_values(std::vector<double> rates, std::vector<double> average);
+    size_t point_count() const { return m_rates.size(); }
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    std::vector<double> m_rates, m_average;
+};
+
+class HistogramChart final : public QWidget {
+public:
+    explicit HistogramChart(QWidget* parent = nullptr);
+    void set_histogram(Histogram histogram);
+    const Histogram& histogram() const { return m_histogram; }
+
+protected:
+    void paintEvent(QPaintEvent* event) override;
+
+private:
+    Histogram m_histogram;
+};
+
+}  // namespace hearth::ui

@@ -1,0 +1,228 @@
+#include "ui/performance_dashboard.h"
+
+#include <QDateTime>
+#include <QFile>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <unistd.h>
+
+#include "ui/history_store.h"
+#include "ui/model_picker.h"
+#include "ui/token_rate.h"
+
+namespace hearth::ui {
+namespace {
+
+constexpr int kAverageWindow = 16;
+constexpr int kHistogramBins = 24;
+
+QLabel* value_label(const char* name) {
+    auto* label = new QLabel(QStringLiteral("–"));
+    label->setObjectName(QLatin1String(name));
+    return label;
+}
+
+QTableWidget* table(const char* name, const QStringList& headers) {
+    auto* widget = new QTableWidget(0, static_cast<int>(headers.size()));
+    widget->setObjectName(QLatin1String(name));
+    widget->setHorizontalHeaderLabels(headers);
+    widget->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    widget->verticalHeader()->hide();
+    widget->horizontalHeader()->setStretchLastSection(true);
+    return widget;
+}
+
+void set_row(QTableWidget* widget, int row, const QStringList& cells) {
+    for (int column = 0; column < cells.size(); ++column) {
+        widget->setItem(row, column, new QTableWidgetItem(cells[column]));
+    }
+}
+
+QString when(qint64 ms) {
+    return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd hh:mm"));
+}
+
+}  // namespace
+
+uint64_t resident_bytes() {
+    QFile statm(QStringLiteral("/proc/self/statm"));
+    if (!statm.open(QIODevice::ReadOnly)) return 0;
+    const auto fields = statm.readAll().split(' ');
+    return fields.size() > 1
+               ? fields[1].toULongLong() * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE))
+               : 0;
+}
+
+PerformanceDashboard::PerformanceDashboard(QWidget* parent)
+    : QWidget(parent),
+      m_first_token(value_label("firstToken")),
+      m_prefill(value_label("prefillRate")),
+      m_tokens(value_label("generatedTokens")),
+      m_decode(value_label("decodeRate")),
+      m_context(value_label("contextFill")),
+      m_memory(value_label("memory")),
+      m_rate(new RateChart),
+      m_histogram(new HistogramChart),
+      m_generations(table("pastGenerations", {tr("When"), tr("Model"), tr("Backend"), tr("Tokens"),
+                                              tr("tok/s"), tr("First token")})),
+      m_benchmarks(table("benchmarks", {tr("When"), tr("Model"), tr("Machine"), tr("Prompt tok/s"),
+                                        tr("Generation tok/s"), tr("Build")})),
+      m_run(new QPushButton(tr("Run benchmark"))),
+      m_cancel(new QPushButton(tr("Cancel"))),
+      m_progress(new QProgressBar) {
+    setObjectName(QStringLiteral("dashboard"));
+    setAccessibleName(tr("Performance"));
+    auto* figures = new QFormLayout;
+    figures->addRow(tr("Time to first token"), m_first_token);
+    figures->addRow(tr("Prefill"), m_prefill);
+    figures->addRow(tr("Tokens generated"), m_tokens);
+    figures->addRow(tr("Decode"), m_decode);
+    figures->addRow(tr("Context"), m_context);
+    figures->addRow(tr("Memory (process / KV cache)"), m_memory);
+    m_run->setObjectName(QStringLiteral("runBenchmark"));
+    m_cancel->setObjectName(QStringLiteral("cancelBenchmark"));
+    m_cancel->hide();
+    m_progress->setObjectName(QStringLiteral("benchmarkProgress"));
+    m_progress->setRange(0, 100);
+    m_progress->hide();
+    auto* benchmark = new QHBoxLayout;
+    benchmark->addWidget(m_run);
+    benchmark->addWidget(m_progress, 1);
+    benchmark->addWidget(m_cancel);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addLayout(figures);
+    layout->addWidget(new QLabel(tr("Tokens per second")));
+    layout->addWidget(m_rate, 2);
+    layout->addWidget(new QLabel(tr("Per-token latency, last answer")));
+    layout->addWidget(m_histogram, 1);
+    layout->addWidget(new QLabel(tr("Past answers")));
+    layout->addWidget(m_generations, 2);
+    layout->addLayout(benchmark);
+    layout->addWidget(m_benchmarks, 1);
+
+    m_frame.setSingleShot(true);
+    m_frame.setInterval(16);
+    connect(&m_frame, &QTimer::timeout, this, &PerformanceDashboard::redraw);
+    m_memory_timer.setInterval(1000);
+    connect(&m_memory_timer, &QTimer::timeout, this, &PerformanceDashboard::update_memory);
+    m_memory_timer.start();
+    connect(m_run, &QPushButton::clicked, this, [this] {
+        m_run->setEnabled(false);
+        m_cancel->show();
+        m_progress->setValue(0);
+        m_progress->show();
+        emit runBenchmarkRequested();
+    });
+    connect(m_cancel, &QPushButton::clicked, this, &PerformanceDashboard::cancelBenchmarkRequested);
+    update_memory();
+}
+
+void PerformanceDashboard::set_history(HistoryStore* history) {
+    m_history = history;
+    refresh_tables();
+}
+
+void PerformanceDashboard::set_model(const ModelInfo& info, int context_length) {
+    m_kv_bytes_per_token = info.kv_bytes_per_token;
+    m_context_length = context_length;
+    update_memory();
+}
+
+void PerformanceDashboard::generation_started(int context_length) {
+    m_context_length = context_length;
+    m_times.clear();
+    m_rate->set_values({}, {});
+    update_memory();
+}
+
+void PerformanceDashboard::add_chunk(const TokenChunk& chunk) {
+    m_times.insert(m_times.end(), chunk.token_times_ns.begin(), chunk.token_times_ns.end());
+    if (!m_frame.isActive()) m_frame.start();
+}
+
+void PerformanceDashboard::redraw() {
+    ++m_redraws;
+    auto rates = per_token_rates(m_times);
+    auto average = moving_average(rates, kAverageWindow);
+    m_tokens->setText(QString::number(m_times.size()));
+    if (!average.empty()) m_decode->setText(tr("%1 tok/s").arg(average.back(), 0, 'f', 1));
+    m_rate->set_values(std::move(rates), std::move(average));
+}
+
+void PerformanceDashboard::generation_finished(const GenerationStats& stats) {
+    m_frame.stop();
+    m_times = stats.token_times_ns;
+    redraw();
+    m_first_token->setText(tr("%1 ms").arg(stats.time_to_first_token_ns / 1e6, 0, 'f', 1));
+    m_prefill->setText(tr("%1 tokens at %2 tok/s (%3 reused)")
+                           .arg(stats.prefilled_tokens)
+                           .arg(stats.prefill_tokens_per_second(), 0, 'f', 1)
+                           .arg(stats.cached_tokens));
+    m_tokens->setText(QString::number(stats.generated_tokens));
+    m_decode->setText(tr("%1 tok/s").arg(stats.decode_tokens_per_second(), 0, 'f', 1));
+    m_prompt_tokens = stats.prompt_tokens + stats.generated_tokens;
+    m_histogram->set_histogram(histogram(token_latencies_ms(stats.token_times_ns), kHistogramBins));
+    update_memory();
+    refresh_tables();
+}
+
+void PerformanceDashboard::update_memory() {
+    const uint64_t kv = m_kv_bytes_per_token * static_cast<uint64_t>(m_context_length);
+    m_memory->setText(
+        QStringLiteral("%1 / %2").arg(byte_size_text(resident_bytes()), byte_size_text(kv)));
+    m_context->setText(m_context_length > 0
+                           ? tr("%1 of %2 tokens").arg(m_prompt_tokens).arg(m_context_length)
+                           : QStringLiteral("–"));
+}
+
+void PerformanceDashboard::refresh_tables() {
+    if (m_history == nullptr) return;
+    const auto generations = m_history->generations(200);
+    m_generations->setRowCount(static_cast<int>(generations.size()));
+    for (size_t row = 0; row < generations.size(); ++row) {
+        const auto& item = generations[row];
+        set_row(m_generations, static_cast<int>(row),
+                {when(item.created_ms), QFileInfo(item.model_file).fileName(), item.backend,
+                 QString::number(item.stats.generated_tokens),
+                 QString::number(item.stats.decode_tokens_per_second(), 'f', 1),
+                 tr("%1 ms").arg(item.stats.time_to_first_token_ns / 1e6, 0, 'f', 0)});
+    }
+    const auto benchmarks = m_history->benchmarks(50);
+    m_benchmarks->setRowCount(static_cast<int>(benchmarks.size()));
+    for (size_t row = 0; row < benchmarks.size(); ++row) {
+        const auto& item = benchmarks[row];
+        set_row(m_benchmarks, static_cast<int>(row),
+                {when(item.created_ms), QFileInfo(item.model_file).fileName(), item.machine,
+                 QString::number(item.prompt_tokens_per_second, 'f', 1),
+                 QString::number(item.generation_tokens_per_second, 'f', 1), item.build});
+    }
+}
+
+void PerformanceDashboard::show_benchmark_progress(int percent) {
+    m_progress->setValue(percent);
+}
+
+void PerformanceDashboard::show_benchmark(const BenchmarkResult& result) {
+    m_run->setEnabled(true);
+    m_cancel->hide();
+    m_progress->hide();
+    if (m_history != nullptr) m_history->save_benchmark(result);
+    refresh_tables();
+}
+
+void PerformanceDashboard::benchmark_failed(const QString&) {
+    m_run->setEnabled(true);
+    m_cancel->hide();
+    m_progress->hide();
+}
+
+}  // namespace hearth::ui

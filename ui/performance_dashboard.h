@@ -1,0 +1,75 @@
+// The live view of how fast the engine is: tokens/s per token and on average while an answer
+// streams, time to first token, prefill rate, tokens, context fill, process and KV-cache
+// memory; the last answer's latency histogram; past generations and benchmark runs from the
+// history; and a button that benchmarks the loaded model. Redrawn at most once per frame.
+#pragma once
+
+#include <QTimer>
+#include <QWidget>
+
+#include <vector>
+
+#include "engine/generation_stats.h"
+#include "engine/model_info.h"
+#include "engine/token_chunk.h"
+#include "ui/benchmark_result.h"
+#include "ui/chart_view.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace hearth::ui {
+
+class HistoryStore;
+
+class PerformanceDashboard final : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit PerformanceDashboard(QWidget* parent = nullptr);
+
+    void set_history(HistoryStore* history);
+    void set_model(const ModelInfo& info, int context_length);
+    void generation_started(int context_length);
+    void add_chunk(const TokenChunk& chunk);
+    void generation_finished(const GenerationStats& stats);
+    void show_benchmark_progress(int percent);
+    void show_benchmark(const BenchmarkResult& result);
+    void benchmark_failed(const QString& message);
+
+    const RateChart& rate_chart() const { return *m_rate; }
+    const HistogramChart& histogram_chart() const { return *m_histogram; }
+    int redraws() const { return m_redraws; }
+
+signals:
+    void runBenchmarkRequested();
+    void cancelBenchmarkRequested();
+
+private:
+    void redraw();
+    void update_memory();
+    void refresh_tables();
+
+    HistoryStore* m_history = nullptr;
+    QTimer m_frame;
+    QTimer m_memory_timer;
+    std::vector<int64_t> m_times;
+    int m_prompt_tokens = 0;
+    int m_context_length = 0;
+    uint64_t m_kv_bytes_per_token = 0;
+    int m_redraws = 0;
+    QLabel *m_first_token, *m_prefill, *m_tokens, *m_decode, *m_context, *m_memory;
+    RateChart* m_rate;
+    HistogramChart* m_histogram;
+    QTableWidget* m_generations;
+    QTableWidget* m_benchmarks;
+    QPushButton *m_run, *m_cancel;
+    QProgressBar* m_progress;
+};
+
+// Resident memory of this process, from /proc/self/statm (0 where unavailable).
+uint64_t resident_bytes();
+
+}  // namespace hearth::ui
