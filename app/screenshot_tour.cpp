@@ -4,6 +4,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QTimer>
 
 #include "app/engine_controller.h"
@@ -41,7 +42,8 @@ public:
 
 private:
     void save(QWidget& widget, const char* name) {
-        QApplication::processEvents();
+        // Let layouts settle (a resize re-fixes paragraph heights, which lays out again).
+        for (int i = 0; i < 5; ++i) QApplication::processEvents();
         const QString path = QDir(m_folder).filePath(QString::fromLatin1(name) + ".png");
         widget.grab().save(path);
         spdlog::info("saved {}", path.toStdString());
@@ -68,7 +70,7 @@ private:
                 auto* conversation = m_window.current_conversation();
                 const int question = conversation->add(-1, "user", "Show me hello world in C++.");
                 conversation->add(question, "assistant", kEarlierAnswer);
-                conversation->set_title("Hello world, then a story");
+                m_window.renameConversation(conversation->id(), "Hello world, then a story");
                 ask("Once upon a time");
                 break;
             }
@@ -82,6 +84,11 @@ private:
             }
             case 3: {
                 save(m_window, "chat-finished-dark");
+                // The dashboard beside the chat, after the answer it measured.
+                m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))->setChecked(true);
+                m_window.resize(1500, 900);
+                save(m_window, "dashboard");
+                m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))->setChecked(false);
                 ui::SettingsDialog settings(m_window.current_conversation()->settings(),
                                             m_window.global_settings(), &m_window);
                 settings.show();

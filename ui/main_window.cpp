@@ -233,10 +233,7 @@ void MainWindow::add_conversation(std::unique_ptr<Conversation> conversation, bo
     auto* shown = conversation.get();
     m_conversations.insert(front ? m_conversations.begin() : m_conversations.end(),
                            std::move(conversation));
-    if (!shown->messages().empty()) {
-        ensure_stored(*shown);
-        for (const auto& message : shown->messages()) save_message(*shown, message.id);
-    }
+    if (!shown->messages().empty()) ensure_stored(*shown);
     refresh_list();
     refresh();
 }
@@ -249,6 +246,7 @@ void MainWindow::ensure_stored(Conversation& conversation) {
     if (m_current == conversation.id()) m_current = id;
     conversation.set_id(id);
     m_stored.insert(id);
+    for (const auto& message : conversation.messages()) save_message(conversation, message.id);
 }
 
 void MainWindow::set_history(HistoryStore* history) {
@@ -487,6 +485,7 @@ void MainWindow::resend(int user_id, const QString& text) {
 
 // Adds an empty answer under `user_id` and asks for it, with the thread up to that message.
 void MainWindow::start_answer(Conversation& conversation, int user_id) {
+    ensure_stored(conversation);
     conversation.show_branch(user_id);
     ChatRequest request;
     request.conversation = conversation.id();
