@@ -192,10 +192,16 @@ void InferenceWorker::generate(const ui::ChatRequest& chat) {
         request.handoff.chunk_tokens = m_settings.chunk_tokens;
         request.cancel = &m_stop;
         const int conversation = chat.conversation;
-        const GenerationSink sink{.on_chunk = [&](const TokenChunk& chunk) {
-            emit tokensReady(conversation, chunk);
-            return true;
-        }};
+        const GenerationSink sink{.on_chunk =
+                                      [&](const TokenChunk& chunk) {
+                                          emit tokensReady(conversation, chunk);
+                                          return true;
+                                      },
+                                  .on_prefill =
+                                      [&](int done, int total) {
+                                          emit prefillProgress(conversation, done, total);
+                                          return true;
+                                      }};
         const auto result = session_for(conversation, context).generate(request, sink);
         emit generationFinished(conversation, result);
     } catch (const std::exception& error) {

@@ -47,6 +47,7 @@ public slots:
 signals:
     void loadProgress(int percent);
     void modelLoaded(const hearth::ModelInfo& info, int context_length);
+    void prefillProgress(int conversation, int done, int total);
     void tokensReady(int conversation, const hearth::TokenChunk& chunk);
     void generationFinished(int conversation, const hearth::GenerationResult& result);
     void errorOccurred(const QString& message);

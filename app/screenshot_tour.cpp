@@ -88,7 +88,8 @@ private:
                 m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))->setChecked(true);
                 m_window.resize(1500, 900);
                 save(m_window, "dashboard");
-                m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))->setChecked(false);
+                m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))
+                    ->setChecked(false);
                 ui::SettingsDialog settings(m_window.current_conversation()->settings(),
                                             m_window.global_settings(), &m_window);
                 settings.show();

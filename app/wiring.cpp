@@ -28,6 +28,8 @@ void wire(ui::MainWindow& window, EngineController& engine) {
                      &ui::MainWindow::showLoadProgress, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::modelLoaded, &window, &ui::MainWindow::showModel,
                      Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::prefillProgress, &window,
+                     &ui::MainWindow::showPrefillProgress, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::tokensReady, &window, &ui::MainWindow::appendChunk,
                      Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::generationFinished, &window,

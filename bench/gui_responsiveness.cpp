@@ -105,8 +105,11 @@ double measure_answer(hearth::ui::MainWindow& window, StallMeter& meter, const Q
     meter.start();
     window.send();
     wait_until([&] { return !window.generating(); }, 600000);
+    const double seconds = clock.nsecsElapsed() / 1e9;
+    // The window goes on rendering what arrived last: keep measuring a little past the end.
+    wait_until([] { return false; }, 500);
     meter.stop();
-    return clock.nsecsElapsed() / 1e9;
+    return seconds;
 }
 
 bool wait_until(const std::function<bool()>& done, int timeout_ms) {

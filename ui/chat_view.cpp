@@ -51,7 +51,8 @@ void ChatView::show_conversation(const Conversation& conversation, int streaming
                                  message.role == QLatin1String("assistant");
         if (same) {
             MessageWidget* widget = m_widgets[i];
-            if (widget->context().streaming && !context.streaming) widget->view()->complete();
+            if (widget->context().streaming && !context.streaming)
+                widget->view()->finish_streaming();
             if (!(widget->context() == context)) widget->set_context(message, context);
             if (message.id == streaming_id) m_streaming = widget->view();
             continue;

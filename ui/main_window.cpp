@@ -552,6 +552,11 @@ void MainWindow::showModel(const hearth::ModelInfo& info, int context_length) {
     refresh();
 }
 
+void MainWindow::showPrefillProgress(int conversation_id, int done, int total) {
+    if (conversation_id != m_streaming_conversation || total <= 0) return;
+    m_status->setText(tr("Reading the conversation: %1 of %2 tokens…").arg(done).arg(total));
+}
+
 void MainWindow::appendChunk(int conversation_id, const hearth::TokenChunk& chunk) {
     if (conversation_id != m_streaming_conversation) return;
     Conversation* conversation = conversation_by_id(conversation_id);

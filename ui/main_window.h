@@ -71,6 +71,7 @@ signals:
 public slots:
     void showLoadProgress(int percent);
     void showModel(const hearth::ModelInfo& info, int context_length);
+    void showPrefillProgress(int conversation, int done, int total);
     void appendChunk(int conversation, const hearth::TokenChunk& chunk);
     void finishGeneration(int conversation, const hearth::GenerationResult& result);
     void showError(const QString& message);

@@ -1,7 +1,9 @@
 #include "ui/markdown_view.h"
 
 #include <QLabel>
+
 #include <QVBoxLayout>
+#include <limits>
 
 #include "ui/code_block.h"
 
@@ -23,12 +25,20 @@ void MarkdownView::set_text(const QString& markdown, bool complete) {
     m_closed = m_frozen = 0;
     m_open_start = 0;
     m_text = markdown;
-    render_from_open_block();
-    if (complete) this->complete();
+    if (complete) {
+        this->complete();
+    } else {
+        render_from_open_block(std::numeric_limits<size_t>::max());
+    }
 }
 
 void MarkdownView::complete() {
-    flush();
+    m_finishing = false;
+    m_frame.stop();
+    m_text += m_pending;
+    m_pending.clear();
+    while (render_from_open_block(std::numeric_limits<size_t>::max())) {
+    }
     m_closed = m_blocks.size();
     m_open_start = m_text.size();
     while (m_frozen < m_closed) freeze(m_frozen++);
@@ -56,23 +66,37 @@ void MarkdownView::append(const QString& text) {
 
 void MarkdownView::flush() {
     m_frame.stop();
-    if (m_pending.isEmpty()) return;
     m_text += m_pending;
     m_pending.clear();
-    render_from_open_block();
+    if (render_from_open_block(kBlocksPerFrame)) {
+        m_frame.start();
+    } else if (m_finishing) {
+        complete();
+    }
 }
 
-void MarkdownView::render_from_open_block() {
+void MarkdownView::finish_streaming() {
+    m_finishing = true;
+    flush();
+}
+
+// Renders the blocks from the first one that may still change, at most `budget` of them: a
+// burst of text (a fast model, a long paste) then takes a few frames instead of one long stall.
+// Returns whether blocks are left for the next frame.
+bool MarkdownView::render_from_open_block(size_t budget) {
+    if (m_open_start >= m_text.size() && m_blocks.size() == m_closed) return false;
     const auto blocks = split_markdown(m_text.mid(m_open_start));
+    const size_t count = std::min(blocks.size(), budget);
+    const bool more = count < blocks.size();
     // Widgets past the closed ones belong to the open block, which is rebuilt from here.
     m_frozen = std::min(m_frozen, m_closed);
-    while (m_blocks.size() > m_closed + blocks.size()) {
+    while (m_blocks.size() > m_closed + count) {
         delete m_blocks.back().widget;
         m_blocks.pop_back();
     }
-    for (size_t i = 0; i < blocks.size(); ++i) show_block(m_closed + i, blocks[i]);
+    for (size_t i = 0; i < count; ++i) show_block(m_closed + i, blocks[i]);
     size_t newly_closed = 0;
-    while (newly_closed < blocks.size() && blocks[newly_closed].closed) ++newly_closed;
+    while (newly_closed < count && blocks[newly_closed].closed) ++newly_closed;
     if (newly_closed == blocks.size()) {
         m_open_start = m_text.size();
     } else {
@@ -80,6 +104,7 @@ void MarkdownView::render_from_open_block() {
     }
     m_closed += newly_closed;
     while (m_frozen < m_closed) freeze(m_frozen++);
+    return more;
 }
 
 void MarkdownView::show_block(size_t index, const MarkdownBlock& block) {

@@ -25,11 +25,14 @@ public:
     void set_text(const QString& markdown, bool complete = true);
     void append(const QString& text);  // applied at the next frame
     void flush();                      // apply what is pending now
-    void complete();                   // no more text will come
+    void complete();                   // no more text will come: render the rest now
+    // No more text will come: the rest is rendered over the next frames, as while streaming.
+    void finish_streaming();
     QString text() const { return m_text; }
     int renders() const { return m_renders; }  // block renders so far (for tests and benches)
 
     static constexpr int kFrameMilliseconds = 16;
+    static constexpr size_t kBlocksPerFrame = 6;
 
 private:
     struct Rendered {
@@ -37,7 +40,7 @@ private:
         QString language;
         QWidget* widget;
     };
-    void render_from_open_block();
+    bool render_from_open_block(size_t budget);
     void show_block(size_t index, const MarkdownBlock& block);
     // A closed paragraph keeps a fixed height for the current width, so layouts stop asking it
     // to re-wrap its text: without this every frame re-lays-out every paragraph of the answer.
@@ -54,6 +57,7 @@ private:
     size_t m_closed = 0;
     size_t m_frozen = 0;  // blocks [0, m_frozen) have fixed heights
     int m_renders = 0;
+    bool m_finishing = false;
 };
 
 }  // namespace hearth::ui

@@ -105,12 +105,15 @@ TEST_F(MainWindowTest, SendsAMessageAndStreamsTheAnswerInChunks) {
     EXPECT_TRUE(child<QLabel>("model")->text().contains("llama"));
     QSignalSpy chunks(m_engine->worker(), &InferenceWorker::tokensReady);
     QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+    QSignalSpy prefill(m_engine->worker(), &InferenceWorker::prefillProgress);
     type_and_send("Once upon a time");
     EXPECT_TRUE(m_window.generating());
     EXPECT_FALSE(child<QPushButton>("send")->isEnabled());
     EXPECT_TRUE(child<QPushButton>("stop")->isEnabled());
     ASSERT_TRUE(wait_finished());
     EXPECT_GE(chunks.size(), 2);
+    ASSERT_GE(prefill.size(), 1);  // the prompt's progress, step by step
+    EXPECT_EQ(prefill.back()[1].toInt(), prefill.back()[2].toInt());
     ASSERT_EQ(finished.size(), 1);
     const auto result = finished[0][1].value<GenerationResult>();
     EXPECT_EQ(result.stats.generated_tokens, 60);
