@@ -165,7 +165,9 @@ MainWindow::MainWindow(GlobalSettings settings, QWidget* parent)
     connect(m_undo, &QPushButton::clicked, this, &MainWindow::undoDelete);
     connect(m_search, &QLineEdit::textChanged, this, &MainWindow::search);
     connect(m_results, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
-        const auto& hit = m_hits[static_cast<size_t>(m_results->row(item))];
+        const int row = m_results->row(item);
+        if (row < 0 || row >= static_cast<int>(m_hits.size())) return;  // "No matches"
+        const auto& hit = m_hits[static_cast<size_t>(row)];
         openSearchHit(hit.conversation, hit.message);
     });
     connect(m_results, &QListWidget::itemClicked, m_results, &QListWidget::itemActivated);

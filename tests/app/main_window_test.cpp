@@ -277,6 +277,14 @@ TEST_F(MainWindowHistoryTest, ConversationsSurviveARestartAndCanBeSearched) {
     ASSERT_TRUE(results->isVisible() || !results->isHidden());
     ASSERT_GE(results->count(), 1);
     EXPECT_TRUE(results->item(0)->text().contains("»")) << results->item(0)->text().toStdString();
+    // Clicking the hit opens the conversation at that message; "No matches" does nothing.
+    QTest::mouseClick(results->viewport(), Qt::LeftButton, {},
+                      results->visualItemRect(results->item(0)).center());
+    EXPECT_EQ(restarted.current_conversation()->id(), conversation_id);
+    restarted.search("zzzzqqqq");
+    ASSERT_EQ(results->count(), 1);
+    QTest::mouseClick(results->viewport(), Qt::LeftButton, {},
+                      results->visualItemRect(results->item(0)).center());
     restarted.openSearchHit(conversation_id, thread[1]);
     EXPECT_EQ(restarted.current_conversation()->id(), conversation_id);
 }
