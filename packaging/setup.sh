@@ -11,6 +11,7 @@ packages=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev libgl-dev libqt6sql6-sqlite
     libspdlog-dev libsentencepiece-dev libicu-dev libopenblas-dev libgtest-dev
+    libvulkan-dev glslang-tools mesa-vulkan-drivers
     fonts-dejavu-core
 )
 jobs=$(nproc)

@@ -1,0 +1,390 @@
+#include "engine/vulkan/device.h"
+
+#include <algorithm>
+
+namespace hearth::vulkan {
+namespace {
+
+std::string result_name(VkResult result) {
+    switch (result) {
+        case VK_ERROR_OUT_OF_HOST_MEMORY:
+            return "out of host memory";
+        case VK_ERROR_OUT_OF_DEVICE_MEMORY:
+            return "out of device memory";
+        case VK_ERROR_INITIALIZATION_FAILED:
+            return "initialization failed";
+        case VK_ERROR_DEVICE_LOST:
+            return "device lost";
+        case VK_ERROR_INCOMPATIBLE_DRIVER:
+            return "no compatible Vulkan driver";
+        case VK_ERROR_LAYER_NOT_PRESENT:
+            return "layer not present";
+        case VK_ERROR_EXTENSION_NOT_PRESENT:
+            return "extension not present";
+        case VK_ERROR_FEATURE_NOT_PRESENT:
+            return "feature not present";
+        default:
+            return "VkResult " + std::to_string(static_cast<int>(result));
+    }
+}
+
+void check(VkResult result, const char* what) {
+    if (result != VK_SUCCESS) throw VulkanError(what, result);
+}
+
+// An instance for discovery and for the device; destroyed by its owner.
+VkInstance create_instance() {
+    VkApplicationInfo application{};
+    application.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO;
+    application.pApplicationName = "Hearth";
+    application.apiVersion = VK_API_VERSION_1_2;
+    VkInstanceCreateInfo create{};
+    create.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO;
+    create.pApplicationInfo = &application;
+    VkInstance instance = VK_NULL_HANDLE;
+    check(vkCreateInstance(&create, nullptr, &instance),
+          "starting Vulkan (is a driver installed?)");
+    return instance;
+}
+
+std::vector<VkPhysicalDevice> physical_devices(VkInstance instance) {
+    uint32_t count = 0;
+    check(vkEnumeratePhysicalDevices(instance, &count, nullptr), "listing Vulkan devices");
+    std::vector<VkPhysicalDevice> devices(count);
+    check(vkEnumeratePhysicalDevices(instance, &count, devices.data()), "listing Vulkan devices");
+    return devices;
+}
+
+DeviceInfo describe(VkPhysicalDevice device, uint32_t index) {
+    VkPhysicalDeviceSubgroupProperties subgroup{};
+    subgroup.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES;
+    VkPhysicalDeviceProperties2 properties{};
+    properties.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2;
+    properties.pNext = &subgroup;
+    vkGetPhysicalDeviceProperties2(device, &properties);
+    VkPhysicalDeviceShaderFloat16Int8Features float16_int8{};
+    float16_int8.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_FLOAT16_INT8_FEATURES;
+    VkPhysicalDeviceFeatures2 features{};
+    features.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2;
+    features.pNext = &float16_int8;
+    vkGetPhysicalDeviceFeatures2(device, &features);
+    DeviceInfo info;
+    info.index = index;
+    info.name = properties.properties.deviceName;
+    info.type = properties.properties.deviceType;
+    info.subgroup_size = subgroup.subgroupSize;
+    info.max_storage_buffer_range = properties.properties.limits.maxStorageBufferRange;
+    info.max_shared_memory = properties.properties.limits.maxComputeSharedMemorySize;
+    info.float16 = float16_int8.shaderFloat16 != VK_FALSE;
+    info.int8 = float16_int8.shaderInt8 != VK_FALSE;
+    return info;
+}
+
+int preference(VkPhysicalDeviceType type) {
+    switch (type) {
+        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+            return 0;
+        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+            return 1;
+        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+            return 2;
+        case VK_PHYSICAL_DEVICE_TYPE_CPU:
+            return 3;
+        default:
+            return 4;
+    }
+}
+
+}  // namespace
+
+VulkanError::VulkanError(const std::string& what, VkResult result)
+    : std::runtime_error("Vulkan: " + what + ": " + result_name(result)), m_result(result) {}
+
+std::string DeviceInfo::type_name() const {
+    switch (type) {
+        case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU:
+            return "discrete GPU";
+        case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU:
+            return "integrated GPU";
+        case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU:
+            return "virtual GPU";
+        case VK_PHYSICAL_DEVICE_TYPE_CPU:
+            return "CPU";
+        default:
+            return "other";
+    }
+}
+
+std::vector<DeviceInfo> list_devices() {
+    const VkInstance instance = create_instance();
+    std::vector<DeviceInfo> infos;
+    try {
+        const auto devices = physical_devices(instance);
+        for (uint32_t i = 0; i < devices.size(); ++i) infos.push_back(describe(devices[i], i));
+    } catch (...) {
+        vkDestroyInstance(instance, nullptr);
+        throw;
+    }
+    vkDestroyInstance(instance, nullptr);
+    return infos;
+}
+
+std::unique_ptr<Device> Device::open(std::optional<uint32_t> index, bool allow_cpu) {
+    std::unique_ptr<Device> device(new Device);  // private constructor: make_unique cannot
+    device->m_instance = create_instance();
+    const auto devices = physical_devices(device->m_instance);
+    std::optional<uint32_t> chosen = index;
+    if (index && *index >= devices.size()) {
+        throw VulkanError("device " + std::to_string(*index) + " does not exist (there are " +
+                              std::to_string(devices.size()) + ")",
+                          VK_ERROR_INITIALIZATION_FAILED);
+    }
+    if (!chosen) {
+        int best = 5;
+        for (uint32_t i = 0; i < devices.size(); ++i) {
+            const int rank = preference(describe(devices[i], i).type);
+            if ((rank < 3 || allow_cpu) && rank < best) {
+                best = rank;
+                chosen = i;
+            }
+        }
+    }
+    if (!chosen) {
+        throw VulkanError(devices.empty() ? "no Vulkan device"
+                                          : "no GPU among the Vulkan devices (only CPU "
+                                            "implementations, which are slower than Hearth's "
+                                            "own CPU backend)",
+                          VK_ERROR_INITIALIZATION_FAILED);
+    }
+    device->m_physical = devices[*chosen];
+    device->m_info = describe(device->m_physical, *chosen);
+
+    uint32_t family_count = 0;
+    vkGetPhysicalDeviceQueueFamilyProperties(device->m_physical, &family_count, nullptr);
+    std::vector<VkQueueFamilyProperties> families(family_count);
+    vkGetPhysicalDeviceQueueFamilyProperties(device->m_physical, &family_count, families.data());
+    const auto compute = std::find_if(families.begin(), families.end(), [](const auto& family) {
+        return (family.queueFlags & VK_QUEUE_COMPUTE_BIT) != 0;
+    });
+    if (compute == families.end()) {
+        throw VulkanError(device->m_info.name + " has no compute queue",
+                          VK_ERROR_FEATURE_NOT_PRESENT);
+    }
+    device->m_queue_family = static_cast<uint32_t>(compute - families.begin());
+    const float priority = 1.0f;
+    VkDeviceQueueCreateInfo queue{};
+    queue.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO;
+    queue.queueFamilyIndex = device->m_queue_family;
+    queue.queueCount = 1;
+    queue.pQueuePriorities = &priority;
+    VkDeviceCreateInfo create{};
+    create.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO;
+    create.queueCreateInfoCount = 1;
+    create.pQueueCreateInfos = &queue;
+    check(vkCreateDevice(device->m_physical, &create, nullptr, &device->m_device),
+          "opening the device");
+    vkGetDeviceQueue(device->m_device, device->m_queue_family, 0, &device->m_queue);
+    VkCommandPoolCreateInfo pool{};
+    pool.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO;
+    pool.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+    pool.queueFamilyIndex = device->m_queue_family;
+    check(vkCreateCommandPool(device->m_device, &pool, nullptr, &device->m_command_pool),
+          "creating a command pool");
+    vkGetPhysicalDeviceMemoryProperties(device->m_physical, &device->m_memory);
+    return device;
+}
+
+Device::~Device() {
+    if (m_device != VK_NULL_HANDLE) {
+        vkDeviceWaitIdle(m_device);
+        if (m_command_pool != VK_NULL_HANDLE)
+            vkDestroyCommandPool(m_device, m_command_pool, nullptr);
+        vkDestroyDevice(m_device, nullptr);
+    }
+    if (m_instance != VK_NULL_HANDLE) vkDestroyInstance(m_instance, nullptr);
+}
+
+uint32_t Device::memory_type(uint32_t allowed, VkMemoryPropertyFlags flags) const {
+    for (uint32_t i = 0; i < m_memory.memoryTypeCount; ++i) {
+        if ((allowed & (1u << i)) && (m_memory.memoryTypes[i].propertyFlags & flags) == flags) {
+            return i;
+        }
+    }
+    throw VulkanError(m_info.name + " has no suitable memory type", VK_ERROR_OUT_OF_DEVICE_MEMORY);
+}
+
+void Device::run(const Pipeline& pipeline, const void* push_constants, uint32_t groups_x,
+                 uint32_t groups_y, uint32_t groups_z) {
+    VkCommandBufferAllocateInfo allocate{};
+    allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
+    allocate.commandPool = m_command_pool;
+    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
+    allocate.commandBufferCount = 1;
+    VkCommandBuffer commands = VK_NULL_HANDLE;
+    check(vkAllocateCommandBuffers(m_device, &allocate, &commands), "allocating commands");
+    VkFence fence = VK_NULL_HANDLE;
+    try {
+        VkCommandBufferBeginInfo begin{};
+        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
+        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
+        check(vkBeginCommandBuffer(commands, &begin), "recording commands");
+        vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
+        const VkDescriptorSet set = pipeline.descriptor_set();
+        vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1,
+                                &set, 0, nullptr);
+        if (pipeline.push_constant_bytes() > 0) {
+            vkCmdPushConstants(commands, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
+                               pipeline.push_constant_bytes(), push_constants);
+        }
+        vkCmdDispatch(commands, groups_x, groups_y, groups_z);
+        check(vkEndCommandBuffer(commands), "recording commands");
+        VkFenceCreateInfo fence_info{};
+        fence_info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+        check(vkCreateFence(m_device, &fence_info, nullptr, &fence), "creating a fence");
+        VkSubmitInfo submit{};
+        submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+        submit.commandBufferCount = 1;
+        submit.pCommandBuffers = &commands;
+        check(vkQueueSubmit(m_queue, 1, &submit, fence), "submitting work");
+        check(vkWaitForFences(m_device, 1, &fence, VK_TRUE, UINT64_MAX), "waiting for the device");
+    } catch (...) {
+        if (fence != VK_NULL_HANDLE) vkDestroyFence(m_device, fence, nullptr);
+        vkFreeCommandBuffers(m_device, m_command_pool, 1, &commands);
+        throw;
+    }
+    vkDestroyFence(m_device, fence, nullptr);
+    vkFreeCommandBuffers(m_device, m_command_pool, 1, &commands);
+}
+
+Buffer::Buffer(Device& device, size_t bytes) : m_device(device.handle()), m_size(bytes) {
+    VkBufferCreateInfo create{};
+    create.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
+    create.size = std::max<size_t>(bytes, 4);
+    create.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+    check(vkCreateBuffer(m_device, &create, nullptr, &m_buffer), "creating a buffer");
+    try {
+        VkMemoryRequirements requirements{};
+        vkGetBufferMemoryRequirements(m_device, m_buffer, &requirements);
+        VkMemoryAllocateInfo allocate{};
+        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
+        allocate.allocationSize = requirements.size;
+        allocate.memoryTypeIndex = device.memory_type(
+            requirements.memoryTypeBits,
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+        check(vkAllocateMemory(m_device, &allocate, nullptr, &m_memory),
+              "allocating buffer memory");
+        check(vkBindBufferMemory(m_device, m_buffer, m_memory, 0), "binding buffer memory");
+        check(vkMapMemory(m_device, m_memory, 0, VK_WHOLE_SIZE, 0, &m_mapped), "mapping memory");
+    } catch (...) {
+        if (m_memory != VK_NULL_HANDLE) vkFreeMemory(m_device, m_memory, nullptr);
+        vkDestroyBuffer(m_device, m_buffer, nullptr);
+        throw;
+    }
+}
+
+Buffer::~Buffer() {
+    if (m_mapped != nullptr) vkUnmapMemory(m_device, m_memory);
+    vkFreeMemory(m_device, m_memory, nullptr);
+    vkDestroyBuffer(m_device, m_buffer, nullptr);
+}
+
+Pipeline::Pipeline(Device& device, std::span<const uint32_t> spirv, uint32_t bindings,
+                   uint32_t push_constant_bytes)
+    : m_device(device.handle()), m_bindings(bindings), m_push_constant_bytes(push_constant_bytes) {
+    try {
+        std::vector<VkDescriptorSetLayoutBinding> layout_bindings(bindings);
+        for (uint32_t i = 0; i < bindings; ++i) {
+            layout_bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1,
+                                  VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+        }
+        VkDescriptorSetLayoutCreateInfo set_layout{};
+        set_layout.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO;
+        set_layout.bindingCount = bindings;
+        set_layout.pBindings = layout_bindings.data();
+        check(vkCreateDescriptorSetLayout(m_device, &set_layout, nullptr, &m_set_layout),
+              "creating a descriptor set layout");
+        VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, push_constant_bytes};
+        VkPipelineLayoutCreateInfo layout{};
+        layout.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO;
+        layout.setLayoutCount = 1;
+        layout.pSetLayouts = &m_set_layout;
+        layout.pushConstantRangeCount = push_constant_bytes > 0 ? 1 : 0;
+        layout.pPushConstantRanges = &range;
+        check(vkCreatePipelineLayout(m_device, &layout, nullptr, &m_layout),
+              "creating a pipeline layout");
+        VkShaderModuleCreateInfo module{};
+        module.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO;
+        module.codeSize = spirv.size_bytes();
+        module.pCode = spirv.data();
+        check(vkCreateShaderModule(m_device, &module, nullptr, &m_module), "loading a shader");
+        VkComputePipelineCreateInfo pipeline{};
+        pipeline.sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO;
+        pipeline.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+        pipeline.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+        pipeline.stage.module = m_module;
+        pipeline.stage.pName = "main";
+        pipeline.layout = m_layout;
+        check(
+            vkCreateComputePipelines(m_device, VK_NULL_HANDLE, 1, &pipeline, nullptr, &m_pipeline),
+            "compiling a compute pipeline");
+        VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings};
+        VkDescriptorPoolCreateInfo pool{};
+        pool.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+        pool.maxSets = 1;
+        pool.poolSizeCount = 1;
+        pool.pPoolSizes = &size;
+        check(vkCreateDescriptorPool(m_device, &pool, nullptr, &m_pool),
+              "creating a descriptor pool");
+        VkDescriptorSetAllocateInfo allocate{};
+        allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+        allocate.descriptorPool = m_pool;
+        allocate.descriptorSetCount = 1;
+        allocate.pSetLayouts = &m_set_layout;
+        check(vkAllocateDescriptorSets(m_device, &allocate, &m_set), "allocating descriptors");
+    } catch (...) {
+        release();
+        throw;
+    }
+}
+
+Pipeline::~Pipeline() {
+    release();
+}
+
+void Pipeline::release() {
+    if (m_pool != VK_NULL_HANDLE) vkDestroyDescriptorPool(m_device, m_pool, nullptr);
+    if (m_pipeline != VK_NULL_HANDLE) vkDestroyPipeline(m_device, m_pipeline, nullptr);
+    if (m_module != VK_NULL_HANDLE) vkDestroyShaderModule(m_device, m_module, nullptr);
+    if (m_layout != VK_NULL_HANDLE) vkDestroyPipelineLayout(m_device, m_layout, nullptr);
+    if (m_set_layout != VK_NULL_HANDLE)
+        vkDestroyDescriptorSetLayout(m_device, m_set_layout, nullptr);
+    m_pool = VK_NULL_HANDLE;
+    m_pipeline = VK_NULL_HANDLE;
+    m_module = VK_NULL_HANDLE;
+    m_layout = VK_NULL_HANDLE;
+    m_set_layout = VK_NULL_HANDLE;
+}
+
+void Pipeline::bind(std::span<Buffer* const> buffers) {
+    if (buffers.size() != m_bindings) {
+        throw std::invalid_argument("Pipeline::bind: expected " + std::to_string(m_bindings) +
+                                    " buffers");
+    }
+    std::vector<VkDescriptorBufferInfo> infos(buffers.size());
+    std::vector<VkWriteDescriptorSet> writes(buffers.size());
+    for (size_t i = 0; i < buffers.size(); ++i) {
+        infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
+        writes[i] = {};
+        writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+        writes[i].dstSet = m_set;
+        writes[i].dstBinding = static_cast<uint32_t>(i);
+        writes[i].descriptorCount = 1;
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = &infos[i];
+    }
+    vkUpdateDescriptorSets(m_device, static_cast<uint32_t>(writes.size()), writes.data(), 0,
+                           nullptr);
+}
+
+}  // namespace hearth::vulkan
