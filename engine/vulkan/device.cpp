@@ -1,6 +1,8 @@
 #include "engine/vulkan/device.h"
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 
 namespace hearth::vulkan {
 namespace {
@@ -129,7 +131,8 @@ std::vector<DeviceInfo> list_devices() {
     return infos;
 }
 
-std::unique_ptr<Device> Device::open(std::optional<uint32_t> index, bool allow_cpu) {
+std::unique_ptr<Device> Device::open(std::optional<uint32_t> index, bool allow_cpu,
+                                     std::filesystem::path pipeline_cache) {
     std::unique_ptr<Device> device(new Device);  // private constructor: make_unique cannot
     device->m_instance = create_instance();
     const auto devices = physical_devices(device->m_instance);
@@ -191,7 +194,51 @@ std::unique_ptr<Device> Device::open(std::optional<uint32_t> index, bool allow_c
     check(vkCreateCommandPool(device->m_device, &pool, nullptr, &device->m_command_pool),
           "creating a command pool");
     vkGetPhysicalDeviceMemoryProperties(device->m_physical, &device->m_memory);
+
+    // The driver checks the cache header (vendor, device, driver UUID) and ignores data that is
+    // not its own, so a stale file costs a compile, never a wrong pipeline.
+    std::vector<char> saved;
+    if (!pipeline_cache.empty()) {
+        std::ifstream file(pipeline_cache, std::ios::binary);
+        saved.assign(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+    }
+    VkPipelineCacheCreateInfo cache{};
+    cache.sType = VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO;
+    cache.initialDataSize = saved.size();
+    cache.pInitialData = saved.empty() ? nullptr : saved.data();
+    if (vkCreatePipelineCache(device->m_device, &cache, nullptr, &device->m_pipeline_cache) !=
+        VK_SUCCESS) {
+        cache.initialDataSize = 0;  // a damaged file: start empty
+        cache.pInitialData = nullptr;
+        check(vkCreatePipelineCache(device->m_device, &cache, nullptr, &device->m_pipeline_cache),
+              "creating the pipeline cache");
+    }
+    device->m_pipeline_cache_file = std::move(pipeline_cache);
     return device;
+}
+
+size_t Device::pipeline_cache_bytes() const {
+    size_t size = 0;
+    vkGetPipelineCacheData(m_device, m_pipeline_cache, &size, nullptr);
+    return size;
+}
+
+void Device::save_pipeline_cache() const {
+    if (m_pipeline_cache_file.empty()) return;
+    size_t size = pipeline_cache_bytes();
+    std::vector<char> data(size);
+    check(vkGetPipelineCacheData(m_device, m_pipeline_cache, &size, data.data()),
+          "reading the pipeline cache");
+    // Written beside and renamed over, so a crash never leaves half a cache.
+    auto temporary = m_pipeline_cache_file;
+    temporary += ".partial";
+    {
+        std::ofstream file(temporary, std::ios::binary | std::ios::trunc);
+        file.write(data.data(), static_cast<std::streamsize>(size));
+        if (!file) return;  // a cache that cannot be saved only costs compile time next run
+    }
+    std::error_code error;
+    std::filesystem::rename(temporary, m_pipeline_cache_file, error);
 }
 
 Device::~Device() {

@@ -6,6 +6,7 @@
 #include <vulkan/vulkan.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <span>
@@ -99,8 +100,11 @@ class Device {
 public:
     // Opens `index`, or else the first discrete GPU, then integrated GPU, then (only when
     // `allow_cpu`) a CPU implementation such as lavapipe. Throws VulkanError naming why none fits.
+    // `pipeline_cache`, when given, is a file the compiled pipelines are kept in between runs,
+    // so a second launch compiles nothing; a missing, foreign or damaged file starts empty.
     static std::unique_ptr<Device> open(std::optional<uint32_t> index = std::nullopt,
-                                        bool allow_cpu = false);
+                                        bool allow_cpu = false,
+                                        std::filesystem::path pipeline_cache = {});
     ~Device();
     Device(const Device&) = delete;
     Device& operator=(const Device&) = delete;
@@ -108,6 +112,10 @@ public:
     const DeviceInfo& info() const { return m_info; }
     VkDevice handle() const { return m_device; }
     uint32_t memory_type(uint32_t allowed, VkMemoryPropertyFlags flags) const;
+    VkPipelineCache pipeline_cache() const { return m_pipeline_cache; }
+    // Bytes the pipeline cache holds now; saving writes them to the cache file (atomically).
+    size_t pipeline_cache_bytes() const;
+    void save_pipeline_cache() const;
 
     // Records one dispatch, submits it and waits for it to finish.
     void run(const Pipeline& pipeline, const void* push_constants, uint32_t groups_x,
@@ -124,6 +132,8 @@ private:
     uint32_t m_queue_family = 0;
     VkCommandPool m_command_pool = VK_NULL_HANDLE;
     VkPhysicalDeviceMemoryProperties m_memory{};
+    VkPipelineCache m_pipeline_cache = VK_NULL_HANDLE;
+    std::filesystem::path m_pipeline_cache_file;
 };
 
 }  // namespace hearth::vulkan
