@@ -306,7 +306,9 @@ void Device::run(const Pipeline& pipeline, const void* push_constants, uint32_t 
 Buffer::Buffer(Device& device, size_t bytes) : m_device(device.handle()), m_size(bytes) {
     VkBufferCreateInfo create{};
     create.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
-    create.size = std::max<size_t>(bytes, 4);
+    // Shaders read storage buffers as 32-bit words: a buffer of packed blocks (Q8_0's are 34
+    // bytes) is padded so its last bytes fall inside a readable word.
+    create.size = (std::max<size_t>(bytes, 4) + 3) / 4 * 4;
     create.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
     create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     check(vkCreateBuffer(m_device, &create, nullptr, &m_buffer), "creating a buffer");
