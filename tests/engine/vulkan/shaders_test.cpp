@@ -13,6 +13,7 @@
 #include "kernels/quantize.h"
 #include "shaders/add_spv.h"
 #include "shaders/argmax_spv.h"
+#include "shaders/gumbel_sample_spv.h"
 #include "shaders/matvec_q8_0_spv.h"
 #include "shaders/rmsnorm_spv.h"
 #include "shaders/rope_spv.h"
@@ -149,6 +150,45 @@ TEST_F(ShaderTest, ArgmaxPicksTheLowestIndexAmongEquals) {
         EXPECT_EQ(*static_cast<const uint32_t*>(out->data()), static_cast<uint32_t>(argmax(logits)))
             << count;
     }
+}
+
+// Gumbel-max draws follow softmax(logits / T): a chi-square test over 20,000 draws on eight
+// tokens, at two temperatures (critical value for 7 degrees of freedom at p = 0.001: 24.32).
+// The same seed and steps give the same tokens; another seed gives others.
+TEST_F(ShaderTest, GumbelMaxSamplingFollowsTheSoftmax) {
+    const std::vector<float> logits{1.0f, 0.5f, 2.0f, -1.0f, 0.0f, 1.5f, -0.5f, 0.25f};
+    static constexpr uint32_t kDraws = 20000;
+    auto in = buffer_with(logits);
+    const auto draw = [&](float temperature, uint64_t seed, uint32_t draws) {
+        auto out = buffer_with(nullptr, draws * 4);
+        struct {
+            uint32_t count;
+            float temperature;
+            uint32_t seed_low, seed_high, first_step;
+        } push{8, temperature, static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32), 0};
+        run(gumbel_sample_spv, {in.get(), out.get()}, push, draws);
+        const auto* tokens = static_cast<const uint32_t*>(out->data());
+        return std::vector<uint32_t>(tokens, tokens + draws);
+    };
+    for (const float temperature : {1.0f, 0.7f}) {
+        const auto tokens = draw(temperature, 42, kDraws);
+        std::vector<double> counts(8, 0.0), probabilities(8);
+        for (const uint32_t token : tokens) {
+            ASSERT_LT(token, 8u);
+            counts[token] += 1;
+        }
+        double total = 0;
+        for (size_t i = 0; i < 8; ++i)
+            total += probabilities[i] = std::exp(logits[i] / temperature);
+        double chi_square = 0;
+        for (size_t i = 0; i < 8; ++i) {
+            const double expected = kDraws * probabilities[i] / total;
+            chi_square += (counts[i] - expected) * (counts[i] - expected) / expected;
+        }
+        EXPECT_LT(chi_square, 24.32) << "temperature " << temperature;
+    }
+    EXPECT_EQ(draw(1.0f, 7, 500), draw(1.0f, 7, 500));
+    EXPECT_NE(draw(1.0f, 7, 500), draw(1.0f, 8, 500));
 }
 
 TEST_F(ShaderTest, Q8_0MatvecMatchesTheCpuDequantisation) {
