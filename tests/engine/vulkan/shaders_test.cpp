@@ -13,7 +13,10 @@
 #include "kernels/quantize.h"
 #include "shaders/add_spv.h"
 #include "shaders/argmax_spv.h"
+#include "shaders/attention_spv.h"
 #include "shaders/gumbel_sample_spv.h"
+#include "shaders/matvec_f16_spv.h"
+#include "shaders/matvec_q4_0_spv.h"
 #include "shaders/matvec_q8_0_spv.h"
 #include "shaders/rmsnorm_spv.h"
 #include "shaders/rope_spv.h"
@@ -191,32 +194,96 @@ TEST_F(ShaderTest, GumbelMaxSamplingFollowsTheSoftmax) {
     EXPECT_NE(draw(1.0f, 7, 500), draw(1.0f, 8, 500));
 }
 
-TEST_F(ShaderTest, Q8_0MatvecMatchesTheCpuDequantisation) {
-    for (const auto& [rows, columns] : {std::pair{1u, 32u}, {37u, 96u}, {129u, 2048u}}) {
-        const auto weights = random_floats(size_t{rows} * columns);
-        std::vector<std::byte> quantized(tensor_bytes(TensorType::Q8_0, weights.size()));
-        for (uint32_t r = 0; r < rows; ++r) {
-            kernels::quantize_q8_0(&weights[size_t{r} * columns],
-                                   quantized.data() + tensor_bytes(TensorType::Q8_0, columns) * r,
-                                   columns);
+// The products that dequantise in the shader, against the CPU's dequantisation of the same bytes.
+TEST_F(ShaderTest, QuantisedMatvecsMatchTheCpuDequantisation) {
+    struct Case {
+        TensorType type;
+        void (*quantize)(const float*, void*, size_t);
+        std::span<const uint32_t> spirv;
+    };
+    const Case cases[] = {
+        {TensorType::F16, kernels::quantize_f16, std::span(matvec_f16_spv)},
+        {TensorType::Q4_0, kernels::quantize_q4_0, std::span(matvec_q4_0_spv)},
+        {TensorType::Q8_0, kernels::quantize_q8_0, std::span(matvec_q8_0_spv)},
+    };
+    for (const auto& test : cases) {
+        Pipeline pipeline(*s_device, test.spirv, 3, 8);
+        for (const auto& [rows, columns] : {std::pair{1u, 32u}, {37u, 96u}, {129u, 2048u}}) {
+            const auto weights = random_floats(size_t{rows} * columns);
+            const size_t row_bytes = tensor_bytes(test.type, columns);
+            std::vector<std::byte> quantized(row_bytes * rows);
+            for (uint32_t r = 0; r < rows; ++r) {
+                test.quantize(&weights[size_t{r} * columns], quantized.data() + row_bytes * r,
+                              columns);
+            }
+            const auto x = random_floats(columns);
+            auto w = buffer_with(quantized), in = buffer_with(x);
+            auto out = buffer_with(nullptr, rows * 4);
+            Buffer* buffers[] = {w.get(), in.get(), out.get()};
+            pipeline.bind(buffers);
+            const uint32_t shape[] = {rows, columns};
+            s_device->run(pipeline, shape, rows);
+            const auto y = read(*out, rows);
+            std::vector<float> row(columns);
+            for (uint32_t r = 0; r < rows; ++r) {
+                dequantize(test.type, quantized.data() + row_bytes * r, row.data(), columns);
+                double expected = 0;
+                for (uint32_t c = 0; c < columns; ++c) expected += double(row[c]) * x[c];
+                EXPECT_NEAR(y[r], expected, 1e-4 * std::sqrt(double(columns)))
+                    << tensor_type_name(static_cast<uint32_t>(test.type)) << " " << rows << "x"
+                    << columns;
+            }
         }
-        const auto x = random_floats(columns);
-        auto w = buffer_with(quantized), in = buffer_with(x), out = buffer_with(nullptr, rows * 4);
-        const uint32_t shape[] = {rows, columns};
+    }
+}
+
+// Attention over a cache, against a plain softmax in double precision: grouped-query heads,
+// several query tokens at once (each sees its causal window), windows longer and shorter than
+// the workgroup.
+TEST_F(ShaderTest, AttentionMatchesASoftmaxOverTheCache) {
+    struct Shape {
+        uint32_t tokens, heads, kv_heads, head_dim, first;
+    };
+    for (const Shape shape : {Shape{1, 1, 1, 8, 0}, Shape{3, 8, 4, 8, 5}, Shape{2, 4, 2, 64, 70},
+                              Shape{1, 12, 3, 128, 200}}) {
+        const uint32_t positions = shape.first + shape.tokens;
+        const uint32_t kv_dim = shape.kv_heads * shape.head_dim;
+        const auto q = random_floats(size_t{shape.tokens} * shape.heads * shape.head_dim);
+        const auto k = random_floats(size_t{positions} * kv_dim);
+        const auto v = random_floats(size_t{positions} * kv_dim);
+        auto qb = buffer_with(q), kb = buffer_with(k), vb = buffer_with(v);
+        auto out = buffer_with(nullptr, q.size() * 4);
+        const float scale = 1.0f / std::sqrt(static_cast<float>(shape.head_dim));
         struct {
-            uint32_t rows, columns;
-        } push{shape[0], shape[1]};
-        run(matvec_q8_0_spv, {w.get(), in.get(), out.get()}, push, rows);
-        const auto y = read(*out, rows);
-        std::vector<float> row(columns);
-        for (uint32_t r = 0; r < rows; ++r) {
-            dequantize(TensorType::Q8_0,
-                       quantized.data() + tensor_bytes(TensorType::Q8_0, columns) * r, row.data(),
-                       columns);
-            double expected = 0;
-            for (uint32_t c = 0; c < columns; ++c) expected += double(row[c]) * x[c];
-            EXPECT_NEAR(y[r], expected, 1e-4 * std::sqrt(double(columns)))
-                << rows << "x" << columns;
+            uint32_t tokens, heads, kv_heads, head_dim, first;
+            float scale;
+        } push{shape.tokens, shape.heads, shape.kv_heads, shape.head_dim, shape.first, scale};
+        run(attention_spv, {qb.get(), kb.get(), vb.get(), out.get()}, push,
+            shape.tokens * shape.heads);
+        const auto y = read(*out, q.size());
+        for (uint32_t t = 0; t < shape.tokens; ++t) {
+            for (uint32_t h = 0; h < shape.heads; ++h) {
+                const size_t q_offset = (size_t{t} * shape.heads + h) * shape.head_dim;
+                const size_t kv_offset =
+                    size_t{h / (shape.heads / shape.kv_heads)} * shape.head_dim;
+                const uint32_t limit = shape.first + t + 1;
+                std::vector<double> scores(limit);
+                double maximum = -1e300, total = 0;
+                for (uint32_t p = 0; p < limit; ++p) {
+                    double dot = 0;
+                    for (uint32_t d = 0; d < shape.head_dim; ++d)
+                        dot += double(q[q_offset + d]) * k[p * kv_dim + kv_offset + d];
+                    maximum = std::max(maximum, scores[p] = dot * scale);
+                }
+                for (auto& score : scores) total += score = std::exp(score - maximum);
+                for (uint32_t d = 0; d < shape.head_dim; ++d) {
+                    double expected = 0;
+                    for (uint32_t p = 0; p < limit; ++p)
+                        expected += scores[p] / total * v[p * kv_dim + kv_offset + d];
+                    ASSERT_NEAR(y[q_offset + d], expected, 1e-5)
+                        << shape.tokens << " tokens, head " << h << ", dim " << d;
+                }
+            }
         }
     }
 }

@@ -1,0 +1,76 @@
+// Attention of each (token, head) over the cached keys and values, flash-decode style: the
+// causal window is split over the workgroup's invocations, each keeps an online softmax (running
+// maximum, denominator and weighted sum), and the partial results are combined at the end.
+// Grouped-query attention maps query head h to key/value head h / (heads / kv_heads).
+#version 450
+
+#define LANES 32
+#define MAX_HEAD_DIM 128
+
+layout(local_size_x = LANES) in;
+
+layout(std430, binding = 0) readonly buffer Query { float query[]; };    // (tokens, heads, dim)
+layout(std430, binding = 1) readonly buffer Keys { float keys[]; };      // (positions, kv_dim)
+layout(std430, binding = 2) readonly buffer Values { float values[]; };  // (positions, kv_dim)
+layout(std430, binding = 3) writeonly buffer Output { float attended[]; };
+
+layout(push_constant) uniform Shape {
+    uint tokens;
+    uint heads;
+    uint kv_heads;
+    uint head_dim;        // at most MAX_HEAD_DIM
+    uint first_position;  // of the first token: token t sees positions 0 .. first + t
+    float scale;          // 1 / sqrt(head_dim)
+} shape;
+
+shared float lane_max[LANES];
+shared float lane_sum[LANES];
+shared float lane_acc[LANES][MAX_HEAD_DIM];
+
+void main() {
+    const uint token = gl_WorkGroupID.x / shape.heads;
+    const uint head = gl_WorkGroupID.x % shape.heads;
+    const uint lane = gl_LocalInvocationID.x;
+    const uint dim = shape.head_dim;
+    const uint kv_dim = shape.kv_heads * dim;
+    const uint kv_offset = (head / (shape.heads / shape.kv_heads)) * dim;
+    const uint q_offset = (token * shape.heads + head) * dim;
+    const uint limit = shape.first_position + token + 1;
+
+    float running_max = -1.0 / 0.0;
+    float denominator = 0.0;
+    float acc[MAX_HEAD_DIM];
+    for (uint d = 0; d < dim; ++d) acc[d] = 0.0;
+    for (uint position = lane; position < limit; position += LANES) {
+        float score = 0.0;
+        for (uint d = 0; d < dim; ++d) score += query[q_offset + d] * keys[position * kv_dim + kv_offset + d];
+        score *= shape.scale;
+        const float new_max = max(running_max, score);
+        const float correction = exp(running_max - new_max);
+        const float weight = exp(score - new_max);
+        denominator = denominator * correction + weight;
+        for (uint d = 0; d < dim; ++d) {
+            acc[d] = acc[d] * correction + weight * values[position * kv_dim + kv_offset + d];
+        }
+        running_max = new_max;
+    }
+    lane_max[lane] = running_max;
+    lane_sum[lane] = denominator;
+    for (uint d = 0; d < dim; ++d) lane_acc[lane][d] = acc[d];
+    barrier();
+
+    // Combine: rescale every lane's partial result to the overall maximum.
+    float overall = -1.0 / 0.0;
+    for (uint other = 0; other < LANES; ++other) overall = max(overall, lane_max[other]);
+    float total = 0.0;
+    for (uint other = 0; other < LANES; ++other) {
+        if (lane_sum[other] > 0.0) total += lane_sum[other] * exp(lane_max[other] - overall);
+    }
+    for (uint d = lane; d < dim; d += LANES) {
+        float sum = 0.0;
+        for (uint other = 0; other < LANES; ++other) {
+            if (lane_sum[other] > 0.0) sum += lane_acc[other][d] * exp(lane_max[other] - overall);
+        }
+        attended[q_offset + d] = sum / total;
+    }
+}
