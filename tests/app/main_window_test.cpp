@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
 #include <QProgressBar>
@@ -349,6 +351,36 @@ TEST_F(MainWindowHistoryTest, TheBenchmarkButtonStoresAResultWithTheMachineAndBu
     EXPECT_TRUE(stored[0].build.startsWith("Hearth "));
     EXPECT_EQ(stored[0].model_file, bundled());
     EXPECT_EQ(child<QTableWidget>("benchmarks", m_window.dashboard())->rowCount(), 1);
+}
+
+}  // namespace
+}  // namespace hearth
+
+namespace hearth {
+namespace {
+
+// Every control can be found by a screen reader and reached from the keyboard.
+TEST_F(MainWindowTest, ControlsHaveAccessibleNamesAndTakeKeyboardFocus) {
+    ASSERT_TRUE(load(bundled()));
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    int controls = 0;
+    for (auto* widget : m_window.findChildren<QWidget*>()) {
+        const bool control = qobject_cast<QAbstractButton*>(widget) != nullptr ||
+                             qobject_cast<QPlainTextEdit*>(widget) != nullptr ||
+                             qobject_cast<QLineEdit*>(widget) != nullptr ||
+                             qobject_cast<QListWidget*>(widget) != nullptr;
+        // Qt's own dock title buttons ("qt_…") are covered by the Performance toggle.
+        if (!control || widget->objectName().isEmpty() || widget->objectName().startsWith("qt_")) {
+            continue;
+        }
+        ++controls;
+        const auto* button = qobject_cast<QAbstractButton*>(widget);
+        EXPECT_TRUE(!widget->accessibleName().isEmpty() || (button && !button->text().isEmpty()))
+            << widget->objectName().toStdString();
+        EXPECT_NE(widget->focusPolicy() & Qt::TabFocus, 0) << widget->objectName().toStdString();
+    }
+    EXPECT_GT(controls, 15);
 }
 
 }  // namespace
