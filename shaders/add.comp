@@ -3,10 +3,17 @@
 
 layout(local_size_x = 64) in;
 
-layout(std430, binding = 0) buffer X { float x[]; };
-layout(std430, binding = 1) readonly buffer Y { float y[]; };
+layout(std430, binding = 0) buffer X {
+    float x[];
+};
+layout(std430, binding = 1) readonly buffer Y {
+    float y[];
+};
 
-layout(push_constant) uniform Shape { uint count; } shape;
+layout(push_constant) uniform Shape {
+    uint count;
+}
+shape;
 
 void main() {
     const uint i = gl_GlobalInvocationID.x;

@@ -4,10 +4,17 @@
 
 layout(local_size_x = 256) in;
 
-layout(std430, binding = 0) readonly buffer Logits { float logits[]; };
-layout(std430, binding = 1) writeonly buffer Result { uint token; };
+layout(std430, binding = 0) readonly buffer Logits {
+    float logits[];
+};
+layout(std430, binding = 1) writeonly buffer Result {
+    uint token;
+};
 
-layout(push_constant) uniform Shape { uint count; } shape;
+layout(push_constant) uniform Shape {
+    uint count;
+}
+shape;
 
 shared float best_value[256];
 shared uint best_index[256];

@@ -9,10 +9,18 @@
 
 layout(local_size_x = LANES) in;
 
-layout(std430, binding = 0) readonly buffer Query { float query[]; };    // (tokens, heads, dim)
-layout(std430, binding = 1) readonly buffer Keys { float keys[]; };      // (positions, kv_dim)
-layout(std430, binding = 2) readonly buffer Values { float values[]; };  // (positions, kv_dim)
-layout(std430, binding = 3) writeonly buffer Output { float attended[]; };
+layout(std430, binding = 0) readonly buffer Query {
+    float query[];
+};  // (tokens, heads, dim)
+layout(std430, binding = 1) readonly buffer Keys {
+    float keys[];
+};  // (positions, kv_dim)
+layout(std430, binding = 2) readonly buffer Values {
+    float values[];
+};  // (positions, kv_dim)
+layout(std430, binding = 3) writeonly buffer Output {
+    float attended[];
+};
 
 layout(push_constant) uniform Shape {
     uint tokens;
@@ -21,7 +29,8 @@ layout(push_constant) uniform Shape {
     uint head_dim;        // at most MAX_HEAD_DIM
     uint first_position;  // of the first token: token t sees positions 0 .. first + t
     float scale;          // 1 / sqrt(head_dim)
-} shape;
+}
+shape;
 
 shared float lane_max[LANES];
 shared float lane_sum[LANES];
@@ -43,7 +52,8 @@ void main() {
     for (uint d = 0; d < dim; ++d) acc[d] = 0.0;
     for (uint position = lane; position < limit; position += LANES) {
         float score = 0.0;
-        for (uint d = 0; d < dim; ++d) score += query[q_offset + d] * keys[position * kv_dim + kv_offset + d];
+        for (uint d = 0; d < dim; ++d)
+            score += query[q_offset + d] * keys[position * kv_dim + kv_offset + d];
         score *= shape.scale;
         const float new_max = max(running_max, score);
         const float correction = exp(running_max - new_max);

@@ -7,8 +7,12 @@
 
 layout(local_size_x = 256) in;
 
-layout(std430, binding = 0) readonly buffer Logits { float logits[]; };
-layout(std430, binding = 1) writeonly buffer Tokens { uint tokens[]; };
+layout(std430, binding = 0) readonly buffer Logits {
+    float logits[];
+};
+layout(std430, binding = 1) writeonly buffer Tokens {
+    uint tokens[];
+};
 
 layout(push_constant) uniform Settings {
     uint count;
@@ -16,7 +20,8 @@ layout(push_constant) uniform Settings {
     uint seed_low;
     uint seed_high;
     uint first_step;
-} settings;
+}
+settings;
 
 shared float best_value[256];
 shared uint best_index[256];
@@ -29,7 +34,8 @@ uint pcg_hash(uint value) {
 }
 
 float uniform_open(uint step, uint index) {
-    const uint h = pcg_hash(pcg_hash(pcg_hash(settings.seed_low ^ step) ^ settings.seed_high) ^ index);
+    const uint h =
+        pcg_hash(pcg_hash(pcg_hash(settings.seed_low ^ step) ^ settings.seed_high) ^ index);
     return (float(h >> 8) + 0.5) / 16777216.0;  // (0, 1), 24 bits
 }
 

@@ -4,14 +4,21 @@
 
 layout(local_size_x = 64) in;
 
-layout(std430, binding = 0) readonly buffer Weights { uint words[]; };
-layout(std430, binding = 1) readonly buffer Input { float x[]; };
-layout(std430, binding = 2) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer Weights {
+    uint words[];
+};
+layout(std430, binding = 1) readonly buffer Input {
+    float x[];
+};
+layout(std430, binding = 2) writeonly buffer Output {
+    float y[];
+};
 
 layout(push_constant) uniform Shape {
     uint rows;
     uint columns;
-} shape;
+}
+shape;
 
 shared float partial[64];
 
@@ -25,7 +32,8 @@ void main() {
     if (row >= shape.rows) return;
     const uint base = row * shape.columns;
     float sum = 0.0;
-    for (uint c = gl_LocalInvocationID.x; c < shape.columns; c += 64) sum += weight_at(base + c) * x[c];
+    for (uint c = gl_LocalInvocationID.x; c < shape.columns; c += 64)
+        sum += weight_at(base + c) * x[c];
     partial[gl_LocalInvocationID.x] = sum;
     barrier();
     for (uint width = 32; width > 0; width >>= 1) {

@@ -5,14 +5,21 @@
 
 layout(local_size_x = 64) in;
 
-layout(std430, binding = 0) readonly buffer Weights { float weights[]; };
-layout(std430, binding = 1) readonly buffer Input { float x[]; };
-layout(std430, binding = 2) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer Weights {
+    float weights[];
+};
+layout(std430, binding = 1) readonly buffer Input {
+    float x[];
+};
+layout(std430, binding = 2) writeonly buffer Output {
+    float y[];
+};
 
 layout(push_constant) uniform Shape {
     uint rows;
     uint columns;
-} shape;
+}
+shape;
 
 shared float partial[64];
 

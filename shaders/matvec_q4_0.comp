@@ -4,18 +4,27 @@
 
 layout(local_size_x = 64) in;
 
-layout(std430, binding = 0) readonly buffer Weights { uint words[]; };
-layout(std430, binding = 1) readonly buffer Input { float x[]; };
-layout(std430, binding = 2) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer Weights {
+    uint words[];
+};
+layout(std430, binding = 1) readonly buffer Input {
+    float x[];
+};
+layout(std430, binding = 2) writeonly buffer Output {
+    float y[];
+};
 
 layout(push_constant) uniform Shape {
     uint rows;
     uint columns;  // a multiple of 32
-} shape;
+}
+shape;
 
 shared float partial[64];
 
-uint byte_at(uint offset) { return (words[offset >> 2] >> ((offset & 3u) * 8u)) & 0xffu; }
+uint byte_at(uint offset) {
+    return (words[offset >> 2] >> ((offset & 3u) * 8u)) & 0xffu;
+}
 
 void main() {
     const uint row = gl_WorkGroupID.x;

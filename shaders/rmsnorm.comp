@@ -3,15 +3,22 @@
 
 layout(local_size_x = 64) in;
 
-layout(std430, binding = 0) readonly buffer Input { float x[]; };
-layout(std430, binding = 1) readonly buffer Weight { float weight[]; };
-layout(std430, binding = 2) writeonly buffer Output { float y[]; };
+layout(std430, binding = 0) readonly buffer Input {
+    float x[];
+};
+layout(std430, binding = 1) readonly buffer Weight {
+    float weight[];
+};
+layout(std430, binding = 2) writeonly buffer Output {
+    float y[];
+};
 
 layout(push_constant) uniform Shape {
     uint rows;
     uint dim;
     float epsilon;
-} shape;
+}
+shape;
 
 shared float partial[64];
 

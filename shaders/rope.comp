@@ -5,8 +5,12 @@
 
 layout(local_size_x = 64) in;
 
-layout(std430, binding = 0) buffer Heads { float heads[]; };
-layout(std430, binding = 1) readonly buffer Frequencies { float frequencies[]; };
+layout(std430, binding = 0) buffer Heads {
+    float heads[];
+};
+layout(std430, binding = 1) readonly buffer Frequencies {
+    float frequencies[];
+};
 
 layout(push_constant) uniform Shape {
     uint tokens;
@@ -15,7 +19,8 @@ layout(push_constant) uniform Shape {
     uint rope_pairs;      // rope_dimensions / 2
     uint first_position;  // of the first token
     uint neox;            // 1: pairs are (i, i + rope_pairs)
-} shape;
+}
+shape;
 
 void main() {
     const uint id = gl_GlobalInvocationID.x;

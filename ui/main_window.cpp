@@ -241,7 +241,7 @@ void MainWindow::add_conversation(std::unique_ptr<Conversation> conversation, bo
 }
 
 void MainWindow::ensure_stored(Conversation& conversation) {
-    if (m_history == nullptr || m_stored.count(conversation.id()) > 0) return;
+    if (m_history == nullptr || in_history(conversation)) return;
     const int id = m_history->create(conversation);
     report_history_problem();
     if (id == 0) return;
@@ -263,6 +263,11 @@ void MainWindow::set_history(HistoryStore* history) {
         }
     }
     report_history_problem();
+    show_first_conversation();
+}
+
+// Shows the conversation at the top of the list, or a new one when none is left.
+void MainWindow::show_first_conversation() {
     if (m_conversations.empty()) {
         newConversation();
         return;
@@ -278,17 +283,18 @@ void MainWindow::report_history_problem() {
     m_status->setText(m_history->problem());
 }
 
+bool MainWindow::in_history(const Conversation& conversation) const {
+    return m_history != nullptr && m_stored.count(conversation.id()) > 0;
+}
+
 void MainWindow::save_header(const Conversation& conversation) {
-    if (m_history == nullptr || m_stored.count(conversation.id()) == 0) return;
+    if (!in_history(conversation)) return;
     m_history->save_header(conversation);
     report_history_problem();
 }
 
 void MainWindow::save_message(const Conversation& conversation, int id) {
-    if (m_history == nullptr || m_stored.count(conversation.id()) == 0 ||
-        conversation.find(id) == nullptr) {
-        return;
-    }
+    if (!in_history(conversation) || conversation.find(id) == nullptr) return;
     m_history->save_message(conversation.id(), *conversation.find(id));
     report_history_problem();
 }
@@ -308,9 +314,7 @@ void MainWindow::renameConversation(int id, const QString& title) {
 void MainWindow::deleteConversation() {
     Conversation* conversation = current_conversation();
     if (conversation == nullptr || generating()) return;
-    if (m_history != nullptr && m_stored.count(conversation->id()) > 0) {
-        m_history->set_deleted(conversation->id(), true);
-    }
+    if (in_history(*conversation)) m_history->set_deleted(conversation->id(), true);
     const auto it = std::find_if(m_conversations.begin(), m_conversations.end(),
                                  [&](const auto& c) { return c.get() == conversation; });
     m_deleted.push_back(std::move(*it));
@@ -318,22 +322,14 @@ void MainWindow::deleteConversation() {
     m_undo->show();
     m_status->setText(
         tr("Deleted “%1”. Undo is possible until Hearth closes.").arg(m_deleted.back()->title()));
-    if (m_conversations.empty()) {
-        newConversation();
-        return;
-    }
-    m_current = m_conversations.front()->id();
-    refresh_list();
-    refresh();
+    show_first_conversation();
 }
 
 void MainWindow::undoDelete() {
     if (m_deleted.empty()) return;
     auto conversation = std::move(m_deleted.back());
     m_deleted.pop_back();
-    if (m_history != nullptr && m_stored.count(conversation->id()) > 0) {
-        m_history->set_deleted(conversation->id(), false);
-    }
+    if (in_history(*conversation)) m_history->set_deleted(conversation->id(), false);
     m_current = conversation->id();
     m_conversations.insert(m_conversations.begin(), std::move(conversation));
     m_undo->setVisible(!m_deleted.empty());

@@ -95,6 +95,8 @@ private:
     void add_conversation(std::unique_ptr<Conversation> conversation, bool front);
     // Conversations reach the history with their first message (empty ones are not kept).
     void ensure_stored(Conversation& conversation);
+    bool in_history(const Conversation& conversation) const;
+    void show_first_conversation();
     void save_header(const Conversation& conversation);
     void save_message(const Conversation& conversation, int id);
     void report_history_problem();

@@ -241,16 +241,20 @@ protected:
     QString database() const {
         return QString::fromStdString((m_directory.path() / "history.sqlite").string());
     }
+    // The window keeping its conversations in `history`, one answer already given.
+    void answer_once_with(ui::HistoryStore& history) {
+        m_window.set_history(&history);
+        use_test_settings();
+        ASSERT_TRUE(load(bundled()));
+        type_and_send("Once upon a time");
+        ASSERT_TRUE(wait_finished());
+    }
     test::TempDirectory m_directory;
 };
 
 TEST_F(MainWindowHistoryTest, ConversationsSurviveARestartAndCanBeSearched) {
     ui::HistoryStore history(database());
-    m_window.set_history(&history);
-    use_test_settings();
-    ASSERT_TRUE(load(bundled()));
-    type_and_send("Once upon a time");
-    ASSERT_TRUE(wait_finished());
+    ASSERT_NO_FATAL_FAILURE(answer_once_with(history));
     const QString answer = last_answer();
     const int conversation_id = m_window.current_conversation()->id();
     ASSERT_TRUE(history.available()) << history.problem().toStdString();
@@ -293,11 +297,7 @@ TEST_F(MainWindowHistoryTest, ConversationsSurviveARestartAndCanBeSearched) {
 
 TEST_F(MainWindowHistoryTest, DeleteCanBeUndoneAndExportImportRoundTrips) {
     ui::HistoryStore history(database());
-    m_window.set_history(&history);
-    use_test_settings();
-    ASSERT_TRUE(load(bundled()));
-    type_and_send("Once upon a time");
-    ASSERT_TRUE(wait_finished());
+    ASSERT_NO_FATAL_FAILURE(answer_once_with(history));
     const int id = m_window.current_conversation()->id();
     const auto exported = m_directory.path() / "chat.json";
     ASSERT_TRUE(m_window.exportConversation(QString::fromStdString(exported.string())));

@@ -23,16 +23,6 @@
 #include "shaders/swiglu_spv.h"
 #include "tests/support/shared_data.h"
 
-#if defined(__SANITIZE_ADDRESS__)
-#include <sanitizer/lsan_interface.h>
-
-// Mesa's lavapipe leaks a few bytes from code it unloads (see device_test.cpp).
-[[maybe_unused]] static const bool kLeakChecksOff = [] {
-    __lsan_disable();
-    return true;
-}();
-#endif
-
 namespace hearth::vulkan {
 namespace {
 
