@@ -1,5 +1,6 @@
 // The index of the largest logit, the lowest index among equals (as the CPU sampler does), in one
-// workgroup: each invocation scans a stride, then a tree reduction.
+// workgroup: each invocation scans a stride, then a tree reduction. The token goes into the
+// device's token ring, where the next decode step's embedding reads it.
 #version 450
 
 layout(local_size_x = 256) in;
@@ -7,12 +8,13 @@ layout(local_size_x = 256) in;
 layout(std430, binding = 0) readonly buffer Logits {
     float logits[];
 };
-layout(std430, binding = 1) writeonly buffer Result {
-    uint token;
-};
+layout(std430, binding = 1) buffer Tokens {
+    uint tokens[];
+};  // the device's token ring
 
 layout(push_constant) uniform Shape {
     uint count;
+    uint slot;  // where the token goes in the ring
 }
 shape;
 
@@ -44,5 +46,5 @@ void main() {
         }
         barrier();
     }
-    if (lane == 0) token = best_index[0];
+    if (lane == 0) tokens[shape.slot] = best_index[0];
 }

@@ -1,7 +1,8 @@
 // Attention of each (token, head) over the cached keys and values, flash-decode style: the
 // causal window is split over the workgroup's invocations, each keeps an online softmax (running
 // maximum, denominator and weighted sum), and the partial results are combined at the end.
-// Grouped-query attention maps query head h to key/value head h / (heads / kv_heads).
+// Grouped-query attention maps query head h to key/value head h / (heads / kv_heads). The cache
+// holds F16 halves, two per 32-bit word (written by kv_store).
 #version 450
 
 #define LANES 32
@@ -13,11 +14,11 @@ layout(std430, binding = 0) readonly buffer Query {
     float query[];
 };  // (tokens, heads, dim)
 layout(std430, binding = 1) readonly buffer Keys {
-    float keys[];
-};  // (positions, kv_dim)
+    uint keys[];
+};  // (positions, kv_dim) halves
 layout(std430, binding = 2) readonly buffer Values {
-    float values[];
-};  // (positions, kv_dim)
+    uint values[];
+};  // (positions, kv_dim) halves
 layout(std430, binding = 3) writeonly buffer Output {
     float attended[];
 };
@@ -31,6 +32,16 @@ layout(push_constant) uniform Shape {
     float scale;          // 1 / sqrt(head_dim)
 }
 shape;
+
+float key_at(uint index) {
+    const vec2 pair = unpackHalf2x16(keys[index >> 1]);
+    return (index & 1u) == 0u ? pair.x : pair.y;
+}
+
+float value_at(uint index) {
+    const vec2 pair = unpackHalf2x16(values[index >> 1]);
+    return (index & 1u) == 0u ? pair.x : pair.y;
+}
 
 shared float lane_max[LANES];
 shared float lane_sum[LANES];
@@ -53,14 +64,14 @@ void main() {
     for (uint position = lane; position < limit; position += LANES) {
         float score = 0.0;
         for (uint d = 0; d < dim; ++d)
-            score += query[q_offset + d] * keys[position * kv_dim + kv_offset + d];
+            score += query[q_offset + d] * key_at(position * kv_dim + kv_offset + d);
         score *= shape.scale;
         const float new_max = max(running_max, score);
         const float correction = exp(running_max - new_max);
         const float weight = exp(score - new_max);
         denominator = denominator * correction + weight;
         for (uint d = 0; d < dim; ++d) {
-            acc[d] = acc[d] * correction + weight * values[position * kv_dim + kv_offset + d];
+            acc[d] = acc[d] * correction + weight * value_at(position * kv_dim + kv_offset + d);
         }
         running_max = new_max;
     }

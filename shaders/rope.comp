@@ -1,6 +1,8 @@
-// Rotary position embedding of every head of every token, in place. Frequencies come from the
-// CPU (base, rope_freqs factors and linear scaling already applied), so both backends rotate by
-// the same angles. Adjacent pairs (llama) or NEOX halves (qwen2) by a push constant.
+// Rotary position embedding of every head of every token, in place. The cosines and sines come
+// from a table the CPU computed in double precision per (position, pair) — base, rope_freqs
+// factors and linear scaling applied — so both backends rotate by the same angles, and a
+// position in the thousands loses nothing to a float product. Adjacent pairs (llama) or NEOX
+// halves (qwen2) by a push constant.
 #version 450
 
 layout(local_size_x = 64) in;
@@ -8,9 +10,9 @@ layout(local_size_x = 64) in;
 layout(std430, binding = 0) buffer Heads {
     float heads[];
 };
-layout(std430, binding = 1) readonly buffer Frequencies {
-    float frequencies[];
-};
+layout(std430, binding = 1) readonly buffer Angles {
+    vec2 angles[];
+};  // (position, pair): (cos, sin)
 
 layout(push_constant) uniform Shape {
     uint tokens;
@@ -32,8 +34,8 @@ void main() {
     const uint base = (token * shape.heads_per_token + head) * shape.head_dim;
     const uint a = base + (shape.neox == 1 ? pair : 2 * pair);
     const uint b = base + (shape.neox == 1 ? pair + shape.rope_pairs : 2 * pair + 1);
-    const float angle = float(shape.first_position + token) * frequencies[pair];
-    const float c = cos(angle), s = sin(angle);
+    const vec2 angle = angles[(shape.first_position + token) * shape.rope_pairs + pair];
+    const float c = angle.x, s = angle.y;
     const float x0 = heads[a], x1 = heads[b];
     heads[a] = x0 * c - x1 * s;
     heads[b] = x0 * s + x1 * c;

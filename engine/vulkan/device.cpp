@@ -1,8 +1,11 @@
 #include "engine/vulkan/device.h"
 
 #include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <iterator>
+
+#include "engine/vulkan/submission.h"
 
 namespace hearth::vulkan {
 namespace {
@@ -30,7 +33,7 @@ std::string result_name(VkResult result) {
     }
 }
 
-void check(VkResult result, const char* what) {
+void check(VkResult result, const std::string& what) {
     if (result != VK_SUCCESS) throw VulkanError(what, result);
 }
 
@@ -75,11 +78,35 @@ DeviceInfo describe(VkPhysicalDevice device, uint32_t index) {
     info.name = properties.properties.deviceName;
     info.type = properties.properties.deviceType;
     info.subgroup_size = subgroup.subgroupSize;
+    info.subgroup_arithmetic =
+        (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT) != 0 &&
+        (subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) != 0 &&
+        subgroup.subgroupSize >= 1 && subgroup.subgroupSize <= 64;
     info.max_storage_buffer_range = properties.properties.limits.maxStorageBufferRange;
     info.max_shared_memory = properties.properties.limits.maxComputeSharedMemorySize;
     info.float16 = float16_int8.shaderFloat16 != VK_FALSE;
     info.int8 = float16_int8.shaderInt8 != VK_FALSE;
     return info;
+}
+
+void write_bindings(VkDevice device, VkDescriptorSet set, uint32_t bindings, Bindings buffers) {
+    if (buffers.size() != bindings) {
+        throw std::invalid_argument("binding " + std::to_string(buffers.size()) +
+                                    " buffers to a pipeline with " + std::to_string(bindings));
+    }
+    std::vector<VkDescriptorBufferInfo> infos(buffers.size());
+    std::vector<VkWriteDescriptorSet> writes(buffers.size());
+    for (size_t i = 0; i < buffers.size(); ++i) {
+        infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
+        writes[i] = {};
+        writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
+        writes[i].dstSet = set;
+        writes[i].dstBinding = static_cast<uint32_t>(i);
+        writes[i].descriptorCount = 1;
+        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+        writes[i].pBufferInfo = &infos[i];
+    }
+    vkUpdateDescriptorSets(device, static_cast<uint32_t>(writes.size()), writes.data(), 0, nullptr);
 }
 
 int preference(VkPhysicalDeviceType type) {
@@ -251,65 +278,97 @@ Device::~Device() {
     if (m_instance != VK_NULL_HANDLE) vkDestroyInstance(m_instance, nullptr);
 }
 
-uint32_t Device::memory_type(uint32_t allowed, VkMemoryPropertyFlags flags) const {
+std::optional<uint32_t> Device::find_memory_type(uint32_t allowed,
+                                                 VkMemoryPropertyFlags flags) const {
     for (uint32_t i = 0; i < m_memory.memoryTypeCount; ++i) {
         if ((allowed & (1u << i)) && (m_memory.memoryTypes[i].propertyFlags & flags) == flags) {
             return i;
         }
     }
+    return std::nullopt;
+}
+
+uint32_t Device::memory_type(uint32_t allowed, VkMemoryPropertyFlags flags) const {
+    if (const auto found = find_memory_type(allowed, flags)) return *found;
     throw VulkanError(m_info.name + " has no suitable memory type", VK_ERROR_OUT_OF_DEVICE_MEMORY);
 }
 
 void Device::run(const Pipeline& pipeline, const void* push_constants, uint32_t groups_x,
                  uint32_t groups_y, uint32_t groups_z) {
-    VkCommandBufferAllocateInfo allocate{};
-    allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
-    allocate.commandPool = m_command_pool;
-    allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
-    allocate.commandBufferCount = 1;
-    VkCommandBuffer commands = VK_NULL_HANDLE;
-    check(vkAllocateCommandBuffers(m_device, &allocate, &commands), "allocating commands");
-    VkFence fence = VK_NULL_HANDLE;
-    try {
-        VkCommandBufferBeginInfo begin{};
-        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
-        begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-        check(vkBeginCommandBuffer(commands, &begin), "recording commands");
-        vkCmdBindPipeline(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
-        const VkDescriptorSet set = pipeline.descriptor_set();
-        vkCmdBindDescriptorSets(commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1,
-                                &set, 0, nullptr);
-        if (pipeline.push_constant_bytes() > 0) {
-            vkCmdPushConstants(commands, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                               pipeline.push_constant_bytes(), push_constants);
-        }
-        vkCmdDispatch(commands, groups_x, groups_y, groups_z);
-        check(vkEndCommandBuffer(commands), "recording commands");
-        VkFenceCreateInfo fence_info{};
-        fence_info.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-        check(vkCreateFence(m_device, &fence_info, nullptr, &fence), "creating a fence");
-        VkSubmitInfo submit{};
-        submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
-        submit.commandBufferCount = 1;
-        submit.pCommandBuffers = &commands;
-        check(vkQueueSubmit(m_queue, 1, &submit, fence), "submitting work");
-        check(vkWaitForFences(m_device, 1, &fence, VK_TRUE, UINT64_MAX), "waiting for the device");
-    } catch (...) {
-        if (fence != VK_NULL_HANDLE) vkDestroyFence(m_device, fence, nullptr);
-        vkFreeCommandBuffers(m_device, m_command_pool, 1, &commands);
-        throw;
-    }
-    vkDestroyFence(m_device, fence, nullptr);
-    vkFreeCommandBuffers(m_device, m_command_pool, 1, &commands);
+    Submission submission(*this);
+    submission.begin();
+    submission.dispatch(pipeline, pipeline.descriptor_set(), push_constants,
+                        {groups_x, groups_y, groups_z});
+    submission.submit();
+    submission.wait();
 }
 
-Buffer::Buffer(Device& device, size_t bytes) : m_device(device.handle()), m_size(bytes) {
+void Device::submit(VkCommandBuffer commands, VkFence fence) {
+    if (m_submissions_before_loss == 0) m_lost = true;
+    if (m_submissions_before_loss > 0) --m_submissions_before_loss;
+    if (m_lost) throw VulkanError("submitting work to " + m_info.name, VK_ERROR_DEVICE_LOST);
+    VkSubmitInfo submit{};
+    submit.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO;
+    submit.commandBufferCount = 1;
+    submit.pCommandBuffers = &commands;
+    const VkResult result = vkQueueSubmit(m_queue, 1, &submit, fence);
+    if (result == VK_ERROR_DEVICE_LOST) m_lost = true;
+    check(result, "submitting work to " + m_info.name);
+}
+
+void Device::wait(VkFence fence) {
+    const VkResult result = vkWaitForFences(m_device, 1, &fence, VK_TRUE, UINT64_MAX);
+    if (result == VK_ERROR_DEVICE_LOST) m_lost = true;
+    check(result, "waiting for " + m_info.name);
+}
+
+void Device::copy(VkBuffer from, size_t from_offset, VkBuffer to, size_t to_offset, size_t bytes) {
+    Submission submission(*this);
+    submission.begin();
+    const VkBufferCopy region{from_offset, to_offset, bytes};
+    vkCmdCopyBuffer(submission.commands(), from, to, 1, &region);
+    submission.submit();
+    submission.wait();
+}
+
+// Staging in slices keeps the host-visible memory a large upload needs small.
+constexpr size_t kStagingBytes = size_t{16} << 20;
+
+void Device::upload(Buffer& buffer, size_t offset, const void* data, size_t bytes) {
+    if (buffer.data() != nullptr) {
+        std::memcpy(static_cast<std::byte*>(buffer.data()) + offset, data, bytes);
+        return;
+    }
+    Buffer staging(*this, std::min(bytes, kStagingBytes), Memory::Host);
+    for (size_t done = 0; done < bytes; done += kStagingBytes) {
+        const size_t slice = std::min(kStagingBytes, bytes - done);
+        std::memcpy(staging.data(), static_cast<const std::byte*>(data) + done, slice);
+        copy(staging.handle(), 0, buffer.handle(), offset + done, slice);
+    }
+}
+
+void Device::download(const Buffer& buffer, size_t offset, void* data, size_t bytes) {
+    if (buffer.data() != nullptr) {
+        std::memcpy(data, static_cast<const std::byte*>(buffer.data()) + offset, bytes);
+        return;
+    }
+    Buffer staging(*this, std::min(bytes, kStagingBytes), Memory::Host);
+    for (size_t done = 0; done < bytes; done += kStagingBytes) {
+        const size_t slice = std::min(kStagingBytes, bytes - done);
+        copy(buffer.handle(), offset + done, staging.handle(), 0, slice);
+        std::memcpy(static_cast<std::byte*>(data) + done, staging.data(), slice);
+    }
+}
+
+Buffer::Buffer(Device& device, size_t bytes, Memory memory)
+    : m_device(device.handle()), m_size(bytes) {
     VkBufferCreateInfo create{};
     create.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO;
     // Shaders read storage buffers as 32-bit words: a buffer of packed blocks (Q8_0's are 34
     // bytes) is padded so its last bytes fall inside a readable word.
     create.size = (std::max<size_t>(bytes, 4) + 3) / 4 * 4;
-    create.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
+    create.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT |
+                   VK_BUFFER_USAGE_TRANSFER_DST_BIT;
     create.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
     check(vkCreateBuffer(m_device, &create, nullptr, &m_buffer), "creating a buffer");
     try {
@@ -318,13 +377,29 @@ Buffer::Buffer(Device& device, size_t bytes) : m_device(device.handle()), m_size
         VkMemoryAllocateInfo allocate{};
         allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO;
         allocate.allocationSize = requirements.size;
-        allocate.memoryTypeIndex = device.memory_type(
-            requirements.memoryTypeBits,
-            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+        constexpr VkMemoryPropertyFlags kMappable =
+            VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+        bool mapped = true;
+        if (memory == Memory::Host) {
+            allocate.memoryTypeIndex = device.memory_type(requirements.memoryTypeBits, kMappable);
+        } else if (const auto both =
+                       device.find_memory_type(requirements.memoryTypeBits,
+                                               kMappable | VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+                   both && !device.staging_only()) {
+            allocate.memoryTypeIndex = *both;
+        } else {
+            allocate.memoryTypeIndex = device.memory_type(requirements.memoryTypeBits,
+                                                          VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+            mapped = false;
+        }
         check(vkAllocateMemory(m_device, &allocate, nullptr, &m_memory),
-              "allocating buffer memory");
+              "allocating " + std::to_string(bytes >> 20) + " MiB of " +
+                  (memory == Memory::Host ? "host-visible" : "device") + " memory");
         check(vkBindBufferMemory(m_device, m_buffer, m_memory, 0), "binding buffer memory");
-        check(vkMapMemory(m_device, m_memory, 0, VK_WHOLE_SIZE, 0, &m_mapped), "mapping memory");
+        if (mapped) {
+            check(vkMapMemory(m_device, m_memory, 0, VK_WHOLE_SIZE, 0, &m_mapped),
+                  "mapping memory");
+        }
     } catch (...) {
         if (m_memory != VK_NULL_HANDLE) vkFreeMemory(m_device, m_memory, nullptr);
         vkDestroyBuffer(m_device, m_buffer, nullptr);
@@ -374,9 +449,9 @@ Pipeline::Pipeline(Device& device, std::span<const uint32_t> spirv, uint32_t bin
         pipeline.stage.module = m_module;
         pipeline.stage.pName = "main";
         pipeline.layout = m_layout;
-        check(
-            vkCreateComputePipelines(m_device, VK_NULL_HANDLE, 1, &pipeline, nullptr, &m_pipeline),
-            "compiling a compute pipeline");
+        check(vkCreateComputePipelines(m_device, device.pipeline_cache(), 1, &pipeline, nullptr,
+                                       &m_pipeline),
+              "compiling a compute pipeline");
         VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, bindings};
         VkDescriptorPoolCreateInfo pool{};
         pool.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
@@ -415,25 +490,36 @@ void Pipeline::release() {
     m_set_layout = VK_NULL_HANDLE;
 }
 
-void Pipeline::bind(std::span<Buffer* const> buffers) {
-    if (buffers.size() != m_bindings) {
-        throw std::invalid_argument("Pipeline::bind: expected " + std::to_string(m_bindings) +
-                                    " buffers");
-    }
-    std::vector<VkDescriptorBufferInfo> infos(buffers.size());
-    std::vector<VkWriteDescriptorSet> writes(buffers.size());
-    for (size_t i = 0; i < buffers.size(); ++i) {
-        infos[i] = {buffers[i]->handle(), 0, VK_WHOLE_SIZE};
-        writes[i] = {};
-        writes[i].sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET;
-        writes[i].dstSet = m_set;
-        writes[i].dstBinding = static_cast<uint32_t>(i);
-        writes[i].descriptorCount = 1;
-        writes[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-        writes[i].pBufferInfo = &infos[i];
-    }
-    vkUpdateDescriptorSets(m_device, static_cast<uint32_t>(writes.size()), writes.data(), 0,
-                           nullptr);
+void Pipeline::bind(Bindings buffers) {
+    write_bindings(m_device, m_set, m_bindings, buffers);
+}
+
+DescriptorPool::DescriptorPool(Device& device, uint32_t sets, uint32_t descriptors)
+    : m_device(device.handle()) {
+    VkDescriptorPoolSize size{VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, std::max(descriptors, 1u)};
+    VkDescriptorPoolCreateInfo pool{};
+    pool.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO;
+    pool.maxSets = std::max(sets, 1u);
+    pool.poolSizeCount = 1;
+    pool.pPoolSizes = &size;
+    check(vkCreateDescriptorPool(m_device, &pool, nullptr, &m_pool), "creating a descriptor pool");
+}
+
+DescriptorPool::~DescriptorPool() {
+    vkDestroyDescriptorPool(m_device, m_pool, nullptr);
+}
+
+VkDescriptorSet DescriptorPool::allocate(const Pipeline& pipeline, Bindings buffers) {
+    const VkDescriptorSetLayout layout = pipeline.set_layout();
+    VkDescriptorSetAllocateInfo allocate{};
+    allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO;
+    allocate.descriptorPool = m_pool;
+    allocate.descriptorSetCount = 1;
+    allocate.pSetLayouts = &layout;
+    VkDescriptorSet set = VK_NULL_HANDLE;
+    check(vkAllocateDescriptorSets(m_device, &allocate, &set), "allocating descriptors");
+    write_bindings(m_device, set, pipeline.bindings(), buffers);
+    return set;
 }
 
 }  // namespace hearth::vulkan

@@ -31,6 +31,7 @@ struct DeviceInfo {
     std::string name;
     VkPhysicalDeviceType type = VK_PHYSICAL_DEVICE_TYPE_OTHER;
     uint32_t subgroup_size = 0;
+    bool subgroup_arithmetic = false;       // subgroupAdd and friends in compute shaders
     uint64_t max_storage_buffer_range = 0;  // 128 MiB on lavapipe: large tensors need splitting
     uint32_t max_shared_memory = 0;
     bool float16 = false;
@@ -45,10 +46,16 @@ std::vector<DeviceInfo> list_devices();
 
 class Device;
 
-// A storage buffer in host-visible, coherent memory, mapped for its lifetime.
+// Where a buffer lives. Device memory is the GPU's own (weights, KV cache, activations); when the
+// driver also maps it into the host (integrated GPUs, resizable BAR, lavapipe) it is written in
+// place, else through a staging buffer. Host memory is what the CPU reads or writes every step
+// (token ids, logits).
+enum class Memory { Device, Host };
+
+// A storage buffer. data() is null for device memory the host cannot map.
 class Buffer {
 public:
-    Buffer(Device& device, size_t bytes);
+    Buffer(Device& device, size_t bytes, Memory memory = Memory::Host);
     ~Buffer();
     Buffer(const Buffer&) = delete;
     Buffer& operator=(const Buffer&) = delete;
@@ -65,6 +72,9 @@ private:
     size_t m_size;
 };
 
+// The storage buffers one dispatch reads and writes, in binding order.
+using Bindings = std::span<const Buffer* const>;
+
 // A compute shader with `bindings` storage buffers and `push_constant_bytes` of push constants.
 class Pipeline {
 public:
@@ -74,11 +84,14 @@ public:
     Pipeline(const Pipeline&) = delete;
     Pipeline& operator=(const Pipeline&) = delete;
 
-    // Points the bindings at `buffers`, in binding order.
-    void bind(std::span<Buffer* const> buffers);
+    // Points the pipeline's own descriptor set's bindings at `buffers` (for single dispatches
+    // through Device::run; recorded work uses sets from a DescriptorPool).
+    void bind(Bindings buffers);
 
     VkPipeline handle() const { return m_pipeline; }
     VkPipelineLayout layout() const { return m_layout; }
+    VkDescriptorSetLayout set_layout() const { return m_set_layout; }
+    uint32_t bindings() const { return m_bindings; }
     VkDescriptorSet descriptor_set() const { return m_set; }
     uint32_t push_constant_bytes() const { return m_push_constant_bytes; }
 
@@ -94,6 +107,22 @@ private:
     VkPipeline m_pipeline = VK_NULL_HANDLE;
     VkDescriptorPool m_pool = VK_NULL_HANDLE;
     VkDescriptorSet m_set = VK_NULL_HANDLE;
+};
+
+// Descriptor sets for many dispatches, each pointing a pipeline's bindings at buffers; freed
+// together with the pool.
+class DescriptorPool {
+public:
+    DescriptorPool(Device& device, uint32_t sets, uint32_t descriptors);
+    ~DescriptorPool();
+    DescriptorPool(const DescriptorPool&) = delete;
+    DescriptorPool& operator=(const DescriptorPool&) = delete;
+
+    VkDescriptorSet allocate(const Pipeline& pipeline, Bindings buffers);
+
+private:
+    VkDevice m_device;
+    VkDescriptorPool m_pool = VK_NULL_HANDLE;
 };
 
 class Device {
@@ -112,17 +141,38 @@ public:
     const DeviceInfo& info() const { return m_info; }
     VkDevice handle() const { return m_device; }
     uint32_t memory_type(uint32_t allowed, VkMemoryPropertyFlags flags) const;
+    std::optional<uint32_t> find_memory_type(uint32_t allowed, VkMemoryPropertyFlags flags) const;
     VkPipelineCache pipeline_cache() const { return m_pipeline_cache; }
     // Bytes the pipeline cache holds now; saving writes them to the cache file (atomically).
     size_t pipeline_cache_bytes() const;
     void save_pipeline_cache() const;
 
+    VkCommandPool command_pool() const { return m_command_pool; }
+
     // Records one dispatch, submits it and waits for it to finish.
     void run(const Pipeline& pipeline, const void* push_constants, uint32_t groups_x,
              uint32_t groups_y = 1, uint32_t groups_z = 1);
 
+    // Submits recorded commands, to signal `fence` when done. Throws VulkanError; after a lost
+    // device every later submission throws too.
+    void submit(VkCommandBuffer commands, VkFence fence);
+    // Waits for a fence; throws VulkanError when the device was lost meanwhile.
+    void wait(VkFence fence);
+
+    // Copies between the host and a buffer, through a staging buffer when it is not mapped.
+    void upload(Buffer& buffer, size_t offset, const void* data, size_t bytes);
+    void download(const Buffer& buffer, size_t offset, void* data, size_t bytes);
+
+    // Testing switches. Staging: device buffers are never mapped, so uploads take the path a
+    // discrete GPU takes. Fault: the submission after `submissions` more fails as a lost device
+    // does (VK_ERROR_DEVICE_LOST), and every one after it.
+    void set_staging_only(bool staging_only) { m_staging_only = staging_only; }
+    bool staging_only() const { return m_staging_only; }
+    void inject_device_loss_after(int submissions) { m_submissions_before_loss = submissions; }
+
 private:
     Device() = default;
+    void copy(VkBuffer from, size_t from_offset, VkBuffer to, size_t to_offset, size_t bytes);
 
     DeviceInfo m_info;
     VkInstance m_instance = VK_NULL_HANDLE;
@@ -134,6 +184,9 @@ private:
     VkPhysicalDeviceMemoryProperties m_memory{};
     VkPipelineCache m_pipeline_cache = VK_NULL_HANDLE;
     std::filesystem::path m_pipeline_cache_file;
+    bool m_staging_only = false;
+    int m_submissions_before_loss = -1;  // -1: no fault injected
+    bool m_lost = false;
 };
 
 }  // namespace hearth::vulkan

@@ -12,32 +12,6 @@
 namespace hearth {
 namespace {
 
-std::vector<std::string> native_fixtures() {
-    std::vector<std::string> names;
-    for (const auto& name : test::model_fixture_names()) {
-        if (!name.ends_with(".f32math")) names.push_back(name);
-    }
-    return names;
-}
-
-// Why these numbers: with quantised weights both engines round activations to 8 bits before
-// each product (Q8_0 or Q8_K blocks), but not identically, and keep the KV cache in different
-// precisions (F16 here, F32 in the fixtures): the README's 0.05 for quantised files, ties under
-// twice llama.cpp's own spread. F32/F16/BF16 weights multiply float activations here; the F16
-// KV cache alone moves logits by up to 7e-4 (README, checks.alt_f16kv_fa_auto), stories260K's
-// large logits by more (its spread with an F16 cache is 1.3e-2).
-test::Tolerance tolerance_for(const std::string& fixture, const QJsonObject& json) {
-    const double spread = json["checks"].toObject()["max_internal_spread"].toDouble();
-    if (fixture == "stories260K") return {2e-2, 2 * spread};
-    const auto counts = json["model"].toObject()["tensor_type_counts"].toObject();
-    const bool float_weights = !counts.contains("Q8_0") && !counts.contains("Q4_0") &&
-                               !counts.contains("Q4_1") && !counts.contains("Q5_0") &&
-                               !counts.contains("Q5_1") && !counts.contains("Q4_K") &&
-                               !counts.contains("Q5_K") && !counts.contains("Q6_K");
-    if (float_weights) return {5e-3, std::max(1e-3, 2 * spread)};
-    return {0.05, 2 * spread};
-}
-
 class CpuBackendFixtureTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(CpuBackendFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
@@ -47,18 +21,13 @@ TEST_P(CpuBackendFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
         Model::load(test::model_path(json["model"].toObject()["file"].toString().toStdString()));
     CpuBackend backend(*model, {.threads = 2});
     const auto counts =
-        test::check_against_fixture(fixture, json, backend, tolerance_for(fixture, json));
+        test::check_against_fixture(fixture, json, backend, test::native_tolerance(fixture, json));
     EXPECT_GT(counts.top1_checked, 0);
 }
 
-INSTANTIATE_TEST_SUITE_P(SharedModels, CpuBackendFixtureTest, testing::ValuesIn(native_fixtures()),
-                         [](const auto& info) {
-                             std::string name = info.param;
-                             for (char& c : name) {
-                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
-                             }
-                             return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(SharedModels, CpuBackendFixtureTest,
+                         testing::ValuesIn(test::native_model_fixtures()),
+                         [](const auto& info) { return test::parameter_name(info.param); });
 
 TEST(CpuBackend, AnyChunkingGivesTheSameLogitsAsTokenByToken) {
     const auto model = Model::load(test::model_path("synth-llama-256-Q4_K_M.gguf"));

@@ -87,4 +87,32 @@ FixtureCounts check_against_fixture(const std::string& fixture, const QJsonObjec
     return counts;
 }
 
+std::vector<std::string> native_model_fixtures() {
+    std::vector<std::string> names;
+    for (const auto& name : model_fixture_names()) {
+        if (!name.ends_with(".f32math")) names.push_back(name);
+    }
+    return names;
+}
+
+Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json) {
+    const double spread = json["checks"].toObject()["max_internal_spread"].toDouble();
+    if (fixture == "stories260K") return {2e-2, 2 * spread};
+    const auto counts = json["model"].toObject()["tensor_type_counts"].toObject();
+    const bool float_weights = !counts.contains("Q8_0") && !counts.contains("Q4_0") &&
+                               !counts.contains("Q4_1") && !counts.contains("Q5_0") &&
+                               !counts.contains("Q5_1") && !counts.contains("Q4_K") &&
+                               !counts.contains("Q5_K") && !counts.contains("Q6_K");
+    if (float_weights) return {5e-3, std::max(1e-3, 2 * spread)};
+    return {0.05, 2 * spread};
+}
+
+std::string parameter_name(const std::string& fixture) {
+    std::string name = fixture;
+    for (char& c : name) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+    }
+    return name;
+}
+
 }  // namespace hearth::test

@@ -1,0 +1,157 @@
+// Dequantisation of one 32-element group of a weight row, for the type named by the TYPE_*
+// define the shader is compiled with (one SPIR-V variant per weight type). Every format is read
+// as bytes out of 32-bit words, because blocks (18, 34, 210 bytes…) do not align to words.
+// Block layouts are ggml's; the CPU twin is hearth::dequantize in engine/tensor_types.cpp.
+//
+// The including shader declares `uint words[]` (the weights) before including this file.
+
+uint byte_at(uint offset) {
+    return (words[offset >> 2] >> ((offset & 3u) * 8u)) & 0xffu;
+}
+
+int int8_at(uint offset) {
+    return int(byte_at(offset) << 24) >> 24;
+}
+
+float half_at(uint offset) {
+    return unpackHalf2x16(byte_at(offset) | (byte_at(offset + 1) << 8)).x;
+}
+
+#if defined(TYPE_F32)
+const uint ROW_BYTES_PER_ELEMENT = 4;
+#elif defined(TYPE_F16) || defined(TYPE_BF16)
+const uint ROW_BYTES_PER_ELEMENT = 2;
+#endif
+
+// Bytes of a row of `columns` elements.
+uint row_bytes(uint columns) {
+#if defined(TYPE_F32) || defined(TYPE_F16) || defined(TYPE_BF16)
+    return columns * ROW_BYTES_PER_ELEMENT;
+#elif defined(TYPE_Q4_0)
+    return columns / 32 * 18;
+#elif defined(TYPE_Q4_1)
+    return columns / 32 * 20;
+#elif defined(TYPE_Q5_0)
+    return columns / 32 * 22;
+#elif defined(TYPE_Q5_1)
+    return columns / 32 * 24;
+#elif defined(TYPE_Q8_0)
+    return columns / 32 * 34;
+#elif defined(TYPE_Q4_K)
+    return columns / 256 * 144;
+#elif defined(TYPE_Q5_K)
+    return columns / 256 * 176;
+#elif defined(TYPE_Q6_K)
+    return columns / 256 * 210;
+#else
+#error "compile with one TYPE_* define"
+#endif
+}
+
+// K-quants: the 6-bit scale and minimum of sub-block j (0-7) of a 12-byte scales field.
+void scale_min_k4(uint scales, uint j, out float scale, out float minimum) {
+    if (j < 4) {
+        scale = float(byte_at(scales + j) & 63u);
+        minimum = float(byte_at(scales + j + 4) & 63u);
+    } else {
+        scale = float((byte_at(scales + j + 4) & 15u) | ((byte_at(scales + j - 4) >> 6) << 4));
+        minimum = float((byte_at(scales + j + 4) >> 4) | ((byte_at(scales + j) >> 6) << 4));
+    }
+}
+
+// Values of elements [32 * group, 32 * group + 32) of the row starting at byte `row`; float
+// types give 0 past `columns`, since their rows need not hold whole groups.
+void dequantize_group(uint row, uint group, uint columns, out float v[32]) {
+#if defined(TYPE_F32) || defined(TYPE_F16) || defined(TYPE_BF16)
+    for (uint i = 0; i < 32; ++i) {
+        const uint column = group * 32 + i;
+        if (column >= columns) {
+            v[i] = 0.0;
+            continue;
+        }
+#if defined(TYPE_F32)
+        v[i] = uintBitsToFloat(words[(row >> 2) + column]);
+#elif defined(TYPE_F16)
+        v[i] = half_at(row + column * 2);
+#else
+        v[i] = uintBitsToFloat((byte_at(row + column * 2) | (byte_at(row + column * 2 + 1) << 8))
+                               << 16);
+#endif
+    }
+#elif defined(TYPE_Q4_0) || defined(TYPE_Q4_1)
+#if defined(TYPE_Q4_0)
+    const uint block = row + group * 18;
+    const float d = half_at(block), m = -8.0 * d;
+    const uint quants = block + 2;
+#else
+    const uint block = row + group * 20;
+    const float d = half_at(block), m = half_at(block + 2);
+    const uint quants = block + 4;
+#endif
+    for (uint i = 0; i < 16; ++i) {
+        const uint packed = byte_at(quants + i);
+        v[i] = float(packed & 15u) * d + m;
+        v[i + 16] = float(packed >> 4) * d + m;
+    }
+#elif defined(TYPE_Q5_0) || defined(TYPE_Q5_1)
+#if defined(TYPE_Q5_0)
+    const uint block = row + group * 22;
+    const float d = half_at(block), m = -16.0 * d;
+    const uint high_bits = block + 2;
+#else
+    const uint block = row + group * 24;
+    const float d = half_at(block), m = half_at(block + 2);
+    const uint high_bits = block + 4;
+#endif
+    const uint high = byte_at(high_bits) | (byte_at(high_bits + 1) << 8) |
+                      (byte_at(high_bits + 2) << 16) | (byte_at(high_bits + 3) << 24);
+    for (uint i = 0; i < 16; ++i) {
+        const uint packed = byte_at(high_bits + 4 + i);
+        v[i] = float((packed & 15u) | (((high >> i) & 1u) << 4)) * d + m;
+        v[i + 16] = float((packed >> 4) | (((high >> (i + 16)) & 1u) << 4)) * d + m;
+    }
+#elif defined(TYPE_Q8_0)
+    const uint block = row + group * 34;
+    const float d = half_at(block);
+    for (uint i = 0; i < 32; ++i) v[i] = float(int8_at(block + 2 + i)) * d;
+#elif defined(TYPE_Q4_K) || defined(TYPE_Q5_K)
+    // 256 elements: d, dmin, 12 bytes of 6-bit scales and minimums, [32 bytes of fifth bits],
+    // 128 bytes of nibbles; sub-block `sub` uses the low (even) or high (odd) nibbles of the
+    // 32 bytes at 32 * (sub / 2).
+#if defined(TYPE_Q4_K)
+    const uint block = row + (group / 8) * 144;
+    const uint quants = block + 16;
+#else
+    const uint block = row + (group / 8) * 176;
+    const uint fifth_bits = block + 16;
+    const uint quants = block + 48;
+#endif
+    const uint sub = group % 8;
+    float scale, minimum;
+    scale_min_k4(block + 4, sub, scale, minimum);
+    const float d = half_at(block) * scale, m = half_at(block + 2) * minimum;
+    const uint shift = (sub & 1u) * 4u;
+    for (uint i = 0; i < 32; ++i) {
+        uint q = (byte_at(quants + 32 * (sub / 2) + i) >> shift) & 15u;
+#if defined(TYPE_Q5_K)
+        q |= ((byte_at(fifth_bits + i) >> sub) & 1u) << 4;
+#endif
+        v[i] = float(q) * d - m;
+    }
+#elif defined(TYPE_Q6_K)
+    // 256 elements: 128 bytes of low nibbles, 64 of high bit pairs, 16 int8 scales, d. Sub-block
+    // `sub`: half h = sub / 4 of the block, quarter k = sub % 4 within it.
+    const uint block = row + (group / 8) * 210;
+    const uint sub = group % 8, h = sub / 4, k = sub % 4;
+    const float d = half_at(block + 208);
+    const uint low = block + 64 * h + (k & 1u) * 32;
+    const uint high = block + 128 + 32 * h;
+    const uint low_shift = (k / 2) * 4;
+    for (uint i = 0; i < 32; ++i) {
+        const uint q =
+            ((byte_at(low + i) >> low_shift) & 15u) | (((byte_at(high + i) >> (2 * k)) & 3u) << 4);
+        const float scale = float(int8_at(block + 192 + 8 * h + i / 16 + 2 * k));
+        v[i] = d * scale * float(int(q) - 32);
+    }
+#endif
+}
