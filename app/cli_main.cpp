@@ -19,6 +19,7 @@
 #include "engine/model.h"
 #include "engine/session.h"
 #include "engine/tokenizer.h"
+#include "engine/vulkan/device.h"
 
 namespace {
 
@@ -66,9 +67,27 @@ std::vector<int32_t> prompt_tokens(const hearth::CliOptions& options, const hear
     return tokenizer.encode(options.prompt, {.add_special = true, .parse_special = false});
 }
 
+int list_devices() {
+    const auto devices = hearth::vulkan::list_devices();
+    if (devices.empty()) std::cout << "no Vulkan devices\n";
+    for (const auto& device : devices) {
+        std::cout << fmt::format("{}: {} ({}; subgroup {}{}, storage buffers up to {} MiB)\n",
+                                 device.index, device.name, device.type_name(),
+                                 device.subgroup_size,
+                                 device.subgroup_arithmetic ? " with arithmetic" : "",
+                                 device.max_storage_buffer_range >> 20);
+    }
+    return 0;
+}
+
 int run_generation(const hearth::CliOptions& options) {
     const auto model = hearth::Model::load(hearth::model_or_bundled(options));
-    const auto backend = hearth::make_backend(options.backend, *model, options.threads);
+    const auto backend = hearth::make_backend({.name = options.backend,
+                                               .threads = options.threads,
+                                               .device = options.device,
+                                               .pipeline_cache = hearth::default_pipeline_cache()},
+                                              *model);
+    spdlog::info("backend: {}", backend->name());
     const int context = options.context_length > 0
                             ? options.context_length
                             : hearth::default_context_length(model->config());
@@ -113,6 +132,8 @@ int run(const hearth::CliOptions& options) {
             return hearth::run_detokenize(options, std::cin, std::cout);
         case hearth::CliMode::RenderTemplate:
             return hearth::run_render_template(options, std::cout);
+        case hearth::CliMode::ListDevices:
+            return list_devices();
         default:
             return run_generation(options);
     }

@@ -33,7 +33,8 @@ std::vector<int32_t> parse_ids(const std::string& text) {
 std::string cli_usage() {
     return "usage: hearth-cli [-m MODEL.gguf] -p PROMPT [-n N] [--temp T] [--top-k K] [--top-p P]\n"
            "                  [--min-p M] [--repeat-penalty R] [--seed S] [--ctx N] [-t THREADS]\n"
-           "                  [--backend cpu|reference] [--stop TEXT]... [--speculative]\n"
+           "                  [--backend cpu|vulkan|reference] [--device N] [--stop TEXT]... "
+           "[--speculative]\n"
            "                  [--json | --json-schema SCHEMA.json] [--chunk N]\n"
            "       hearth-cli [-m MODEL.gguf] --chat -p MESSAGE [--system TEXT] [sampling "
            "options]\n"
@@ -43,6 +44,7 @@ std::string cli_usage() {
            "       hearth-cli --render-template [-m MODEL.gguf | --template-file FILE]\n"
            "                  --messages MESSAGES.json [--add-generation-prompt] [--bos-token S]\n"
            "                  [--eos-token S] [--vars VARS.json] [--now 2026-11-22T09:30:00]\n"
+           "       hearth-cli --list-devices\n"
            "\n"
            "Without -m the bundled model is used. Text streams to stdout; a line of\n"
            "performance figures goes to stderr at the end. --chat sends the message through the\n"
@@ -53,7 +55,8 @@ std::string cli_usage() {
            "--stop ends the answer before TEXT (repeatable). --speculative verifies prompt-lookup\n"
            "drafts in batches (greedy, --temp 0). --json constrains the answer to a JSON object,\n"
            "--json-schema to a document following the schema. --chunk N hands text over every\n"
-           "N tokens (or 30 ms).\n";
+           "N tokens (or 30 ms). --backend vulkan runs on the best GPU, or on Vulkan device N of\n"
+           "--list-devices (a CPU implementation such as lavapipe only when named).\n";
 }
 
 CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
@@ -108,6 +111,10 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
             options.threads = parse_number<int>(option, value());
         } else if (option == "--backend") {
             options.backend = value();
+        } else if (option == "--device") {
+            options.device = parse_number<uint32_t>(option, value());
+        } else if (option == "--list-devices") {
+            options.mode = CliMode::ListDevices;
         } else if (option == "--ctx") {
             options.context_length = parse_number<int>(option, value());
         } else if (option == "--dump-logits") {
@@ -147,6 +154,8 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
         throw std::invalid_argument("-n must be >= 0");
     if (options.context_length < 0) throw std::invalid_argument("--ctx must be >= 0");
     if (options.threads < 0) throw std::invalid_argument("-t must be >= 0");
+    if (options.device && options.backend != "vulkan")
+        throw std::invalid_argument("--device needs --backend vulkan");
     const bool needs_prompt = options.mode == CliMode::Generate || options.mode == CliMode::Chat;
     if (!options.help && needs_prompt && options.prompt.empty() && options.prompt_ids.empty()) {
         throw std::invalid_argument("no prompt: give -p PROMPT or --prompt-ids");

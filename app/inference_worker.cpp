@@ -88,7 +88,7 @@ void InferenceWorker::configure(int threads, int chunk_tokens, bool speculative)
     if (!rebuild) return;
     try {
         m_sessions.clear();
-        m_backend = make_backend("cpu", *m_model, compute_threads(threads));
+        m_backend = make_backend({.threads = compute_threads(threads)}, *m_model);
     } catch (const std::exception& error) {
         emit errorOccurred(QString::fromStdString(error.what()));
     }
@@ -117,7 +117,7 @@ void InferenceWorker::loadModel(const QString& path) {
         auto tokenizer = make_tokenizer(model->file());
         auto chat = std::make_unique<ChatTemplate>(
             ChatTemplate::from_model(model->file(), tokenizer->vocabulary()));
-        auto backend = make_backend("cpu", *model, compute_threads(m_settings.threads));
+        auto backend = make_backend({.threads = compute_threads(m_settings.threads)}, *model);
         info.sha256 = file_sha256(path);
         // Only now, with everything ready, does the previous model go.
         m_sessions.clear();

@@ -1,6 +1,7 @@
 // hearth-bench: prompt processing and generation speed, time to first token and peak memory,
 // median and spread over repetitions, as a table or JSON.
-//   hearth-bench -m MODEL.gguf [-p 64,512] [-n 128] [-r 5] [-t THREADS] [--backend cpu] [--json]
+//   hearth-bench -m MODEL.gguf [-p 64,512] [-n 128] [-r 5] [-t THREADS]
+//                [--backend cpu|vulkan [--device N]] [--json]
 //   hearth-bench -m MODEL.gguf --decode-paths [-n 128] [-r 5]: the decode loop's paths compared
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -44,13 +45,28 @@ std::vector<int32_t> prompt_ids(int count, int vocab) {
     return ids;
 }
 
+// Takes every token, choosing greedily (on the device where the backend can).
+class GreedyPicker final : public hearth::TokenPicker {
+public:
+    int32_t pick(std::span<const float> logits) override { return hearth::argmax(logits); }
+    bool accept(int32_t) override { return true; }
+    std::optional<hearth::SamplerSettings> device_rule() const override {
+        return hearth::SamplerSettings{.temperature = 0.0f};
+    }
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
     try {
         const auto options = hearth::bench::parse_bench_options(argc, argv);
         const auto model = hearth::Model::load(options.model_path);
-        const auto backend = hearth::make_backend(options.backend, *model, options.threads);
+        const auto backend =
+            hearth::make_backend({.name = options.backend,
+                                  .threads = options.threads,
+                                  .device = options.device,
+                                  .pipeline_cache = hearth::default_pipeline_cache()},
+                                 *model);
         if (options.decode_paths) {
             hearth::bench::run_decode_paths(*model, *backend, options);
             return 0;
@@ -84,11 +100,9 @@ int main(int argc, char** argv) {
                 const std::vector<int32_t> start_token{1};
                 auto logits = backend->forward(start_token, *sequence, hearth::LogitRows::Last);
                 const auto start = Clock::now();
-                for (int i = 0; i < options.generate; ++i) {
-                    const int32_t token = hearth::argmax(logits);
-                    logits =
-                        backend->forward(std::span(&token, 1), *sequence, hearth::LogitRows::Last);
-                }
+                // Greedy through the backend's decode: chain decode on a device backend.
+                GreedyPicker picker;
+                backend->decode(*sequence, hearth::argmax(logits), options.generate, picker);
                 rates.push_back(options.generate / seconds_since(start));
             }
             rows.push_back({fmt::format("tg{}", options.generate), summarise(rates), {}});

@@ -1,6 +1,7 @@
 // hearth-bench's command line.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@ struct BenchOptions {
     int repetitions = 5;                     // -r
     int threads = 0;                         // -t
     std::string backend = "cpu";
+    std::optional<uint32_t> device;  // --device N (vulkan)
     bool json = false;
     bool decode_paths = false;  // --decode-paths: greedy/sampled/JSON/speculative through Session
 };

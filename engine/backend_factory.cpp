@@ -1,9 +1,11 @@
 #include "engine/backend_factory.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <stdexcept>
 
 #include "engine/cpu_backend.h"
+#include "engine/vulkan/vulkan_backend.h"
 
 namespace hearth {
 
@@ -11,11 +13,30 @@ int default_context_length(const ModelConfig& config) {
     return std::min(config.context_length, kDefaultContextCap);
 }
 
-std::unique_ptr<Backend> make_backend(const std::string& name, const Model& model, int threads) {
-    if (name == "cpu")
-        return std::make_unique<CpuBackend>(model, CpuBackendOptions{.threads = threads});
-    if (name == "reference") return std::make_unique<ReferenceBackend>(model);
-    throw std::invalid_argument("unknown backend '" + name + "' (choose cpu or reference)");
+std::unique_ptr<Backend> make_backend(const BackendChoice& choice, const Model& model) {
+    if (choice.name == "cpu")
+        return std::make_unique<CpuBackend>(model, CpuBackendOptions{.threads = choice.threads});
+    if (choice.name == "vulkan") {
+        return std::make_unique<VulkanBackend>(
+            model, VulkanBackendOptions{.device = choice.device,
+                                        .pipeline_cache = choice.pipeline_cache,
+                                        .progress = choice.progress});
+    }
+    if (choice.name == "reference") return std::make_unique<ReferenceBackend>(model);
+    throw std::invalid_argument("unknown backend '" + choice.name +
+                                "' (choose cpu, vulkan or reference)");
+}
+
+std::filesystem::path default_pipeline_cache() {
+    std::filesystem::path base;
+    if (const char* cache = std::getenv("XDG_CACHE_HOME"); cache != nullptr && *cache != '\0') {
+        base = cache;
+    } else if (const char* home = std::getenv("HOME"); home != nullptr && *home != '\0') {
+        base = std::filesystem::path(home) / ".cache";
+    } else {
+        return {};
+    }
+    return base / "hearth" / "vulkan-pipelines.bin";
 }
 
 }  // namespace hearth

@@ -1,7 +1,11 @@
 // Picks a backend by name, for the command line and the app's settings.
 #pragma once
 
+#include <cstdint>
+#include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "engine/backend.h"
@@ -13,8 +17,21 @@ namespace hearth {
 inline constexpr int kDefaultContextCap = 4096;
 int default_context_length(const ModelConfig& config);
 
-// "cpu" (the fast path) or "reference" (the float32 oracle). Throws std::invalid_argument for
-// anything else, naming the choices.
-std::unique_ptr<Backend> make_backend(const std::string& name, const Model& model, int threads);
+struct BackendChoice {
+    std::string name = "cpu";  // cpu (the fast path), vulkan (a GPU), reference (the oracle)
+    int threads = 0;           // cpu: 0 for one per hardware thread
+    // vulkan: a device index from vulkan::list_devices() (any type, lavapipe included), or
+    // none for the best GPU.
+    std::optional<uint32_t> device;
+    std::filesystem::path pipeline_cache;  // vulkan: compiled pipelines kept between runs
+    std::function<bool(size_t done, size_t total)> progress;  // vulkan: weight upload
+};
+
+// Throws std::invalid_argument for an unknown name, naming the choices; the vulkan backend's
+// errors (no driver, no GPU, out of device memory) as VulkanError.
+std::unique_ptr<Backend> make_backend(const BackendChoice& choice, const Model& model);
+
+// Where Hearth keeps the Vulkan pipeline cache: $XDG_CACHE_HOME/hearth (or ~/.cache/hearth).
+std::filesystem::path default_pipeline_cache();
 
 }  // namespace hearth

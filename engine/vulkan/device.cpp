@@ -257,6 +257,8 @@ void Device::save_pipeline_cache() const {
     check(vkGetPipelineCacheData(m_device, m_pipeline_cache, &size, data.data()),
           "reading the pipeline cache");
     // Written beside and renamed over, so a crash never leaves half a cache.
+    std::error_code error;
+    std::filesystem::create_directories(m_pipeline_cache_file.parent_path(), error);
     auto temporary = m_pipeline_cache_file;
     temporary += ".partial";
     {
@@ -264,7 +266,6 @@ void Device::save_pipeline_cache() const {
         file.write(data.data(), static_cast<std::streamsize>(size));
         if (!file) return;  // a cache that cannot be saved only costs compile time next run
     }
-    std::error_code error;
     std::filesystem::rename(temporary, m_pipeline_cache_file, error);
 }
 
