@@ -29,7 +29,8 @@ public slots:
 signals:
     void loadModelRequested(const QString& path);
     void generateRequested(const hearth::ui::ChatRequest& request);
-    void configureRequested(int threads, int chunk_tokens, bool speculative);
+    void configureRequested(int threads, int chunk_tokens, bool speculative,
+                            const QString& backend);
     void benchmarkRequested(int prompt_tokens, int generated_tokens);
 
 private:

@@ -9,12 +9,18 @@
 #include <random>
 #include <thread>
 
+#include <spdlog/spdlog.h>
+
+#include "app/bundled_model.h"
 #include "engine/backend_factory.h"
 #include "engine/chat_prompt.h"
 #include "engine/load_error.h"
 #include "engine/prefill_planner.h"
 #include "engine/session.h"
 #include "engine/system_memory.h"
+#include "engine/vulkan/device.h"
+#include "engine/vulkan/self_test.h"
+#include "engine/vulkan/vulkan_backend.h"
 
 namespace hearth {
 namespace {
@@ -82,16 +88,121 @@ InferenceWorker::InferenceWorker(std::atomic<bool>& stop_flag, std::atomic<bool>
 
 InferenceWorker::~InferenceWorker() = default;
 
-void InferenceWorker::configure(int threads, int chunk_tokens, bool speculative) {
-    const bool rebuild = threads != m_settings.threads && m_model;
-    m_settings = {threads, chunk_tokens, speculative};
+void InferenceWorker::configure(int threads, int chunk_tokens, bool speculative,
+                                const QString& backend) {
+    const bool rebuild = m_model && (backend != m_settings.backend ||
+                                     (threads != m_settings.threads && !m_on_device));
+    m_settings = {threads, chunk_tokens, speculative, backend};
     if (!rebuild) return;
     try {
+        // The sessions' caches belong to the old backend; each conversation prefills anew on
+        // its next message, from its history.
         m_sessions.clear();
-        m_backend = make_backend({.threads = compute_threads(threads)}, *m_model);
+        m_backend.reset();
+        QString notice;
+        m_backend = create_backend(*m_model, notice);
+        emit backendChanged(QString::fromStdString(m_backend->name()), notice);
     } catch (const std::exception& error) {
         emit errorOccurred(QString::fromStdString(error.what()));
     }
+}
+
+std::optional<QString> InferenceWorker::self_test_failure(std::optional<uint32_t> device,
+                                                          bool allow_cpu) {
+    const QString key = device ? QString::number(*device) : QStringLiteral("best");
+    if (const auto found = m_self_tests.find(key); found != m_self_tests.end())
+        return found->second;
+    std::optional<QString> failure;
+    try {
+        const auto result = vulkan::self_test_device(device, allow_cpu, bundled_model_path());
+        if (!result.passed) {
+            failure = tr("The GPU (%1) failed Hearth's start-up check: %2. Using the CPU.")
+                          .arg(QString::fromStdString(result.device),
+                               QString::fromStdString(result.reason));
+        }
+    } catch (const std::exception& error) {  // no bundled model: nothing to check against
+        spdlog::warn("GPU self-test skipped: {}", error.what());
+    }
+    return m_self_tests[key] = failure;
+}
+
+std::unique_ptr<Backend> InferenceWorker::create_backend(const Model& model, QString& notice) {
+    const auto cpu = [&] {
+        m_on_device = false;
+        return make_backend({.threads = compute_threads(m_settings.threads)}, model);
+    };
+    if (m_settings.backend == QLatin1String("cpu")) return cpu();
+    std::optional<uint32_t> device;
+    const bool automatic = m_settings.backend == QLatin1String("auto");
+    if (!automatic) {
+        bool valid = false;
+        device = m_settings.backend.section(':', 1).toUInt(&valid);
+        if (!m_settings.backend.startsWith(QLatin1String("vulkan:")) || !valid) {
+            notice = tr("Unknown backend setting \"%1\": using the CPU.").arg(m_settings.backend);
+            return cpu();
+        }
+    }
+    try {
+        if (automatic) {
+            // No GPU (or no driver) is the ordinary CPU-only machine: the CPU, and no notice.
+            std::vector<vulkan::DeviceInfo> devices;
+            try {
+                devices = vulkan::list_devices();
+            } catch (const vulkan::VulkanError&) {  // no driver installed
+            }
+            const bool gpu = std::any_of(devices.begin(), devices.end(), [](const auto& d) {
+                return d.type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+            });
+            if (!gpu) return cpu();
+        }
+        if (const auto failure = self_test_failure(device, !automatic)) {
+            notice = *failure;
+            return cpu();
+        }
+        auto backend = std::make_unique<VulkanBackend>(
+            model, VulkanBackendOptions{.device = device,
+                                        .allow_cpu_device = !automatic,
+                                        .pipeline_cache = default_pipeline_cache()});
+        m_on_device = true;
+        return backend;
+    } catch (const std::exception& error) {
+        notice = tr("The GPU cannot run this model (%1): using the CPU.")
+                     .arg(QString::fromStdString(error.what()));
+        spdlog::info("Vulkan backend not used: {}", error.what());
+        return cpu();
+    }
+}
+
+void InferenceWorker::injectDeviceLoss(int submissions) {
+    if (auto* device = dynamic_cast<VulkanBackend*>(m_backend.get()))
+        device->device().inject_device_loss_after(submissions);
+}
+
+void InferenceWorker::fall_back_to_cpu(const QString& reason) {
+    m_sessions.clear();
+    m_backend.reset();
+    m_on_device = false;
+    m_backend = make_backend({.threads = compute_threads(m_settings.threads)}, *m_model);
+    emit backendChanged(QString::fromStdString(m_backend->name()), reason);
+}
+
+// The answer goes on where the GPU left it: the CPU prefills the conversation and the tokens
+// already shown, then generates the rest. The user loses nothing but the time of that prefill.
+GenerationResult InferenceWorker::continue_on_cpu(const GenerationRequest& failed,
+                                                  TokenChunk streamed, int conversation,
+                                                  int context, const GenerationSink& sink,
+                                                  const QString& reason) {
+    fall_back_to_cpu(reason);
+    // `streamed` is a copy: the sink goes on adding the continuation to the caller's.
+    GenerationRequest request = failed;
+    request.prompt.insert(request.prompt.end(), streamed.tokens.begin(), streamed.tokens.end());
+    request.max_tokens = std::max(0, failed.max_tokens - static_cast<int>(streamed.tokens.size()));
+    auto result = session_for(conversation, context).generate(request, sink);
+    result.tokens.insert(result.tokens.begin(), streamed.tokens.begin(), streamed.tokens.end());
+    result.text = streamed.text + result.text;
+    result.stats.generated_tokens += static_cast<int>(streamed.tokens.size());
+    result.notice = reason.toStdString() + (result.notice.empty() ? "" : " " + result.notice);
+    return result;
 }
 
 void InferenceWorker::loadModel(const QString& path) {
@@ -117,10 +228,12 @@ void InferenceWorker::loadModel(const QString& path) {
         auto tokenizer = make_tokenizer(model->file());
         auto chat = std::make_unique<ChatTemplate>(
             ChatTemplate::from_model(model->file(), tokenizer->vocabulary()));
-        auto backend = make_backend({.threads = compute_threads(m_settings.threads)}, *model);
-        info.sha256 = file_sha256(path);
-        // Only now, with everything ready, does the previous model go.
+        // The previous model's backend goes first: a GPU may not hold both.
         m_sessions.clear();
+        m_backend.reset();
+        QString notice;
+        auto backend = create_backend(*model, notice);
+        info.sha256 = file_sha256(path);
         m_backend = std::move(backend);
         m_chat_template = std::move(chat);
         m_tokenizer = std::move(tokenizer);
@@ -128,6 +241,7 @@ void InferenceWorker::loadModel(const QString& path) {
         m_model_path = path;
         m_model_sha256 = QString::fromStdString(info.sha256);
         emit modelLoaded(info, context);
+        emit backendChanged(QString::fromStdString(m_backend->name()), notice);
     } catch (const LoadCancelled&) {
         emit errorOccurred(m_model ? tr("Loading was cancelled; the previous model stays loaded.")
                                    : tr("Loading was cancelled."));
@@ -192,8 +306,10 @@ void InferenceWorker::generate(const ui::ChatRequest& chat) {
         request.handoff.chunk_tokens = m_settings.chunk_tokens;
         request.cancel = &m_stop;
         const int conversation = chat.conversation;
+        TokenChunk streamed;  // what the user has seen, should the GPU fail midway
         const GenerationSink sink{.on_chunk =
                                       [&](const TokenChunk& chunk) {
+                                          streamed.append(chunk);
                                           emit tokensReady(conversation, chunk);
                                           return true;
                                       },
@@ -202,7 +318,19 @@ void InferenceWorker::generate(const ui::ChatRequest& chat) {
                                           emit prefillProgress(conversation, done, total);
                                           return true;
                                       }};
-        const auto result = session_for(conversation, context).generate(request, sink);
+        GenerationResult result;
+        try {
+            result = session_for(conversation, context).generate(request, sink);
+        } catch (const vulkan::VulkanError& error) {
+            if (!m_on_device) throw;
+            const QString reason =
+                tr("The GPU failed (%1); Hearth continues on the CPU.").arg(error.what());
+            if (request.grammar) {  // a JSON document cannot resume midway: the answer ends here
+                fall_back_to_cpu(reason);
+                throw;
+            }
+            result = continue_on_cpu(request, streamed, conversation, context, sink, reason);
+        }
         emit generationFinished(conversation, result);
     } catch (const std::exception& error) {
         emit errorOccurred(QString::fromStdString(error.what()));
@@ -235,12 +363,27 @@ void InferenceWorker::runBenchmark(int prompt_tokens, int generated_tokens) {
         }
         const double prefill_seconds = std::chrono::duration<double>(Clock::now() - start).count();
         const auto decode_start = Clock::now();
-        for (int i = 0; i < generated_tokens; ++i) {
-            if (m_stop) throw std::runtime_error("cancelled");
-            const int32_t token = argmax(logits);
-            logits = m_backend->forward(std::span(&token, 1), *sequence, LogitRows::Last);
-            if (i % 8 == 7) emit benchmarkProgress((prompt_tokens + i + 1) * 100 / total);
-        }
+        // Greedy through Backend::decode, so a GPU is measured with chain decode.
+        class Picker final : public TokenPicker {
+        public:
+            explicit Picker(const std::function<bool(int)>& on_token) : m_on_token(on_token) {}
+            int32_t pick(std::span<const float> logits) override { return argmax(logits); }
+            bool accept(int32_t) override { return m_on_token(++m_count); }
+            std::optional<SamplerSettings> device_rule() const override {
+                return SamplerSettings{.temperature = 0.0f};
+            }
+
+        private:
+            const std::function<bool(int)>& m_on_token;
+            int m_count = 0;
+        };
+        const std::function<bool(int)> on_token = [&](int count) {
+            if (count % 8 == 0) emit benchmarkProgress((prompt_tokens + count) * 100 / total);
+            return !m_stop.load();
+        };
+        Picker picker(on_token);
+        const int decoded = m_backend->decode(*sequence, argmax(logits), generated_tokens, picker);
+        if (m_stop || decoded < generated_tokens) throw std::runtime_error("cancelled");
         const double decode_seconds =
             std::chrono::duration<double>(Clock::now() - decode_start).count();
         ui::BenchmarkResult result;

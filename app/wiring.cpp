@@ -19,7 +19,7 @@ void wire(ui::MainWindow& window, EngineController& engine) {
     QObject::connect(&window, &ui::MainWindow::globalSettingsChanged, &engine,
                      [&engine](const ui::GlobalSettings& settings) {
                          emit engine.configureRequested(settings.threads, settings.chunk_tokens,
-                                                        settings.speculative);
+                                                        settings.speculative, settings.backend);
                      });
     QObject::connect(&window, &ui::MainWindow::runBenchmarkRequested, &engine,
                      &EngineController::benchmarkRequested);
@@ -36,6 +36,8 @@ void wire(ui::MainWindow& window, EngineController& engine) {
                      &ui::MainWindow::finishGeneration, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::errorOccurred, &window, &ui::MainWindow::showError,
                      Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::backendChanged, &window,
+                     &ui::MainWindow::showBackend, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::benchmarkProgress, &window,
                      &ui::MainWindow::showBenchmarkProgress, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::benchmarkFinished, &window,
@@ -43,7 +45,8 @@ void wire(ui::MainWindow& window, EngineController& engine) {
     QObject::connect(worker, &InferenceWorker::benchmarkFailed, &window,
                      &ui::MainWindow::showBenchmarkFailure, Qt::QueuedConnection);
     const auto& settings = window.global_settings();
-    emit engine.configureRequested(settings.threads, settings.chunk_tokens, settings.speculative);
+    emit engine.configureRequested(settings.threads, settings.chunk_tokens, settings.speculative,
+                                   settings.backend);
 }
 
 }  // namespace hearth

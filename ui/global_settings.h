@@ -12,7 +12,7 @@ struct GlobalSettings {
     int threads = 0;       // 0: one per core
     int chunk_tokens = 8;  // decode-loop hand-off size
     bool speculative = false;
-    QString backend = QStringLiteral("cpu");
+    QString backend = QStringLiteral("auto");  // "auto", "cpu" or "vulkan:N"
     Theme theme = Theme::System;
     int font_size = 11;
     QStringList model_folders;  // added by the user

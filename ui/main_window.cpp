@@ -550,6 +550,12 @@ void MainWindow::showModel(const hearth::ModelInfo& info, int context_length) {
     refresh();
 }
 
+void MainWindow::showBackend(const QString& name, const QString& notice) {
+    m_backend_name = name;
+    m_status->setText(notice.isEmpty() ? tr("Running on %1.").arg(name)
+                                       : tr("Running on %1. %2").arg(name, notice));
+}
+
 void MainWindow::showPrefillProgress(int conversation_id, int done, int total) {
     if (conversation_id != m_streaming_conversation || total <= 0) return;
     m_status->setText(tr("Reading the conversation: %1 of %2 tokens…").arg(done).arg(total));
@@ -575,7 +581,7 @@ void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationR
         GenerationRecord record;
         record.model_file = m_model_path;
         record.model_sha256 = m_model_sha256;
-        record.backend = m_settings.backend;
+        record.backend = m_backend_name.isEmpty() ? m_settings.backend : m_backend_name;
         record.seed = m_streaming_request.sampler.seed;
         record.sampler = m_streaming_request.sampler;
         record.stats = result.stats;

@@ -75,6 +75,8 @@ public slots:
     void appendChunk(int conversation, const hearth::TokenChunk& chunk);
     void finishGeneration(int conversation, const hearth::GenerationResult& result);
     void showError(const QString& message);
+    // The backend running the model; a notice says why it is not the one the settings ask for.
+    void showBackend(const QString& name, const QString& notice);
     void showBenchmarkProgress(int percent);
     void showBenchmark(const hearth::ui::BenchmarkResult& result);
     void showBenchmarkFailure(const QString& message);
@@ -123,6 +125,7 @@ private:
     int m_streaming_message = -1;
     bool m_model_ready = false;
     QString m_model_path, m_model_sha256;
+    QString m_backend_name;  // as the engine reports it, e.g. "vulkan (NVIDIA …)"
     ConversationSettings m_streaming_request;
     int m_model_context = 0;
 

@@ -13,7 +13,35 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
+#include "engine/vulkan/device.h"
+
 namespace hearth::ui {
+namespace {
+
+// Automatic, the CPU, and every Vulkan device the drivers offer (a CPU implementation such as
+// lavapipe too, marked so: it is for testing, slower than Hearth's own CPU backend).
+void add_backends(QComboBox& box, const QString& current) {
+    box.addItem(QObject::tr("Automatic (a GPU that passes Hearth's check, else the CPU)"),
+                QStringLiteral("auto"));
+    box.addItem(QObject::tr("CPU"), QStringLiteral("cpu"));
+    try {
+        for (const auto& device : vulkan::list_devices()) {
+            box.addItem(QObject::tr("GPU: %1 (%2, Vulkan device %3)")
+                            .arg(QString::fromStdString(device.name),
+                                 QString::fromStdString(device.type_name()))
+                            .arg(device.index),
+                        QStringLiteral("vulkan:%1").arg(device.index));
+        }
+    } catch (const std::exception&) {  // no Vulkan driver: the CPU is the only choice
+    }
+    if (box.findData(current) < 0 && current.startsWith(QLatin1String("vulkan:"))) {
+        box.addItem(QObject::tr("Vulkan device %1 (not present now)").arg(current.section(':', 1)),
+                    current);
+    }
+    box.setCurrentIndex(std::max(0, box.findData(current)));
+}
+
+}  // namespace
 namespace {
 
 QDoubleSpinBox* number(double low, double high, double step, int decimals, double value,
@@ -100,8 +128,7 @@ SettingsDialog::SettingsDialog(const ConversationSettings& conversation,
     m_backend = new QComboBox;
     m_backend->setObjectName(QStringLiteral("backend"));
     m_backend->setAccessibleName(tr("Backend"));
-    m_backend->addItem(tr("CPU"), QStringLiteral("cpu"));
-    m_backend->setCurrentIndex(std::max(0, m_backend->findData(global.backend)));
+    add_backends(*m_backend, global.backend);
     m_theme = new QComboBox;
     m_theme->setObjectName(QStringLiteral("theme"));
     m_theme->setAccessibleName(tr("Theme"));

@@ -323,6 +323,10 @@ void Device::wait(VkFence fence) {
     check(result, "waiting for " + m_info.name);
 }
 
+void Device::wait_idle() const {
+    vkDeviceWaitIdle(m_device);
+}
+
 void Device::copy(VkBuffer from, size_t from_offset, VkBuffer to, size_t to_offset, size_t bytes) {
     Submission submission(*this);
     submission.begin();

@@ -158,6 +158,9 @@ public:
     void submit(VkCommandBuffer commands, VkFence fence);
     // Waits for a fence; throws VulkanError when the device was lost meanwhile.
     void wait(VkFence fence);
+    // Waits until the device has finished everything submitted (errors ignored: used before
+    // freeing what running work may still read).
+    void wait_idle() const;
 
     // Copies between the host and a buffer, through a staging buffer when it is not mapped.
     void upload(Buffer& buffer, size_t offset, const void* data, size_t bytes);

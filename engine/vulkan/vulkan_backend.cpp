@@ -52,6 +52,9 @@ public:
           m_table(*backend.m_device, m_config, backend.m_state->weights, backend.m_state->shaders,
                   backend.m_state->activations, m_cache) {}
 
+    // Work still running (a chunk in flight when an error cut a run short) may read the cache.
+    ~DeviceSequence() override { m_backend.m_device->wait_idle(); }
+
     int size() const override { return m_size; }
     int capacity() const override { return m_cache.capacity; }
     void truncate(int length) override {
@@ -182,31 +185,37 @@ std::vector<float> VulkanBackend::forward(std::span<const int32_t> tokens, Seque
     std::vector<float> result;
     submission.begin();
     uint32_t used = 0;  // ring slots taken by steps recorded since the last wait
-    const auto flush = [&] {
+    try {
+        const auto flush = [&] {
+            submission.submit();
+            submission.wait();
+            submission.begin();
+            used = 0;
+        };
+        for (size_t s = 0; s < steps.size(); ++s) {
+            const auto& step = steps[s];
+            const auto count = static_cast<uint32_t>(step.tokens);
+            if (used + count > a.ring) flush();
+            for (uint32_t t = 0; t < count; ++t)
+                ring[used + t] = static_cast<uint32_t>(tokens[static_cast<size_t>(step.start) + t]);
+            HeadRequest head;
+            if (rows == LogitRows::All) head.rows = HeadRequest::Rows::All;
+            if (rows == LogitRows::Last && s + 1 == steps.size())
+                head.rows = HeadRequest::Rows::Last;
+            own.table().record(submission, count, static_cast<uint32_t>(own.size() + step.start),
+                               used, head);
+            used += count;
+            if (rows == LogitRows::All) {
+                flush();
+                result.insert(result.end(), logits, logits + count * vocab);
+            }
+        }
         submission.submit();
         submission.wait();
-        submission.begin();
-        used = 0;
-    };
-    for (size_t s = 0; s < steps.size(); ++s) {
-        const auto& step = steps[s];
-        const auto count = static_cast<uint32_t>(step.tokens);
-        if (used + count > a.ring) flush();
-        for (uint32_t t = 0; t < count; ++t)
-            ring[used + t] = static_cast<uint32_t>(tokens[static_cast<size_t>(step.start) + t]);
-        HeadRequest head;
-        if (rows == LogitRows::All) head.rows = HeadRequest::Rows::All;
-        if (rows == LogitRows::Last && s + 1 == steps.size()) head.rows = HeadRequest::Rows::Last;
-        own.table().record(submission, count, static_cast<uint32_t>(own.size() + step.start), used,
-                           head);
-        used += count;
-        if (rows == LogitRows::All) {
-            flush();
-            result.insert(result.end(), logits, logits + count * vocab);
-        }
+    } catch (...) {
+        m_device->wait_idle();
+        throw;
     }
-    submission.submit();
-    submission.wait();
     if (rows == LogitRows::Last) result.assign(logits, logits + vocab);
     own.grow(static_cast<int>(tokens.size()));
     return result;
@@ -263,27 +272,31 @@ int VulkanBackend::decode_on_device(DeviceSequence& sequence, int32_t input, int
         in_flight.push_back({&submission, next, steps});
         next += steps;
     };
-    launch(*m_state->submissions[0]);
-    if (next < count) launch(*m_state->submissions[1]);
-
     int accepted = 0;
     bool declined = false;
     std::vector<int32_t> chosen;
-    while (!in_flight.empty() && !declined) {
-        const Chunk chunk = in_flight.front();
-        in_flight.pop_front();
-        chunk.submission->wait();
-        chosen.clear();
-        for (int s = chunk.first; s < chunk.first + chunk.steps; ++s)
-            chosen.push_back(static_cast<int32_t>(ring[static_cast<uint32_t>(s + 1) % a.ring]));
-        if (next < count) launch(*chunk.submission);
-        for (const int32_t token : chosen) {
-            ++accepted;
-            if (!picker.accept(token)) {
-                declined = true;
-                break;
+    try {
+        launch(*m_state->submissions[0]);
+        if (next < count) launch(*m_state->submissions[1]);
+        while (!in_flight.empty() && !declined) {
+            const Chunk chunk = in_flight.front();
+            in_flight.pop_front();
+            chunk.submission->wait();
+            chosen.clear();
+            for (int s = chunk.first; s < chunk.first + chunk.steps; ++s)
+                chosen.push_back(static_cast<int32_t>(ring[static_cast<uint32_t>(s + 1) % a.ring]));
+            if (next < count) launch(*chunk.submission);
+            for (const int32_t token : chosen) {
+                ++accepted;
+                if (!picker.accept(token)) {
+                    declined = true;
+                    break;
+                }
             }
         }
+    } catch (...) {
+        m_device->wait_idle();  // nothing may still run when the caller frees the sequence
+        throw;
     }
     for (const Chunk& chunk : in_flight) chunk.submission->wait();  // discarded work
     sequence.grow(accepted);

@@ -133,6 +133,59 @@ TEST_F(MainWindowTest, SendsAMessageAndStreamsTheAnswerInChunks) {
     EXPECT_EQ(m_window.current_conversation()->title(), "Once upon a time");
 }
 
+// The backend chosen in settings runs the model (a Vulkan device: lavapipe here); when the device
+// is lost midway through an answer, the answer goes on on the CPU and nothing is lost: the text
+// is the CPU's own greedy answer, the user is told, and the next message runs on the CPU.
+TEST_F(MainWindowTest, AGpuChosenInSettingsRunsAndALostGpuFallsBackToTheCpu) {
+    auto settings = m_window.current_conversation()->settings();
+    settings.sampler.temperature = 0.0f;
+    m_window.apply_conversation_settings(settings);
+    ASSERT_TRUE(load(bundled()));  // the default: automatic, so the CPU on a machine without GPU
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    const QString cpu_answer = last_answer();
+    EXPECT_EQ(cpu_answer.size() > 20, true);
+
+    QSignalSpy backends(m_engine->worker(), &InferenceWorker::backendChanged);
+    auto global = m_window.global_settings();
+    global.backend = QStringLiteral("vulkan:0");
+    m_window.apply_global_settings(global);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !backends.isEmpty(); }, 30000));
+    EXPECT_TRUE(backends.back()[0].toString().startsWith("vulkan"))
+        << backends.back()[0].toString().toStdString();
+    EXPECT_EQ(backends.back()[1].toString(), "");  // the self-test passed
+    EXPECT_TRUE(child<QLabel>("status")->text().contains("Running on vulkan"));
+
+    m_window.newConversation();
+    m_window.apply_conversation_settings(settings);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_EQ(last_answer(), cpu_answer);  // the same greedy answer, chain-decoded on the device
+
+    // Lost after the prompt and a chunk of the answer.
+    QMetaObject::invokeMethod(m_engine->worker(), "injectDeviceLoss", Qt::BlockingQueuedConnection,
+                              Q_ARG(int, 3));
+    QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+    m_window.newConversation();
+    m_window.apply_conversation_settings(settings);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    ASSERT_EQ(finished.size(), 1);
+    const auto result = finished[0][1].value<GenerationResult>();
+    EXPECT_NE(result.notice.find("The GPU failed"), std::string::npos) << result.notice;
+    EXPECT_EQ(result.stats.generated_tokens, 60);
+    EXPECT_EQ(QString::fromStdString(result.text), cpu_answer);
+    EXPECT_EQ(last_answer(), cpu_answer);
+    EXPECT_TRUE(backends.back()[0].toString().startsWith("cpu"));
+    EXPECT_TRUE(m_window.current_conversation()
+                    ->find(m_window.current_conversation()->thread().back())
+                    ->finished);
+
+    type_and_send("The end");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_EQ(m_window.current_conversation()->thread().size(), 4u);
+}
+
 TEST_F(MainWindowTest, ShiftEnterStartsANewLineInsteadOfSending) {
     ASSERT_TRUE(load(bundled()));
     auto* prompt = child<QPlainTextEdit>("prompt");

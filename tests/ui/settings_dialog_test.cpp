@@ -44,6 +44,29 @@ TEST(SettingsDialog, ReturnsWhatWasEntered) {
     EXPECT_EQ(global.theme, Theme::Dark);
 }
 
+// The backend choice lists automatic, the CPU and every Vulkan device present (lavapipe here),
+// keeps a device that has gone missing, and returns what was picked.
+TEST(SettingsDialog, OffersEveryVulkanDeviceAsABackend) {
+    GlobalSettings global;
+    EXPECT_EQ(global.backend, "auto");
+    SettingsDialog dialog(ConversationSettings{}, global);
+    auto* backend = dialog.findChild<QComboBox*>("backend");
+    ASSERT_NE(backend, nullptr);
+    EXPECT_EQ(backend->currentData().toString(), "auto");
+    EXPECT_GE(backend->findData("cpu"), 0);
+    const int device = backend->findData("vulkan:0");
+    ASSERT_GE(device, 0);
+    EXPECT_TRUE(backend->itemText(device).contains("Vulkan device 0"));
+    backend->setCurrentIndex(device);
+    EXPECT_EQ(dialog.global().backend, "vulkan:0");
+
+    global.backend = "vulkan:7";
+    SettingsDialog later(ConversationSettings{}, global);
+    auto* kept = later.findChild<QComboBox*>("backend");
+    EXPECT_EQ(kept->currentData().toString(), "vulkan:7");
+    EXPECT_TRUE(kept->currentText().contains("not present"));
+}
+
 TEST(SettingsDialog, RefusesInvalidValuesBeforeTheyReachTheEngine) {
     SettingsDialog dialog(ConversationSettings{}, GlobalSettings{});
     auto* seed = dialog.findChild<QLineEdit*>("seed");

@@ -10,6 +10,7 @@
 #include "engine/cpu_backend.h"
 #include "engine/kv_cache.h"
 #include "engine/vulkan/device.h"
+#include "engine/vulkan/self_test.h"
 #include "tests/support/fixture_check.h"
 #include "tests/support/shared_data.h"
 
@@ -220,6 +221,27 @@ TEST(VulkanBackend, ALostDeviceIsAnError) {
     }
     RecordingPicker picker(greedy());
     EXPECT_THROW(backend.decode(*sequence, 403, 4, picker), vulkan::VulkanError);
+}
+
+// The start-up check: lavapipe agrees with the CPU; a device held to a standard it does not meet
+// (here: agreement to 1e-9, which no two backends reach) is refused with the reason; a device
+// that cannot start is refused with the driver's error, and nothing is thrown.
+TEST(VulkanBackend, TheSelfTestAcceptsAnAgreeingDeviceAndRefusesOthers) {
+    const auto model = test::model_path("stories260K.gguf");
+    const auto passed = vulkan::self_test_device(std::nullopt, true, model);
+    EXPECT_TRUE(passed.passed) << passed.reason;
+    EXPECT_EQ(passed.rows_compared, 40);
+    EXPECT_GT(passed.max_difference, 0.0);
+    EXPECT_LT(passed.max_difference, 0.05);
+    EXPECT_FALSE(passed.device.empty());
+
+    const auto strict = vulkan::self_test_device(std::nullopt, true, model, 1e-9);
+    EXPECT_FALSE(strict.passed);
+    EXPECT_NE(strict.reason.find("differ from the CPU's"), std::string::npos) << strict.reason;
+
+    const auto missing = vulkan::self_test_device(99, true, model);
+    EXPECT_FALSE(missing.passed);
+    EXPECT_NE(missing.reason.find("device 99 does not exist"), std::string::npos) << missing.reason;
 }
 
 }  // namespace
