@@ -159,12 +159,23 @@ std::unique_ptr<Backend> InferenceWorker::create_backend(const Model& model, QSt
             notice = *failure;
             return cpu();
         }
+        // The load bar runs a second time while the weights go to the GPU; cancel works there.
+        int reported = -1;
         auto backend = std::make_unique<VulkanBackend>(
             model, VulkanBackendOptions{.device = device,
                                         .allow_cpu_device = !automatic,
-                                        .pipeline_cache = default_pipeline_cache()});
+                                        .pipeline_cache = default_pipeline_cache(),
+                                        .progress = [&](size_t done, size_t total) {
+                                            const auto percent = static_cast<int>(
+                                                done * 100 / std::max<size_t>(total, 1));
+                                            if (percent != reported)
+                                                emit loadProgress(reported = percent);
+                                            return !m_cancel_load.load();
+                                        }});
         m_on_device = true;
         return backend;
+    } catch (const LoadCancelled&) {
+        throw;
     } catch (const std::exception& error) {
         notice = tr("The GPU cannot run this model (%1): using the CPU.")
                      .arg(QString::fromStdString(error.what()));

@@ -1,5 +1,6 @@
 #include "engine/vulkan/shader_set.h"
 
+#include <chrono>
 #include <stdexcept>
 #include <string>
 
@@ -82,6 +83,7 @@ std::unique_ptr<Pipeline> make(Device& device, std::span<const uint32_t> spirv, 
 }  // namespace
 
 ShaderSet::ShaderSet(Device& device, const Model& model) {
+    const auto start = std::chrono::steady_clock::now();
     const auto& config = model.config();
     if (config.head_dim > static_cast<int>(kMaxHeadDim) || config.head_dim % 2 != 0) {
         throw std::runtime_error(
@@ -90,6 +92,11 @@ ShaderSet::ShaderSet(Device& device, const Model& model) {
     }
     // With subgroup arithmetic each subgroup of a 64-wide workgroup computes one row.
     const auto& info = device.info();
+    if (info.max_shared_memory < kAttentionSharedBytes) {
+        throw std::runtime_error(info.name + " offers " + std::to_string(info.max_shared_memory) +
+                                 " bytes of shared memory; Hearth's attention shader needs " +
+                                 std::to_string(kAttentionSharedBytes));
+    }
     const bool subgroups = info.subgroup_arithmetic && 64 % info.subgroup_size == 0;
     m_rows_per_workgroup = subgroups ? 64 / info.subgroup_size : 1;
     m_rmsnorm = make<NormPush>(device, rmsnorm_spv, 3);
@@ -114,6 +121,8 @@ ShaderSet::ShaderSet(Device& device, const Model& model) {
                               &layer.gate, &layer.up, &layer.down})
             add(*w);
     }
+    m_build_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 const Pipeline& ShaderSet::matmul(TensorType type) const {

@@ -48,6 +48,8 @@ inline constexpr uint32_t kMatmulBias = 1, kMatmulAccumulate = 2;
 inline constexpr uint32_t kMatmulTile = 8;      // tokens per workgroup (matmul.comp TILE)
 inline constexpr uint32_t kSlice = 32768;       // matmul.comp SLICE: workgroups in x
 inline constexpr uint32_t kMaxHeadDim = 128;    // attention.comp MAX_HEAD_DIM
+// attention.comp's shared memory: per lane (32) a running maximum, a sum and MAX_HEAD_DIM floats.
+inline constexpr uint32_t kAttentionSharedBytes = 32 * (2 + kMaxHeadDim) * 4;
 inline constexpr uint32_t kMaxDeviceTopK = 64;  // sample.comp MAX_TOP_K
 
 class ShaderSet {
@@ -67,6 +69,8 @@ public:
     const Pipeline& embedding(TensorType type) const;
     // Matrix rows one product workgroup computes.
     uint32_t rows_per_workgroup() const { return m_rows_per_workgroup; }
+    // How long building the pipelines took (compiling, or loading from the pipeline cache).
+    double build_ms() const { return m_build_ms; }
 
 private:
     static constexpr size_t kTypes = 31;  // TensorType ids are below this
@@ -74,6 +78,7 @@ private:
         m_sample;
     std::array<std::unique_ptr<Pipeline>, kTypes> m_matmul, m_embedding;
     uint32_t m_rows_per_workgroup = 1;
+    double m_build_ms = 0.0;
 };
 
 }  // namespace hearth::vulkan

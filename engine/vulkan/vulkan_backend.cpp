@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <deque>
 #include <stdexcept>
@@ -125,10 +126,17 @@ VulkanBackend::VulkanBackend(const Model& model, VulkanBackendOptions options)
         std::clamp<uint64_t>(m_device->info().max_storage_buffer_range / row_bytes, 1, max_tokens));
     const uint32_t ring = std::max(
         {kMinimumRing, 2 * max_tokens, 4 * static_cast<uint32_t>(m_options.decode_chunk) + 4});
+    const size_t cached = m_device->pipeline_cache_bytes();
+    const auto start = std::chrono::steady_clock::now();
     m_state = std::make_unique<State>(*m_device, model, m_options, max_tokens, logit_rows, ring);
+    const auto ready = std::chrono::steady_clock::now();
     m_device->save_pipeline_cache();
-    spdlog::info("Vulkan backend on {} ({}): {} MiB of weights uploaded", m_device->info().name,
-                 m_device->info().type_name(), m_state->weights.bytes() >> 20);
+    spdlog::info(
+        "Vulkan backend on {} ({}): pipelines built in {:.1f} ms (pipeline cache: {} "
+        "bytes loaded, {} now), {} MiB of weights uploaded, ready in {:.1f} ms",
+        m_device->info().name, m_device->info().type_name(), m_state->shaders.build_ms(), cached,
+        m_device->pipeline_cache_bytes(), m_state->weights.bytes() >> 20,
+        std::chrono::duration<double, std::milli>(ready - start).count());
 }
 
 VulkanBackend::~VulkanBackend() = default;
