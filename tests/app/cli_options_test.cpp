@@ -23,6 +23,16 @@ TEST(CliOptions, ParsesEveryOption) {
     EXPECT_EQ(options.context_length, 256);
 }
 
+TEST(CliOptions, ParsesTheBackendAndDevice) {
+    const auto options = parse_cli_options({"-p", "x", "--backend", "vulkan", "--device", "2"});
+    EXPECT_EQ(options.backend, "vulkan");
+    EXPECT_EQ(options.device, 2u);
+    EXPECT_EQ(parse_cli_options({"--list-devices"}).mode, CliMode::ListDevices);
+    EXPECT_THROW(parse_cli_options({"-p", "x", "--device", "2"}), std::invalid_argument);
+    EXPECT_THROW(parse_cli_options({"-p", "x", "--backend", "vulkan", "--device", "-1"}),
+                 std::invalid_argument);
+}
+
 TEST(CliOptions, ParsesPromptIdsAndDumpMode) {
     const auto options = parse_cli_options({"--prompt-ids", "1,72,9", "--dump-logits", "5"});
     EXPECT_EQ(options.prompt_ids, (std::vector<int32_t>{1, 72, 9}));

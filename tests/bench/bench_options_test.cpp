@@ -22,6 +22,10 @@ TEST(BenchOptions, ParsesTheDocumentedCommandLine) {
     EXPECT_EQ(options.threads, 2);
     EXPECT_TRUE(options.json);
     EXPECT_EQ(parse({"-m", "x"}).prompt_sizes, (std::vector<int>{64, 512}));
+    const auto gpu = parse({"-m", "x", "--backend", "vulkan", "--device", "1"});
+    EXPECT_EQ(gpu.backend, "vulkan");
+    EXPECT_EQ(gpu.device, 1u);
+    EXPECT_FALSE(parse({"-m", "x"}).device.has_value());
 }
 
 TEST(BenchOptions, RefusesBadInput) {
