@@ -50,6 +50,10 @@ public:
                                        LogitRows rows) = 0;
     // The prefill step sizes this backend has prepared, for the prefill planner.
     virtual std::vector<int> chunk_sizes() const { return {1, 8, 64}; }
+    // How many prompt tokens the decode loop hands to one forward call: 0 for one planner step
+    // per call (progress and cancel between steps cost nothing on the CPU); a device backend
+    // asks for more, so its steps go to the device back to back with one wait at the end.
+    virtual int prefill_batch_tokens() const { return 0; }
 
     // Up to `count` decode steps: feeds `input`, picks the next token from its logits, feeds
     // that, and so on, until the picker declines a token. Returns how many tokens were

@@ -70,27 +70,34 @@ GenerationResult DecodeLoop::run(std::span<const int32_t> prefill_tokens, Genera
     return std::move(m_result);
 }
 
-// Planner-sized steps with a cancellation check and a progress report between them; the LM
-// head runs on the last row of the last step only.
+// Planner-sized steps with a cancellation check and a progress report between them (a device
+// backend takes several steps per call, submitted back to back); the LM head runs on the last
+// row of the last step only.
 std::optional<std::vector<float>> DecodeLoop::prefill(std::span<const int32_t> tokens) {
     const auto steps =
         plan_prefill(static_cast<int>(tokens.size()), 0, m_context.backend.chunk_sizes());
+    const int batch = m_context.backend.prefill_batch_tokens();
     std::vector<float> logits;
-    for (size_t s = 0; s < steps.size(); ++s) {
+    for (size_t s = 0; s < steps.size();) {
         if (cancelled()) {
             stop(StopReason::Cancelled);
             return std::nullopt;
         }
-        const bool last = s + 1 == steps.size();
-        const auto part = tokens.subspan(static_cast<size_t>(steps[s].start),
-                                         static_cast<size_t>(steps[s].tokens));
-        logits = m_context.backend.forward(part, m_context.sequence,
-                                           last ? LogitRows::Last : LogitRows::None);
-        const int done = steps[s].start + steps[s].tokens;
+        // Steps [s, next) go in one call: one step, or as many as fit the backend's batch.
+        size_t next = s + 1;
+        int count = steps[s].tokens;
+        while (next < steps.size() && count + steps[next].tokens <= batch)
+            count += steps[next++].tokens;
+        const bool last = next == steps.size();
+        logits = m_context.backend.forward(
+            tokens.subspan(static_cast<size_t>(steps[s].start), static_cast<size_t>(count)),
+            m_context.sequence, last ? LogitRows::Last : LogitRows::None);
+        const int done = steps[s].start + count;
         if (m_sink.on_prefill && !m_sink.on_prefill(done, static_cast<int>(tokens.size()))) {
             stop(StopReason::Cancelled);
             return std::nullopt;
         }
+        s = next;
     }
     return logits;
 }

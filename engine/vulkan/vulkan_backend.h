@@ -25,9 +25,10 @@ struct VulkanBackendOptions {
     bool allow_cpu_device = false;         // accept a CPU implementation such as lavapipe
     std::filesystem::path pipeline_cache;  // kept between runs; empty: none
     std::vector<int> chunk_sizes{1, 8, 64};
-    int decode_chunk = 8;        // tokens per submission in chain decode
-    size_t max_piece_bytes = 0;  // weight buffers' size limit; 0: the device's range
-    bool staging_only = false;   // upload through staging even into mappable memory (tests)
+    int decode_chunk = 8;            // tokens per submission in chain decode
+    int prefill_batch_tokens = 512;  // prompt tokens per submission: progress and cancel between
+    size_t max_piece_bytes = 0;      // weight buffers' size limit; 0: the device's range
+    bool staging_only = false;       // upload through staging even into mappable memory (tests)
     std::function<bool(size_t done, size_t total)> progress;  // weight upload; false cancels
 };
 
@@ -44,6 +45,7 @@ public:
     std::vector<float> forward(std::span<const int32_t> tokens, Sequence& sequence,
                                LogitRows rows) override;
     std::vector<int> chunk_sizes() const override { return m_options.chunk_sizes; }
+    int prefill_batch_tokens() const override { return m_options.prefill_batch_tokens; }
     int decode(Sequence& sequence, int32_t input, int count, TokenPicker& picker) override;
 
     vulkan::Device& device() { return *m_device; }

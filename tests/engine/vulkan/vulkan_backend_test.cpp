@@ -9,6 +9,8 @@
 
 #include "engine/cpu_backend.h"
 #include "engine/kv_cache.h"
+#include "engine/session.h"
+#include "engine/tokenizer.h"
 #include "engine/vulkan/device.h"
 #include "engine/vulkan/self_test.h"
 #include "tests/support/fixture_check.h"
@@ -221,6 +223,34 @@ TEST(VulkanBackend, ALostDeviceIsAnError) {
     }
     RecordingPicker picker(greedy());
     EXPECT_THROW(backend.decode(*sequence, 403, 4, picker), vulkan::VulkanError);
+}
+
+// Through a session, as the app runs it: a long prompt goes to the device in batches of 512
+// tokens (its planner steps back to back, one wait per batch, progress between), and the greedy
+// answer equals the CPU backend's.
+TEST(VulkanBackend, ASessionPrefillsInBatchesAndAnswersAsTheCpuDoes) {
+    const auto model = Model::load(test::model_path("stories260K.gguf"));
+    const auto tokenizer = make_tokenizer(model->file());
+    std::vector<int32_t> prompt{1};
+    for (int i = 0; i < 699; ++i) prompt.push_back(3 + (i * 37) % 500);
+    const auto answer = [&](Backend& backend, std::vector<int>& progress) {
+        Session session(backend, *tokenizer, 1024);
+        GenerationRequest request;
+        request.prompt = prompt;
+        request.max_tokens = 24;
+        request.sampler.temperature = 0.0f;
+        const GenerationSink sink{.on_prefill = [&](int done, int) {
+            progress.push_back(done);
+            return true;
+        }};
+        return session.generate(request, sink).tokens;
+    };
+    VulkanBackend vulkan(*model, on_lavapipe());
+    CpuBackend cpu(*model, {.threads = 2, .chunk_sizes = {1, 8, 64}});
+    std::vector<int> on_device, on_cpu;
+    EXPECT_EQ(answer(vulkan, on_device), answer(cpu, on_cpu));
+    EXPECT_EQ(on_device, (std::vector<int>{512, 700}));
+    EXPECT_EQ(on_cpu.size(), 11u);  // one report per planner step
 }
 
 // The start-up check: lavapipe agrees with the CPU; a device held to a standard it does not meet
