@@ -1,6 +1,7 @@
 // Dequantisation of one 32-element group of a weight row, for the type named by the TYPE_*
-// define the shader is compiled with (one SPIR-V variant per weight type). Every format is read
-// as bytes out of 32-bit words, because blocks (18, 34, 210 bytes…) do not align to words.
+// define the shader is compiled with (one SPIR-V variant per weight type). Blocks (18, 34, 210
+// bytes…) do not align to words, so quants are read four bytes at a time from wherever they
+// start (one or two word loads), and unpacked from registers.
 // Block layouts are ggml's; the CPU twin is hearth::dequantize in engine/tensor_types.cpp.
 //
 // The including shader declares `uint words[]` (the weights) before including this file.
@@ -11,6 +12,14 @@ uint byte_at(uint offset) {
 
 int int8_at(uint offset) {
     return int(byte_at(offset) << 24) >> 24;
+}
+
+// The four bytes at `offset`, little-endian. A buffer is padded to whole words, so the second
+// load of an unaligned read stays inside it.
+uint word_at(uint offset) {
+    const uint index = offset >> 2, shift = (offset & 3u) * 8u;
+    if (shift == 0) return words[index];
+    return (words[index] >> shift) | (words[index + 1] << (32u - shift));
 }
 
 float half_at(uint offset) {
@@ -88,10 +97,13 @@ void dequantize_group(uint row, uint group, uint columns, out float v[32]) {
     const float d = half_at(block), m = half_at(block + 2);
     const uint quants = block + 4;
 #endif
-    for (uint i = 0; i < 16; ++i) {
-        const uint packed = byte_at(quants + i);
-        v[i] = float(packed & 15u) * d + m;
-        v[i + 16] = float(packed >> 4) * d + m;
+    for (uint w = 0; w < 4; ++w) {
+        const uint packed = word_at(quants + 4 * w);
+        for (uint j = 0; j < 4; ++j) {
+            const uint b = (packed >> (8 * j)) & 0xffu;
+            v[4 * w + j] = float(b & 15u) * d + m;
+            v[4 * w + j + 16] = float(b >> 4) * d + m;
+        }
     }
 #elif defined(TYPE_Q5_0) || defined(TYPE_Q5_1)
 #if defined(TYPE_Q5_0)
@@ -103,17 +115,22 @@ void dequantize_group(uint row, uint group, uint columns, out float v[32]) {
     const float d = half_at(block), m = half_at(block + 2);
     const uint high_bits = block + 4;
 #endif
-    const uint high = byte_at(high_bits) | (byte_at(high_bits + 1) << 8) |
-                      (byte_at(high_bits + 2) << 16) | (byte_at(high_bits + 3) << 24);
-    for (uint i = 0; i < 16; ++i) {
-        const uint packed = byte_at(high_bits + 4 + i);
-        v[i] = float((packed & 15u) | (((high >> i) & 1u) << 4)) * d + m;
-        v[i + 16] = float((packed >> 4) | (((high >> (i + 16)) & 1u) << 4)) * d + m;
+    const uint high = word_at(high_bits);
+    for (uint w = 0; w < 4; ++w) {
+        const uint packed = word_at(high_bits + 4 + 4 * w);
+        for (uint j = 0; j < 4; ++j) {
+            const uint i = 4 * w + j, b = (packed >> (8 * j)) & 0xffu;
+            v[i] = float((b & 15u) | (((high >> i) & 1u) << 4)) * d + m;
+            v[i + 16] = float((b >> 4) | (((high >> (i + 16)) & 1u) << 4)) * d + m;
+        }
     }
 #elif defined(TYPE_Q8_0)
     const uint block = row + group * 34;
     const float d = half_at(block);
-    for (uint i = 0; i < 32; ++i) v[i] = float(int8_at(block + 2 + i)) * d;
+    for (uint w = 0; w < 8; ++w) {
+        const uint packed = word_at(block + 2 + 4 * w);
+        for (uint j = 0; j < 4; ++j) v[4 * w + j] = float(int(packed << (24 - 8 * j)) >> 24) * d;
+    }
 #elif defined(TYPE_Q4_K) || defined(TYPE_Q5_K)
     // 256 elements: d, dmin, 12 bytes of 6-bit scales and minimums, [32 bytes of fifth bits],
     // 128 bytes of nibbles; sub-block `sub` uses the low (even) or high (odd) nibbles of the
@@ -131,12 +148,18 @@ void dequantize_group(uint row, uint group, uint columns, out float v[32]) {
     scale_min_k4(block + 4, sub, scale, minimum);
     const float d = half_at(block) * scale, m = half_at(block + 2) * minimum;
     const uint shift = (sub & 1u) * 4u;
-    for (uint i = 0; i < 32; ++i) {
-        uint q = (byte_at(quants + 32 * (sub / 2) + i) >> shift) & 15u;
+    for (uint w = 0; w < 8; ++w) {
+        const uint packed = word_at(quants + 32 * (sub / 2) + 4 * w);
 #if defined(TYPE_Q5_K)
-        q |= ((byte_at(fifth_bits + i) >> sub) & 1u) << 4;
+        const uint fifth = word_at(fifth_bits + 4 * w);
 #endif
-        v[i] = float(q) * d - m;
+        for (uint j = 0; j < 4; ++j) {
+            uint q = (packed >> (8 * j + shift)) & 15u;
+#if defined(TYPE_Q5_K)
+            q |= ((fifth >> (8 * j + sub)) & 1u) << 4;
+#endif
+            v[4 * w + j] = float(q) * d - m;
+        }
     }
 #elif defined(TYPE_Q6_K)
     // 256 elements: 128 bytes of low nibbles, 64 of high bit pairs, 16 int8 scales, d. Sub-block
