@@ -16,6 +16,7 @@
 #include "engine/backend_factory.h"
 #include "engine/model.h"
 #include "engine/sampler.h"
+#include "engine/vulkan/vulkan_backend.h"
 
 namespace {
 
@@ -135,6 +136,10 @@ int main(int argc, char** argv) {
         fmt::print("model: {} ({:.1f} MiB), backend: {}, {} repetitions, peak RSS {} MiB\n",
                    options.model_path, model->file().file_size() / 1048576.0, backend->name(),
                    options.repetitions, rss);
+        if (auto* device = dynamic_cast<hearth::VulkanBackend*>(backend.get())) {
+            fmt::print("device: {:.1f} MiB of weights, {} dispatches per decoded token\n",
+                       device->weight_bytes() / 1048576.0, device->dispatches_per_token());
+        }
         fmt::print("| test   | tok/s median | min .. max        | first token ms (median) |\n");
         fmt::print("|--------|-------------:|-------------------|------------------------:|\n");
         for (const auto& row : rows) {

@@ -56,7 +56,8 @@ public:
     // [position, position + tokens); the head as asked, a chosen token going to slot + tokens.
     void record(Submission& submission, uint32_t tokens, uint32_t position, uint32_t slot,
                 const HeadRequest& head) const;
-    size_t dispatches_per_token() const { return m_layers.size() + m_head.size() + 2; }
+    // Per decode step: every layer's dispatches, the head's, and the token choice.
+    size_t dispatches_per_token() const { return m_layers.size() + m_head.size() + 1; }
 
 private:
     enum class Op { Embedding, Norm, Matmul, Rope, KvStore, Attention, Swiglu };

@@ -45,9 +45,9 @@ struct SamplePush {
 };
 
 inline constexpr uint32_t kMatmulBias = 1, kMatmulAccumulate = 2;
-inline constexpr uint32_t kMatmulTile = 8;      // tokens per workgroup (matmul.comp TILE)
-inline constexpr uint32_t kSlice = 32768;       // matmul.comp SLICE: workgroups in x
-inline constexpr uint32_t kMaxHeadDim = 128;    // attention.comp MAX_HEAD_DIM
+inline constexpr uint32_t kMatmulTile = 8;    // tokens per workgroup (matmul.comp TILE)
+inline constexpr uint32_t kSlice = 32768;     // matmul.comp SLICE: workgroups in x
+inline constexpr uint32_t kMaxHeadDim = 128;  // attention.comp MAX_HEAD_DIM
 // attention.comp's shared memory: per lane (32) a running maximum, a sum and MAX_HEAD_DIM floats.
 inline constexpr uint32_t kAttentionSharedBytes = 32 * (2 + kMaxHeadDim) * 4;
 inline constexpr uint32_t kMaxDeviceTopK = 64;  // sample.comp MAX_TOP_K

@@ -105,6 +105,24 @@ namespace {
 
 constexpr uint32_t kMinimumRing = 1024;
 
+// The last row's logits, and the next token chosen from them on the device under `rule`.
+HeadRequest choosing_head(const SamplerSettings& rule) {
+    HeadRequest head;
+    head.rows = HeadRequest::Rows::Last;
+    if (rule.greedy()) {
+        head.choice = HeadRequest::Choice::Argmax;
+        return head;
+    }
+    head.choice = HeadRequest::Choice::Sample;
+    head.sample.temperature = rule.temperature;
+    head.sample.top_k = static_cast<uint32_t>(rule.top_k);
+    head.sample.top_p = rule.top_p;
+    head.sample.min_p = rule.min_p;
+    head.sample.seed_low = static_cast<uint32_t>(rule.seed);
+    head.sample.seed_high = static_cast<uint32_t>(rule.seed >> 32);
+    return head;
+}
+
 }  // namespace
 
 VulkanBackend::VulkanBackend(const Model& model, VulkanBackendOptions options)
@@ -160,9 +178,9 @@ std::unique_ptr<Sequence> VulkanBackend::create_sequence(int capacity) {
     return std::make_unique<DeviceSequence>(*this, capacity);
 }
 
-size_t VulkanBackend::dispatches_per_token() const {
-    auto probe = std::make_unique<DeviceSequence>(const_cast<VulkanBackend&>(*this), 1);
-    return probe->table().dispatches_per_token();
+size_t VulkanBackend::dispatches_per_token() {
+    const DeviceSequence probe(*this, 1);
+    return probe.table().dispatches_per_token();
 }
 
 VulkanBackend::DeviceSequence& VulkanBackend::own(Sequence& sequence) const {
@@ -249,19 +267,7 @@ int VulkanBackend::decode_on_device(DeviceSequence& sequence, int32_t input, int
     auto* ring = static_cast<uint32_t*>(a.tokens->data());
     ring[0] = static_cast<uint32_t>(input);
 
-    HeadRequest head;
-    head.rows = HeadRequest::Rows::Last;
-    if (rule.greedy()) {
-        head.choice = HeadRequest::Choice::Argmax;
-    } else {
-        head.choice = HeadRequest::Choice::Sample;
-        head.sample.temperature = rule.temperature;
-        head.sample.top_k = static_cast<uint32_t>(rule.top_k);
-        head.sample.top_p = rule.top_p;
-        head.sample.min_p = rule.min_p;
-        head.sample.seed_low = static_cast<uint32_t>(rule.seed);
-        head.sample.seed_high = static_cast<uint32_t>(rule.seed >> 32);
-    }
+    const HeadRequest head = choosing_head(rule);
     const int position = sequence.size();
     struct Chunk {
         Submission* submission;

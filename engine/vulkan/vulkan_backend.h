@@ -54,7 +54,8 @@ public:
     static bool chooses_on_device(const SamplerSettings& settings);
     // Device memory this backend holds for the weights.
     size_t weight_bytes() const;
-    size_t dispatches_per_token() const;
+    // Dispatches one decode step records (the design's per-token cost on the device side).
+    size_t dispatches_per_token();
 
 private:
     class DeviceSequence;
