@@ -93,17 +93,21 @@ void InferenceWorker::configure(int threads, int chunk_tokens, bool speculative,
     const bool rebuild = m_model && (backend != m_settings.backend ||
                                      (threads != m_settings.threads && !m_on_device));
     m_settings = {threads, chunk_tokens, speculative, backend};
-    if (!rebuild) return;
+    if (rebuild) rebuild_backend();
+}
+
+void InferenceWorker::rebuild_backend() {
+    // The sessions' caches belong to the old backend; each conversation prefills anew on its
+    // next message, from its history.
+    m_sessions.clear();
+    m_backend.reset();
+    m_cancel_load = false;  // a cancel meant for an earlier load must not stop this upload
     try {
-        // The sessions' caches belong to the old backend; each conversation prefills anew on
-        // its next message, from its history.
-        m_sessions.clear();
-        m_backend.reset();
         QString notice;
-        m_backend = create_backend(*m_model, notice);
+        m_backend = create_backend(*m_model, notice);  // any GPU failure falls back to the CPU
         emit backendChanged(QString::fromStdString(m_backend->name()), notice);
-    } catch (const std::exception& error) {
-        emit errorOccurred(QString::fromStdString(error.what()));
+    } catch (const LoadCancelled&) {
+        fall_back_to_cpu(tr("Loading onto the GPU was cancelled; using the CPU."));
     }
 }
 
@@ -259,6 +263,8 @@ void InferenceWorker::loadModel(const QString& path) {
     } catch (const std::exception& error) {
         emit errorOccurred(QString::fromStdString(error.what()));
     }
+    // A failure after the previous model's backend went leaves that model without one.
+    if (m_model && !m_backend) rebuild_backend();
 }
 
 Session& InferenceWorker::session_for(int conversation, int context_length) {

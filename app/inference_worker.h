@@ -72,6 +72,8 @@ signals:
 private:
     struct ConversationSession;
     Session& session_for(int conversation, int context_length);
+    // Gives the loaded model the backend the settings ask for; never leaves it without one.
+    void rebuild_backend();
     // The backend the settings ask for, or the CPU backend with a notice saying why not.
     std::unique_ptr<Backend> create_backend(const Model& model, QString& notice);
     std::optional<QString> self_test_failure(std::optional<uint32_t> device, bool allow_cpu);

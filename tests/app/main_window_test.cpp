@@ -186,6 +186,23 @@ TEST_F(MainWindowTest, AGpuChosenInSettingsRunsAndALostGpuFallsBackToTheCpu) {
     EXPECT_EQ(m_window.current_conversation()->thread().size(), 4u);
 }
 
+// A cancelled load leaves the cancel flag set; changing the backend afterwards uploads the
+// weights anyway (the cancel was for that load), and the loaded model keeps answering.
+TEST_F(MainWindowTest, ABackendChangeAfterACancelledLoadStillRunsTheModel) {
+    ASSERT_TRUE(load(bundled()));
+    m_engine->cancelLoad();
+    QSignalSpy backends(m_engine->worker(), &InferenceWorker::backendChanged);
+    auto global = m_window.global_settings();
+    global.backend = QStringLiteral("vulkan:0");
+    m_window.apply_global_settings(global);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !backends.isEmpty(); }, 30000));
+    EXPECT_TRUE(backends.back()[0].toString().startsWith("vulkan"))
+        << backends.back()[1].toString().toStdString();
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_FALSE(last_answer().isEmpty());
+}
+
 TEST_F(MainWindowTest, ShiftEnterStartsANewLineInsteadOfSending) {
     ASSERT_TRUE(load(bundled()));
     auto* prompt = child<QPlainTextEdit>("prompt");
