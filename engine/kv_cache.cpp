@@ -25,14 +25,18 @@ BasicKvCache<Element>::BasicKvCache(int layer_count, int capacity, int kv_dim)
       m_keys(elements(layer_count, capacity, kv_dim)),
       m_values(m_keys.size()) {}
 
-template <typename Element>
-void BasicKvCache<Element>::reserve_positions(int count) const {
-    if (count < 0 || count > m_capacity - m_size) {
-        throw ContextFullError("the context is full: " + std::to_string(m_size) +
+void check_room(int cached, int capacity, int count) {
+    if (count < 0 || count > capacity - cached) {
+        throw ContextFullError("the context is full: " + std::to_string(cached) +
                                " tokens cached + " + std::to_string(count) +
-                               " new exceed the context length of " + std::to_string(m_capacity) +
+                               " new exceed the context length of " + std::to_string(capacity) +
                                " tokens");
     }
+}
+
+template <typename Element>
+void BasicKvCache<Element>::reserve_positions(int count) const {
+    check_room(m_size, m_capacity, count);
 }
 
 template <typename Element>

@@ -16,6 +16,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// Throws ContextFullError, naming the numbers, unless `count` more positions fit after `cached`
+// in a context of `capacity`: the one check every backend's cache makes.
+void check_room(int cached, int capacity, int count);
+
 template <typename Element>
 class BasicKvCache final {
 public:

@@ -81,14 +81,7 @@ public:
         m_size = host.size();
     }
 
-    void reserve(int count) const {
-        if (count < 0 || count > m_cache.capacity - m_size) {
-            throw ContextFullError("the context is full: " + std::to_string(m_size) +
-                                   " tokens cached + " + std::to_string(count) +
-                                   " new exceed the context length of " +
-                                   std::to_string(m_cache.capacity) + " tokens");
-        }
-    }
+    void reserve(int count) const { check_room(m_size, m_cache.capacity, count); }
     void grow(int count) { m_size += count; }
     const ForwardTable& table() const { return m_table; }
     const VulkanBackend* owner() const { return &m_backend; }
