@@ -14,6 +14,7 @@
 #include "app/bundled_model.h"
 #include "engine/backend_factory.h"
 #include "engine/chat_prompt.h"
+#include "engine/greedy_picker.h"
 #include "engine/load_error.h"
 #include "engine/prefill_planner.h"
 #include "engine/session.h"
@@ -381,24 +382,10 @@ void InferenceWorker::runBenchmark(int prompt_tokens, int generated_tokens) {
         const double prefill_seconds = std::chrono::duration<double>(Clock::now() - start).count();
         const auto decode_start = Clock::now();
         // Greedy through Backend::decode, so a GPU is measured with chain decode.
-        class Picker final : public TokenPicker {
-        public:
-            explicit Picker(const std::function<bool(int)>& on_token) : m_on_token(on_token) {}
-            int32_t pick(std::span<const float> logits) override { return argmax(logits); }
-            bool accept(int32_t) override { return m_on_token(++m_count); }
-            std::optional<SamplerSettings> device_rule() const override {
-                return SamplerSettings{.temperature = 0.0f};
-            }
-
-        private:
-            const std::function<bool(int)>& m_on_token;
-            int m_count = 0;
-        };
-        const std::function<bool(int)> on_token = [&](int count) {
+        GreedyPicker picker([&](int count) {
             if (count % 8 == 0) emit benchmarkProgress((prompt_tokens + count) * 100 / total);
             return !m_stop.load();
-        };
-        Picker picker(on_token);
+        });
         const int decoded = m_backend->decode(*sequence, argmax(logits), generated_tokens, picker);
         if (m_stop || decoded < generated_tokens) throw std::runtime_error("cancelled");
         const double decode_seconds =

@@ -14,6 +14,7 @@
 #include "bench/decode_paths.h"
 #include "bench/statistics.h"
 #include "engine/backend_factory.h"
+#include "engine/greedy_picker.h"
 #include "engine/model.h"
 #include "engine/sampler.h"
 #include "engine/vulkan/vulkan_backend.h"
@@ -45,16 +46,6 @@ std::vector<int32_t> prompt_ids(int count, int vocab) {
     }
     return ids;
 }
-
-// Takes every token, choosing greedily (on the device where the backend can).
-class GreedyPicker final : public hearth::TokenPicker {
-public:
-    int32_t pick(std::span<const float> logits) override { return hearth::argmax(logits); }
-    bool accept(int32_t) override { return true; }
-    std::optional<hearth::SamplerSettings> device_rule() const override {
-        return hearth::SamplerSettings{.temperature = 0.0f};
-    }
-};
 
 }  // namespace
 
@@ -102,7 +93,7 @@ int main(int argc, char** argv) {
                 auto logits = backend->forward(start_token, *sequence, hearth::LogitRows::Last);
                 const auto start = Clock::now();
                 // Greedy through the backend's decode: chain decode on a device backend.
-                GreedyPicker picker;
+                hearth::GreedyPicker picker;
                 backend->decode(*sequence, hearth::argmax(logits), options.generate, picker);
                 rates.push_back(options.generate / seconds_since(start));
             }

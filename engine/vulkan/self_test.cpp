@@ -4,26 +4,13 @@
 #include <exception>
 
 #include "engine/cpu_backend.h"
+#include "engine/greedy_picker.h"
 #include "engine/model.h"
 #include "engine/vulkan/device.h"
 #include "engine/vulkan/vulkan_backend.h"
 
 namespace hearth::vulkan {
 namespace {
-
-// Greedy on the device (chain decode), every token taken.
-class GreedyPicker final : public TokenPicker {
-public:
-    int32_t pick(std::span<const float> logits) override { return argmax(logits); }
-    bool accept(int32_t token) override {
-        tokens.push_back(token);
-        return true;
-    }
-    std::optional<SamplerSettings> device_rule() const override {
-        return SamplerSettings{.temperature = 0.0f};
-    }
-    std::vector<int32_t> tokens;
-};
 
 constexpr int kPromptTokens = 40;
 constexpr int kSteps = 24;
@@ -60,7 +47,7 @@ SelfTestResult self_test_device(std::optional<uint32_t> index, bool allow_cpu_de
         GreedyPicker on_gpu, on_host;
         device.decode(*on_device, argmax(last), kSteps, on_gpu);
         cpu.decode(*on_cpu, argmax(last), kSteps, on_host);
-        if (on_gpu.tokens != on_host.tokens) {
+        if (on_gpu.tokens() != on_host.tokens()) {
             result.reason = "its greedy tokens differ from the CPU's";
             return result;
         }
