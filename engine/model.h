@@ -2,6 +2,7 @@
 // Config and weights are separate plain structs; run state (activations, KV cache) lives elsewhere.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
@@ -73,6 +74,11 @@ struct LayerWeights {
     WeightMatrix gate;                  // (ffn, dim)
     WeightMatrix up;                    // (ffn, dim)
     WeightMatrix down;                  // (dim, ffn)
+
+    // The seven weight matrices, for code that treats them alike (uploads, pipelines).
+    std::array<const WeightMatrix*, 7> matrices() const {
+        return {&query, &key, &value, &attention_output, &gate, &up, &down};
+    }
 };
 
 struct ModelWeights {

@@ -68,9 +68,7 @@ size_t total_bytes(const ModelWeights& weights, bool tied) {
         matrix_bytes(weights.token_embedding) + (tied ? 0 : matrix_bytes(weights.output));
     total += weights.output_norm.size() * sizeof(float);
     for (const auto& layer : weights.layers) {
-        for (const auto* w : {&layer.query, &layer.key, &layer.value, &layer.attention_output,
-                              &layer.gate, &layer.up, &layer.down})
-            total += matrix_bytes(*w);
+        for (const auto* w : layer.matrices()) total += matrix_bytes(*w);
         for (const auto* v : {&layer.attention_norm, &layer.ffn_norm, &layer.query_bias,
                               &layer.key_bias, &layer.value_bias})
             total += v->size() * sizeof(float);

@@ -117,9 +117,7 @@ ShaderSet::ShaderSet(Device& device, const Model& model) {
     add(weights.token_embedding);
     add(weights.output);
     for (const auto& layer : weights.layers) {
-        for (const auto* w : {&layer.query, &layer.key, &layer.value, &layer.attention_output,
-                              &layer.gate, &layer.up, &layer.down})
-            add(*w);
+        for (const auto* w : layer.matrices()) add(*w);
     }
     m_build_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
