@@ -15,13 +15,9 @@ namespace {
 class CpuBackendFixtureTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(CpuBackendFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
-    const std::string fixture = GetParam();
-    const auto json = test::load_json(test::fixture_path("models/" + fixture + ".json"));
-    const auto model =
-        Model::load(test::model_path(json["model"].toObject()["file"].toString().toStdString()));
-    CpuBackend backend(*model, {.threads = 2});
-    const auto counts =
-        test::check_against_fixture(fixture, json, backend, test::native_tolerance(fixture, json));
+    const auto counts = test::check_native_fixture(GetParam(), [](const Model& model) {
+        return std::make_unique<CpuBackend>(model, CpuBackendOptions{.threads = 2});
+    });
     EXPECT_GT(counts.top1_checked, 0);
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/model.h"
 #include "engine/sampler.h"
 #include "tests/support/shared_data.h"
 
@@ -105,6 +106,15 @@ Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json) 
                                !counts.contains("Q5_K") && !counts.contains("Q6_K");
     if (float_weights) return {5e-3, std::max(1e-3, 2 * spread)};
     return {0.05, 2 * spread};
+}
+
+FixtureCounts check_native_fixture(
+    const std::string& fixture, const std::function<std::unique_ptr<Backend>(const Model&)>& make) {
+    const auto json = load_json(fixture_path("models/" + fixture + ".json"));
+    const auto model =
+        Model::load(model_path(json["model"].toObject()["file"].toString().toStdString()));
+    const auto backend = make(*model);
+    return check_against_fixture(fixture, json, *backend, native_tolerance(fixture, json));
 }
 
 std::string parameter_name(const std::string& fixture) {

@@ -5,6 +5,8 @@
 
 #include <QJsonObject>
 
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,11 @@ std::vector<std::string> native_model_fixtures();
 // F16 KV cache alone moves logits by up to 7e-4 (README, checks.alt_f16kv_fa_auto),
 // stories260K's large logits by more (its spread with an F16 cache is 1.3e-2).
 Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json);
+
+// Loads the model of native fixture `fixture` ("synth-llama-256-Q8_0"), builds a backend for it
+// with `make`, and checks it by native_tolerance.
+FixtureCounts check_native_fixture(
+    const std::string& fixture, const std::function<std::unique_ptr<Backend>(const Model&)>& make);
 
 // A fixture name as a gtest parameter name ("synth-llama-256-Q8_0" -> "synth_llama_256_Q8_0").
 std::string parameter_name(const std::string& fixture);

@@ -27,13 +27,9 @@ VulkanBackendOptions on_lavapipe(VulkanBackendOptions options = {}) {
 class VulkanFixtureTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(VulkanFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
-    const std::string fixture = GetParam();
-    const auto json = test::load_json(test::fixture_path("models/" + fixture + ".json"));
-    const auto model =
-        Model::load(test::model_path(json["model"].toObject()["file"].toString().toStdString()));
-    VulkanBackend backend(*model, on_lavapipe());
-    const auto counts =
-        test::check_against_fixture(fixture, json, backend, test::native_tolerance(fixture, json));
+    const auto counts = test::check_native_fixture(GetParam(), [](const Model& model) {
+        return std::make_unique<VulkanBackend>(model, on_lavapipe());
+    });
     EXPECT_GT(counts.top1_checked, 0);
 }
 
