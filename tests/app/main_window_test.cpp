@@ -84,6 +84,19 @@ protected:
         return conversation->find(conversation->thread().back())->text;
     }
 
+    // Applies a backend setting and waits for the engine to report the backend it now runs;
+    // returns its name and the notice saying why it is not the one asked for, if any.
+    std::pair<QString, QString> switch_backend(const QString& backend) {
+        QSignalSpy backends(m_engine->worker(), &InferenceWorker::backendChanged);
+        auto global = m_window.global_settings();
+        global.backend = backend;
+        m_window.apply_global_settings(global);
+        EXPECT_TRUE(QTest::qWaitFor([&] { return !backends.isEmpty(); }, 30000));
+        if (backends.isEmpty()) return {};
+        QCoreApplication::processEvents();
+        return {backends.back()[0].toString(), backends.back()[1].toString()};
+    }
+
     ui::MessageWidget* widget_for(int id) { return m_window.chat_view()->message_widget(id); }
 
     // An answer that would run for minutes, under way: two chunks have arrived.
@@ -146,14 +159,9 @@ TEST_F(MainWindowTest, AGpuChosenInSettingsRunsAndALostGpuFallsBackToTheCpu) {
     const QString cpu_answer = last_answer();
     EXPECT_EQ(cpu_answer.size() > 20, true);
 
-    QSignalSpy backends(m_engine->worker(), &InferenceWorker::backendChanged);
-    auto global = m_window.global_settings();
-    global.backend = QStringLiteral("vulkan:0");
-    m_window.apply_global_settings(global);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !backends.isEmpty(); }, 30000));
-    EXPECT_TRUE(backends.back()[0].toString().startsWith("vulkan"))
-        << backends.back()[0].toString().toStdString();
-    EXPECT_EQ(backends.back()[1].toString(), "");  // the self-test passed
+    const auto [name, notice] = switch_backend("vulkan:0");
+    EXPECT_TRUE(name.startsWith("vulkan")) << name.toStdString();
+    EXPECT_EQ(notice, "");  // the self-test passed
     EXPECT_TRUE(child<QLabel>("status")->text().contains("Running on vulkan"));
 
     m_window.newConversation();
@@ -163,6 +171,7 @@ TEST_F(MainWindowTest, AGpuChosenInSettingsRunsAndALostGpuFallsBackToTheCpu) {
     EXPECT_EQ(last_answer(), cpu_answer);  // the same greedy answer, chain-decoded on the device
 
     // Lost after the prompt and a chunk of the answer.
+    QSignalSpy backends(m_engine->worker(), &InferenceWorker::backendChanged);
     QMetaObject::invokeMethod(m_engine->worker(), "injectDeviceLoss", Qt::BlockingQueuedConnection,
                               Q_ARG(int, 3));
     QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
@@ -191,13 +200,8 @@ TEST_F(MainWindowTest, AGpuChosenInSettingsRunsAndALostGpuFallsBackToTheCpu) {
 TEST_F(MainWindowTest, ABackendChangeAfterACancelledLoadStillRunsTheModel) {
     ASSERT_TRUE(load(bundled()));
     m_engine->cancelLoad();
-    QSignalSpy backends(m_engine->worker(), &InferenceWorker::backendChanged);
-    auto global = m_window.global_settings();
-    global.backend = QStringLiteral("vulkan:0");
-    m_window.apply_global_settings(global);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !backends.isEmpty(); }, 30000));
-    EXPECT_TRUE(backends.back()[0].toString().startsWith("vulkan"))
-        << backends.back()[1].toString().toStdString();
+    const auto [name, notice] = switch_backend("vulkan:0");
+    EXPECT_TRUE(name.startsWith("vulkan")) << notice.toStdString();
     type_and_send("Once upon a time");
     ASSERT_TRUE(wait_finished());
     EXPECT_FALSE(last_answer().isEmpty());

@@ -6,6 +6,7 @@
 
 #include <cmath>
 
+#include "tests/support/backend_checks.h"
 #include "tests/support/fixture_check.h"
 #include "tests/support/shared_data.h"
 
@@ -65,15 +66,7 @@ TEST(CpuBackend, SgemmPrefillAgreesWithTheIntegerKernels) {
 TEST(CpuBackend, RefusesWhatDoesNotFitAndLeavesTheSequenceAsItWas) {
     const auto model = Model::load(test::model_path("stories260K.gguf"));
     CpuBackend backend(*model, {.threads = 2});
-    auto sequence = backend.create_sequence(4);
-    const std::vector<int32_t> three{1, 403, 407}, two{261, 378};
-    backend.forward(three, *sequence, LogitRows::Last);
-    EXPECT_THROW(backend.forward(two, *sequence, LogitRows::Last), ContextFullError);
-    EXPECT_EQ(sequence->size(), 3);
-    const std::vector<int32_t> bad{9999};
-    EXPECT_THROW(backend.forward(bad, *sequence, LogitRows::Last), std::out_of_range);
-    sequence->truncate(1);
-    EXPECT_EQ(backend.forward(two, *sequence, LogitRows::Last).size(), 512u);
+    test::expect_context_limits(backend);
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include "engine/tokenizer.h"
 #include "engine/vulkan/device.h"
 #include "engine/vulkan/self_test.h"
+#include "tests/support/backend_checks.h"
 #include "tests/support/fixture_check.h"
 #include "tests/support/shared_data.h"
 
@@ -170,17 +171,7 @@ TEST(VulkanBackend, PiecesAndStagingGiveTheSameLogits) {
 TEST(VulkanBackend, RefusesWhatDoesNotFitAndLeavesTheSequenceAsItWas) {
     const auto model = Model::load(test::model_path("stories260K.gguf"));
     VulkanBackend backend(*model, on_lavapipe());
-    auto sequence = backend.create_sequence(4);
-    const std::vector<int32_t> three{1, 403, 407}, two{261, 378};
-    backend.forward(three, *sequence, LogitRows::Last);
-    EXPECT_THROW(backend.forward(two, *sequence, LogitRows::Last), ContextFullError);
-    EXPECT_EQ(sequence->size(), 3);
-    const std::vector<int32_t> bad{9999};
-    EXPECT_THROW(backend.forward(bad, *sequence, LogitRows::Last), std::out_of_range);
-    RecordingPicker picker(greedy());
-    EXPECT_THROW(backend.decode(*sequence, 403, 2, picker), ContextFullError);
-    sequence->truncate(1);
-    EXPECT_EQ(backend.forward(two, *sequence, LogitRows::Last).size(), 512u);
+    test::expect_context_limits(backend);
 }
 
 // Dropping positions (the rolling window) on the device: the same cache as the CPU backend's
