@@ -49,13 +49,15 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
       m_options(std::move(options)),
       m_pool(m_options.threads),
       m_dots(kernels::dot_table()),
+      m_gemm(kernels::gemm_table()),
       m_rope(model) {
     openblas_set_num_threads(m_pool.size());
 }
 
 std::string CpuBackend::name() const {
-    return "cpu (" + std::string(kernels::isa_name(kernels::best_isa())) + ", " +
-           std::to_string(m_pool.size()) + " threads)";
+    std::string isa(kernels::isa_name(kernels::best_isa()));
+    if (m_gemm != nullptr) isa += std::string(" + ") + m_gemm->name;
+    return "cpu (" + isa + ", " + std::to_string(m_pool.size()) + " threads)";
 }
 
 size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity) {
@@ -66,42 +68,47 @@ size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity) {
 size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& options) {
     const ModelConfig& config = model.config();
     const auto& dots = kernels::dot_table();
-    int largest = 1, largest_integer = 1;  // chunk sizes; integer products run below the threshold
-    for (const int size : options.chunk_sizes) {
-        largest = std::max(largest, size);
-        if (size < options.blas_threshold) largest_integer = std::max(largest_integer, size);
-    }
+    const kernels::GemmTable* gemm = kernels::gemm_table();
+    int largest = 1;
+    for (const int size : options.chunk_sizes) largest = std::max(largest, size);
     const size_t dim = static_cast<size_t>(config.embedding_length);
     const size_t ffn = static_cast<size_t>(config.feed_forward_length);
     const size_t per_token = 3 * dim + 2 * static_cast<size_t>(config.query_dim()) +
                              2 * static_cast<size_t>(config.kv_dim()) + 2 * ffn;
-    size_t bytes = per_token * static_cast<size_t>(largest) * sizeof(float);
-    // Quantised activations: the widest group of products sharing one input.
-    const auto group_bytes = [&](std::initializer_list<const WeightMatrix*> group, size_t rows) {
+    const size_t floats = per_token * static_cast<size_t>(largest) * sizeof(float);
+    // Mirrors matmul_group: the buffer each product of each step size uses, at its widest.
+    size_t activations = 0, panel = 0, tile = 0;
+    const auto visit = [&](std::initializer_list<const WeightMatrix*> group, int count) {
         std::vector<kernels::ActivationFormat> formats;
-        size_t total = 0;
+        size_t quantised = 0;
         for (const auto* w : group) {
-            const auto format = dots.format[static_cast<uint32_t>(w->type)];
-            if (std::find(formats.begin(), formats.end(), format) != formats.end()) continue;
-            formats.push_back(format);
-            total += kernels::activation_row_bytes(format, static_cast<size_t>(w->columns)) * rows;
+            const auto id = static_cast<uint32_t>(w->type);
+            const size_t columns = static_cast<size_t>(w->columns);
+            if (gemm != nullptr && count >= options.panel_threshold && gemm->gemm[id] != nullptr) {
+                panel = std::max(
+                    panel, kernels::panel_blocks(count, columns) * sizeof(kernels::PanelBlock));
+            } else if (count >= options.blas_threshold) {
+                tile = std::max(tile, kTileRows * columns * sizeof(float));
+            } else if (std::find(formats.begin(), formats.end(), dots.format[id]) ==
+                       formats.end()) {
+                formats.push_back(dots.format[id]);
+                quantised += kernels::activation_row_bytes(dots.format[id], columns) * count;
+            }
         }
-        return total;
+        activations = std::max(activations, quantised);
     };
     const auto& weights = model.weights();
-    const size_t rows = static_cast<size_t>(largest_integer);
-    size_t activations = group_bytes({&weights.output}, rows);
-    for (const auto& layer : weights.layers) {
-        activations = std::max(
-            {activations, group_bytes({&layer.query, &layer.key, &layer.value}, rows),
-             group_bytes({&layer.attention_output}, rows),
-             group_bytes({&layer.gate, &layer.up}, rows), group_bytes({&layer.down}, rows)});
+    for (const int count : options.chunk_sizes) {
+        for (const auto& layer : weights.layers) {
+            visit({&layer.query, &layer.key, &layer.value}, count);
+            visit({&layer.attention_output}, count);
+            visit({&layer.gate, &layer.up}, count);
+            visit({&layer.down}, count);
+        }
     }
-    bytes += activations;
-    if (largest >= options.blas_threshold) {
-        bytes += kTileRows * std::max(dim, ffn) * sizeof(float);
-    }
-    return bytes + static_cast<size_t>(config.vocab_size) * sizeof(float);  // one logits row
+    visit({&weights.output}, 1);  // the LM head runs on the last row
+    return floats + activations + panel + tile +
+           static_cast<size_t>(config.vocab_size) * sizeof(float);  // one logits row
 }
 
 size_t CpuBackend::allocated_working_bytes() const {
@@ -111,6 +118,7 @@ size_t CpuBackend::allocated_working_bytes() const {
         floats += buffer->size();
     }
     return floats * sizeof(float) + m_activations.size() +
+           m_panel.size() * sizeof(kernels::PanelBlock) +
            static_cast<size_t>(m_config.vocab_size) * sizeof(float);
 }
 
@@ -187,11 +195,33 @@ void CpuBackend::matmul(const WeightMatrix& w, const float* in, int count, float
     matmul_group({{&w, out}}, in, count);
 }
 
+bool CpuBackend::uses_panel(const WeightMatrix& w, int count) const {
+    return m_gemm != nullptr && count >= m_options.panel_threshold &&
+           m_gemm->gemm[static_cast<uint32_t>(w.type)] != nullptr;
+}
+
 void CpuBackend::matmul_group(std::initializer_list<Product> products, const float* in, int count) {
+    Product panel[4], other[4];
+    size_t panel_count = 0, other_count = 0;
+    for (const auto& product : products) {
+        if (uses_panel(*product.weights, count)) {
+            panel[panel_count++] = product;
+        } else {
+            other[other_count++] = product;
+        }
+    }
+    if (panel_count > 0) matmul_panel(std::span(panel, panel_count), in, count);
+    if (other_count == 0) return;
     if (count >= m_options.blas_threshold) {
-        for (const auto& product : products) matmul_blas(*product.weights, in, count, product.out);
+        for (size_t p = 0; p < other_count; ++p) {
+            matmul_blas(*other[p].weights, in, count, other[p].out);
+        }
         return;
     }
+    matmul_dots(std::span(other, other_count), in, count);
+}
+
+void CpuBackend::matmul_dots(std::span<const Product> products, const float* in, int count) {
     struct Part {
         const WeightMatrix* w;
         float* out;
@@ -200,7 +230,7 @@ void CpuBackend::matmul_group(std::initializer_list<Product> products, const flo
     };
     Part parts[4];
     size_t part_count = 0, total_rows = 0, used = 0;
-    const size_t columns = static_cast<size_t>(products.begin()->weights->columns);
+    const size_t columns = static_cast<size_t>(products.front().weights->columns);
     kernels::ActivationFormat prepared[4];
     size_t prepared_offset[4];
     size_t prepared_count = 0;
@@ -245,6 +275,39 @@ void CpuBackend::matmul_group(std::initializer_list<Product> products, const flo
                         row, activations + part.activation_offset + t * part.stride, columns);
                 }
             }
+        }
+    });
+}
+
+// The panel is packed once for the group (split over the pool), then the products' rows are
+// handed out in tiles of 16, each thread running the kernel over its tiles for every token.
+void CpuBackend::matmul_panel(std::span<const Product> products, const float* in, int count) {
+    constexpr size_t kRowTile = 16;
+    const size_t columns = static_cast<size_t>(products.front().weights->columns);
+    const size_t tokens = static_cast<size_t>(count);
+    const size_t blocks = kernels::panel_blocks(tokens, columns);
+    if (m_panel.size() < blocks) m_panel.resize(blocks);
+    kernels::PanelBlock* panel = m_panel.data();
+    m_pool.parallel_for(blocks, 8, [&](size_t begin, size_t end) {
+        m_gemm->pack(in, tokens, columns, panel, begin, end);
+    });
+    size_t first_tile[5] = {};
+    for (size_t p = 0; p < products.size(); ++p) {
+        const size_t rows = static_cast<size_t>(products[p].weights->rows);
+        first_tile[p + 1] = first_tile[p] + (rows + kRowTile - 1) / kRowTile;
+    }
+    m_pool.parallel_for(first_tile[products.size()], 1, [&](size_t begin, size_t end) {
+        for (size_t p = 0; p < products.size(); ++p) {
+            const size_t from = std::max(begin, first_tile[p]),
+                         to = std::min(end, first_tile[p + 1]);
+            if (from >= to) continue;
+            const WeightMatrix& w = *products[p].weights;
+            const size_t rows = static_cast<size_t>(w.rows);
+            const size_t first_row = (from - first_tile[p]) * kRowTile;
+            const size_t last_row = std::min(rows, (to - first_tile[p]) * kRowTile);
+            m_gemm->gemm[static_cast<uint32_t>(w.type)](
+                w.row(static_cast<int64_t>(first_row)), w.row_bytes, last_row - first_row, panel,
+                tokens, columns, products[p].out + first_row, rows);
         }
     });
 }

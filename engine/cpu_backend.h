@@ -4,6 +4,7 @@
 // LM head runs only on the rows asked for.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "engine/backend.h"
@@ -11,14 +12,18 @@
 #include "engine/rope.h"
 #include "engine/thread_pool.h"
 #include "kernels/dot.h"
+#include "kernels/gemm.h"
 
 namespace hearth {
 
 struct CpuBackendOptions {
     int threads = 0;                                   // 0: one per hardware thread
     std::vector<int> chunk_sizes{1, 8, 64, 256, 512};  // prefill step variants
-    // From this many tokens in one product on, weights are dequantised in tiles and multiplied
-    // with OpenBLAS sgemm on float activations; below it, integer dot products per token win.
+    // From this many tokens in one product on, formats with panel kernels (kernels/gemm.h, where
+    // the CPU has them) multiply all tokens at once with integer products at full vector width.
+    int panel_threshold = 16;
+    // From this many tokens on, the other formats are dequantised in tiles and multiplied with
+    // OpenBLAS sgemm on float activations; below it, integer dot products per token win.
     int blas_threshold = 128;
 };
 
@@ -58,7 +63,10 @@ private:
         float* out;
     };
     void matmul_group(std::initializer_list<Product> products, const float* in, int count);
+    void matmul_dots(std::span<const Product> products, const float* in, int count);
+    void matmul_panel(std::span<const Product> products, const float* in, int count);
     void matmul_blas(const WeightMatrix& w, const float* in, int count, float* out);
+    bool uses_panel(const WeightMatrix& w, int count) const;
     void normalize(const float* in, const std::vector<float>& weight, int count, float* out) const;
 
     const Model& m_model;
@@ -66,11 +74,13 @@ private:
     CpuBackendOptions m_options;
     ThreadPool m_pool;
     const kernels::DotTable& m_dots;
+    const kernels::GemmTable* m_gemm;  // null where the CPU has no panel kernels
     Rope m_rope;
     // Scratch, sized for the largest chunk once and reused: no allocation per token.
     std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_gate, m_up,
         m_projected;
     std::vector<std::byte> m_activations;
+    std::vector<kernels::PanelBlock> m_panel;
     std::vector<float> m_weight_tile;
 };
 

@@ -142,10 +142,9 @@ float dot_k_quant(const void* w, const void* a, size_t n) {
         for (int j = 0; j < 8; ++j) {
             uint8_t scale, minimum;
             unpack_scale_min_k4(j, x.scales, scale, minimum);
-            const uint8_t* quants = x.quants + 32 * (j / 2);
             int32_t dot = 0;
             for (int l = 0; l < 32; ++l) {
-                int q = (j % 2 == 0) ? (quants[l] & 0x0f) : (quants[l] >> 4);
+                int q = k_quant_nibble(x.quants, j, l);
                 if constexpr (kFiveBit) q += (x.high_bits[l] >> j & 1) << 4;
                 dot += q * y.quants[32 * j + l];
             }

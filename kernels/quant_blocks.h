@@ -83,4 +83,16 @@ inline void unpack_scale_min_k4(int index, const uint8_t* packed, uint8_t& scale
     }
 }
 
+// Element `index` (0..31) of sub-block `sub_block` (0..7) of a Q4_K/Q5_K super-block's nibbles:
+// sub-blocks 2j and 2j+1 share 32 bytes, the even one in the low nibbles.
+inline int k_quant_nibble(const uint8_t* quants, int sub_block, int index) {
+    const uint8_t byte = quants[32 * (sub_block / 2) + index];
+    return sub_block % 2 == 0 ? (byte & 0x0f) : (byte >> 4);
+}
+
+// Element `index` (0..31) of a Q4_0 block, as its unsigned nibble (the value is nibble - 8).
+inline int q4_0_nibble(const BlockQ4_0& block, int index) {
+    return index < 16 ? (block.quants[index] & 0x0f) : (block.quants[index - 16] >> 4);
+}
+
 }  // namespace hearth::kernels

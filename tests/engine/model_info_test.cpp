@@ -9,9 +9,10 @@
 namespace hearth {
 namespace {
 
-// The picker's memory estimate is exact: after running every path (a prefill step of the
-// largest chunk size, which uses weight tiles, and single-token decode steps, which use
-// quantised activations), the backend holds exactly the scratch the estimate counted.
+// The picker's memory estimate is exact: after running a step of every chunk size (the largest
+// uses token panels or weight tiles, the small ones quantised activations, 64 tokens a mix of
+// both where a format has no panel kernel), the backend holds exactly the scratch the estimate
+// counted.
 TEST(ModelInfo, TheWorkingMemoryEstimateIsWhatTheBackendAllocates) {
     for (const char* name :
          {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf", "synth-qwen2-256-Q8_0.gguf"}) {
@@ -24,6 +25,7 @@ TEST(ModelInfo, TheWorkingMemoryEstimateIsWhatTheBackendAllocates) {
         for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int32_t>(1 + i % 200);
         backend.forward(prompt, *sequence, LogitRows::Last);
         backend.forward(std::span(prompt).first(64), *sequence, LogitRows::Last);
+        backend.forward(std::span(prompt).first(8), *sequence, LogitRows::Last);
         const int32_t token = 5;
         backend.forward(std::span(&token, 1), *sequence, LogitRows::Last);
         EXPECT_EQ(backend.allocated_working_bytes(), info.working_bytes) << name;

@@ -12,60 +12,10 @@
 #include "kernels/activation_blocks.h"
 #include "kernels/half.h"
 #include "kernels/quantize.h"
+#include "tests/support/random_weights.h"
 
 namespace hearth::kernels {
 namespace {
-
-std::vector<float> random_floats(size_t n, std::mt19937& random, float spread = 1.0f) {
-    std::normal_distribution<float> normal(0.0f, spread);
-    std::vector<float> values(n);
-    for (auto& v : values) v = normal(random);
-    return values;
-}
-
-// Random bytes, then every f16 scale field made a sane number so the block is a plausible one.
-std::vector<std::byte> random_weights(TensorType type, size_t n, std::mt19937& random) {
-    const auto& info = tensor_type_info(type);
-    std::vector<std::byte> bytes(tensor_bytes(type, n));
-    const auto as_floats = random_floats(n, random, 0.05f);
-    switch (type) {
-        case TensorType::F32:
-            std::memcpy(bytes.data(), as_floats.data(), bytes.size());
-            return bytes;
-        case TensorType::F16:
-            quantize_f16(as_floats.data(), bytes.data(), n);
-            return bytes;
-        case TensorType::BF16:
-            quantize_bf16(as_floats.data(), bytes.data(), n);
-            return bytes;
-        case TensorType::Q8_0:
-            quantize_q8_0(as_floats.data(), bytes.data(), n);
-            return bytes;
-        case TensorType::Q4_0:
-            quantize_q4_0(as_floats.data(), bytes.data(), n);
-            return bytes;
-        case TensorType::Q4_K:
-            quantize_q4_k(as_floats.data(), bytes.data(), n);
-            return bytes;
-        case TensorType::Q6_K:
-            quantize_q6_k(as_floats.data(), bytes.data(), n);
-            return bytes;
-        default:
-            break;
-    }
-    std::uniform_int_distribution<int> byte(0, 255);
-    for (auto& b : bytes) b = static_cast<std::byte>(byte(random));
-    // Q4_1/Q5_0/Q5_1 start with f16 scale (and minimum); Q5_K with f16 scale and minimum.
-    const int halves = (type == TensorType::Q5_0) ? 1 : 2;
-    for (size_t block = 0; block < n / info.block_elements; ++block) {
-        for (int h = 0; h < halves; ++h) {
-            const uint16_t value =
-                float_to_half(0.01f * static_cast<float>(byte(random) + 1) / 256.0f);
-            std::memcpy(bytes.data() + block * info.block_bytes + 2 * h, &value, 2);
-        }
-    }
-    return bytes;
-}
 
 // What the activations stand for after quantisation, so the reference sees the same inputs.
 std::vector<float> dequantized_activations(ActivationFormat format,

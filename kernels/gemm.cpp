@@ -1,0 +1,43 @@
+#include "kernels/gemm.h"
+
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+#include "kernels/gemm_vnni.h"
+#endif
+
+namespace hearth::kernels {
+namespace {
+
+// ggml type ids of the formats with panel kernels.
+enum TypeId { kQ4_0 = 2, kQ8_0 = 8, kQ4_K = 12 };
+
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+bool cpu_has_vnni512() {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
+           __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma");
+}
+
+GemmTable vnni_table() {
+    GemmTable table;
+    table.gemm[kQ4_0] = vnni::gemm_q4_0;
+    table.gemm[kQ8_0] = vnni::gemm_q8_0;
+    table.gemm[kQ4_K] = vnni::gemm_q4_k;
+    table.pack = vnni::pack;
+    table.name = "AVX-512 VNNI";
+    return table;
+}
+#endif
+
+}  // namespace
+
+const GemmTable* gemm_table() {
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+    static const GemmTable table = vnni_table();
+    static const bool available = cpu_has_vnni512();
+    if (available) return &table;
+#endif
+    return nullptr;
+}
+
+}  // namespace hearth::kernels

@@ -1,0 +1,96 @@
+// The twins of gemm_vnni.cpp: the same sums over the same panel, one token and row at a time,
+// with the same float operations per block so the two agree to rounding.
+#include <cmath>
+
+#include "kernels/gemm.h"
+#include "kernels/half.h"
+#include "kernels/quant_blocks.h"
+
+namespace hearth::kernels {
+namespace {
+
+int32_t panel_quant(const PanelBlock& block, size_t lane, int i) {
+    return block.quads[i / 4][lane][i % 4];
+}
+
+// The *_0 formats: one f16 scale and 32 signed values a block.
+template <typename Block, int (*kValue)(const Block&, int)>
+struct ZeroFormat {
+    static constexpr size_t kPanelBlocks = 1;
+    static float block(const void* row, size_t index, const PanelBlock* panel, size_t lane,
+                       float acc) {
+        const Block& w = static_cast<const Block*>(row)[index];
+        int32_t sum = 0;
+        for (int i = 0; i < 32; ++i) sum += kValue(w, i) * panel_quant(panel[0], lane, i);
+        return std::fma(static_cast<float>(sum), half_to_float(w.scale) * panel[0].scale[lane],
+                        acc);
+    }
+};
+
+int q4_0_value(const BlockQ4_0& w, int i) {
+    return q4_0_nibble(w, i) - 8;
+}
+int q8_0_value(const BlockQ8_0& w, int i) {
+    return w.quants[i];
+}
+using Q4_0Format = ZeroFormat<BlockQ4_0, q4_0_value>;
+using Q8_0Format = ZeroFormat<BlockQ8_0, q8_0_value>;
+
+// A 256-element super-block over eight panel blocks, one per sub-block.
+struct Q4_KFormat {
+    static constexpr size_t kPanelBlocks = 8;
+    static float block(const void* row, size_t index, const PanelBlock* panel, size_t lane,
+                       float acc) {
+        const auto& w = static_cast<const BlockQ4_K*>(row)[index];
+        const float d = half_to_float(w.scale), minimum = half_to_float(w.minimum);
+        for (int j = 0; j < 8; ++j) {
+            uint8_t scale, min;
+            unpack_scale_min_k4(j, w.scales, scale, min);
+            int32_t sum = 0;
+            for (int i = 0; i < 32; ++i) {
+                sum += k_quant_nibble(w.quants, j, i) * panel_quant(panel[j], lane, i);
+            }
+            acc = std::fma(static_cast<float>(sum), d * scale * panel[j].scale[lane], acc);
+            acc = std::fma(-(minimum * min), panel[j].scaled_sum[lane], acc);
+        }
+        return acc;
+    }
+};
+
+template <typename Format>
+void gemm(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+          size_t tokens, size_t columns, float* out, size_t out_stride) {
+    const size_t panel_row = columns / 32;  // panel blocks per group
+    const size_t blocks = panel_row / Format::kPanelBlocks;
+    for (size_t t = 0; t < tokens; ++t) {
+        const PanelBlock* group = panel + t / kPanelTokens * panel_row;
+        const size_t lane = t % kPanelTokens;
+        for (size_t r = 0; r < rows; ++r) {
+            const void* row = static_cast<const std::byte*>(weights) + r * row_bytes;
+            float acc = 0.0f;
+            for (size_t b = 0; b < blocks; ++b) {
+                acc = Format::block(row, b, group + b * Format::kPanelBlocks, lane, acc);
+            }
+            out[t * out_stride + r] = acc;
+        }
+    }
+}
+
+GemmTable make_table() {
+    GemmTable table;
+    table.gemm[2] = gemm<Q4_0Format>;  // ggml type ids
+    table.gemm[8] = gemm<Q8_0Format>;
+    table.gemm[12] = gemm<Q4_KFormat>;
+    table.pack = pack_panel;
+    table.name = "scalar";
+    return table;
+}
+
+}  // namespace
+
+const GemmTable& scalar_gemm_table() {
+    static const GemmTable table = make_table();
+    return table;
+}
+
+}  // namespace hearth::kernels

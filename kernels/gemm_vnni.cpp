@@ -1,0 +1,311 @@
+// AVX-512 VNNI products of weight rows with a token panel (this file alone is compiled with
+// AVX-512; it runs only after gemm_table() confirmed the CPU has it). Each 4-byte word of a
+// weight block is broadcast to all 16 lanes and multiplied by dpbusd with the matching quad of
+// 16 tokens, so a weight block is unpacked once for up to 64 tokens. Unsigned weight bytes meet
+// signed activation bytes, as dpbusd wants; the offsets that makes (Q4_0's 8, Q8_0's 128) come
+// back out through the panel's per-token sums.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "kernels/gemm_vnni.h"
+#include "kernels/quant_blocks.h"
+
+namespace hearth::kernels::vnni {
+namespace {
+
+constexpr size_t kTileRows = 16;    // rows whose partial sums live on the stack
+constexpr size_t kChunkBlocks = 8;  // panel blocks per group kept in L1 across a tile's rows
+constexpr int kMaxGroups = 4;       // groups of 16 tokens per pass over the weights
+// The small fixed loops below are unrolled by pragma: only then do their vector arrays live in
+// registers at -O2 (otherwise each weight word and accumulator goes through the stack).
+
+inline float half(uint16_t bits) {
+    return _cvtsh_ss(bits);
+}
+
+inline __m512i broadcast_word(const uint8_t* bytes) {
+    int32_t word;
+    std::memcpy(&word, bytes, 4);
+    return _mm512_set1_epi32(word);
+}
+
+inline __m512i quad(const PanelBlock& block, int index) {
+    return _mm512_load_si512(block.quads[index]);
+}
+
+inline __m512i negated_sum(const PanelBlock& block, int shift) {
+    return _mm512_sub_epi32(_mm512_setzero_si512(),
+                            _mm512_slli_epi32(_mm512_load_si512(block.sum), shift));
+}
+
+// One 32-element unit (a *_0 block, a k-quant sub-block) of R rows times G groups: each panel
+// quad is loaded once for all R rows, each weight word unpacked once for all G groups.
+// word(r, q) gives row r's unsigned weights for quad q; scale[r] the unit's weight scale;
+// minimum[r] (k-quants) what multiplies the tokens' scaled sums; `shift` the log2 of the offset
+// the unsigned weights carry (0: none).
+template <int R, int G, typename Words>
+inline void accumulate_unit(const Words& word, const __m512* scale, const __m512* minimum,
+                            int shift, const PanelBlock* panel, size_t stride,
+                            __m512 (&acc)[R][G]) {
+    __m512i sums[R][G];
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+        const __m512i start =
+            shift != 0 ? negated_sum(panel[g * stride], shift) : _mm512_setzero_si512();
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) sums[r][g] = start;
+    }
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; ++q) {
+        __m512i weights[R];
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) weights[r] = word(r, q);
+#pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) {
+            const __m512i activations = quad(panel[g * stride], q);
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r) {
+                sums[r][g] = _mm512_dpbusd_epi32(sums[r][g], weights[r], activations);
+            }
+        }
+    }
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+        const __m512 token_scale = _mm512_load_ps(panel[g * stride].scale);
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) {
+            acc[r][g] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums[r][g]),
+                                        _mm512_mul_ps(scale[r], token_scale), acc[r][g]);
+            if (minimum != nullptr) {
+                acc[r][g] = _mm512_fnmadd_ps(
+                    minimum[r], _mm512_load_ps(panel[g * stride].scaled_sum), acc[r][g]);
+            }
+        }
+    }
+}
+
+// Nibble `high` (0 or 1) of four packed bytes, broadcast to every lane.
+inline __m512i nibbles(const uint8_t* bytes, int high) {
+    const __m512i word = broadcast_word(bytes);
+    return _mm512_and_si512(high != 0 ? _mm512_srli_epi32(word, 4) : word, _mm512_set1_epi8(0x0f));
+}
+
+// The *_0 formats: one f16 scale a block; Words::word(block, q) gives quad q's unsigned weights
+// (elements 4q..4q+3), offset by 2^kShift.
+template <typename Block, typename Words>
+struct ZeroKernel {
+    static constexpr size_t kPanelBlocks = 1;
+    template <int R, int G>
+    static void block(const std::byte* const* rows, size_t index, const PanelBlock* panel,
+                      size_t stride, __m512 (&acc)[R][G]) {
+        const Block* blocks[R];
+        __m512 scale[R];
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) {
+            blocks[r] = reinterpret_cast<const Block*>(rows[r]) + index;
+            scale[r] = _mm512_set1_ps(half(blocks[r]->scale));
+        }
+        const auto word = [&](int r, int q) { return Words::word(*blocks[r], q); };
+        accumulate_unit<R, G>(word, scale, nullptr, Words::kShift, panel, stride, acc);
+    }
+};
+
+// Q4_0: elements 4q.. are the low nibbles of bytes 4q.. for q < 4, the high nibbles of bytes
+// 4(q-4).. after that; nibbles are the values + 8.
+struct Q4_0Words {
+    static constexpr int kShift = 3;
+    static __m512i word(const BlockQ4_0& block, int q) {
+        return nibbles(block.quants + 4 * (q % 4), q / 4);
+    }
+};
+
+// Q8_0: signed bytes made unsigned by adding 128 (flipping the top bit).
+struct Q8_0Words {
+    static constexpr int kShift = 7;
+    static __m512i word(const BlockQ8_0& block, int q) {
+        return _mm512_xor_si512(
+            broadcast_word(reinterpret_cast<const uint8_t*>(block.quants) + 4 * q),
+            _mm512_set1_epi8(static_cast<char>(0x80)));
+    }
+};
+
+using Q4_0Kernel = ZeroKernel<BlockQ4_0, Q4_0Words>;
+using Q8_0Kernel = ZeroKernel<BlockQ8_0, Q8_0Words>;
+
+// Sub-block j of a Q4_K super-block: the low (even j) or high (odd j) nibbles of bytes
+// 32(j/2)..+32, with its own 6-bit scale and minimum; each sub-block meets its own panel block.
+struct Q4_KKernel {
+    static constexpr size_t kPanelBlocks = 8;
+    template <int R, int G>
+    static void block(const std::byte* const* rows, size_t index, const PanelBlock* panel,
+                      size_t stride, __m512 (&acc)[R][G]) {
+        const BlockQ4_K* blocks[R];
+        float d[R], dmin[R];
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) {
+            blocks[r] = reinterpret_cast<const BlockQ4_K*>(rows[r]) + index;
+            d[r] = half(blocks[r]->scale);
+            dmin[r] = half(blocks[r]->minimum);
+        }
+        for (int j = 0; j < 8; ++j) {
+            __m512 scale[R], minimum[R];
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r) {
+                uint8_t sub_scale, sub_minimum;
+                unpack_scale_min_k4(j, blocks[r]->scales, sub_scale, sub_minimum);
+                scale[r] = _mm512_set1_ps(d[r] * sub_scale);
+                minimum[r] = _mm512_set1_ps(dmin[r] * sub_minimum);
+            }
+            const auto word = [&](int r, int q) {
+                return nibbles(blocks[r]->quants + 32 * (j / 2) + 4 * q, j % 2);
+            };
+            accumulate_unit<R, G>(word, scale, minimum, 0, panel + j, stride, acc);
+        }
+    }
+};
+
+// R rows of a tile over blocks [begin, end), their sums carried in `partial` between chunks.
+template <typename Kernel, int R, int G>
+void rows_chunk(const std::byte* const* rows, size_t begin, size_t end, const PanelBlock* panel,
+                size_t stride, float (*partial)[G][kPanelTokens]) {
+    __m512 acc[R][G];
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) {
+            acc[r][g] = begin == 0 ? _mm512_setzero_ps() : _mm512_load_ps(partial[r][g]);
+        }
+    }
+    for (size_t b = begin; b < end; ++b) {
+        Kernel::template block<R, G>(rows, b, panel + b * Kernel::kPanelBlocks, stride, acc);
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+#pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) _mm512_store_ps(partial[r][g], acc[r][g]);
+    }
+}
+
+// One pass of up to four groups over all rows: tiles of rows, each walked chunk by chunk so the
+// chunk's panel blocks stay in L1 while every row of the tile uses them, two rows at a time.
+template <typename Kernel, int G>
+void pass(const std::byte* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+          size_t panel_row, size_t tokens, float* out, size_t out_stride) {
+    const size_t blocks = panel_row / Kernel::kPanelBlocks;
+    const size_t chunk = std::max<size_t>(1, kChunkBlocks / Kernel::kPanelBlocks);
+    alignas(64) float partial[kTileRows][G][kPanelTokens];
+    for (size_t first = 0; first < rows; first += kTileRows) {
+        const size_t tile = std::min(kTileRows, rows - first);
+        for (size_t begin = 0; begin < blocks; begin += chunk) {
+            const size_t end = std::min(blocks, begin + chunk);
+            for (size_t r = 0; r < tile; r += 2) {
+                const std::byte* pair[2] = {weights + (first + r) * row_bytes,
+                                            weights + (first + r + 1) * row_bytes};
+                if (r + 1 < tile) {
+                    rows_chunk<Kernel, 2, G>(pair, begin, end, panel, panel_row, partial + r);
+                } else {
+                    rows_chunk<Kernel, 1, G>(pair, begin, end, panel, panel_row, partial + r);
+                }
+            }
+        }
+        for (size_t t = 0; t < tokens; ++t) {
+            float* destination = out + t * out_stride + first;
+            for (size_t r = 0; r < tile; ++r) {
+                destination[r] = partial[r][t / kPanelTokens][t % kPanelTokens];
+            }
+        }
+    }
+}
+
+template <typename Kernel>
+void gemm(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+          size_t tokens, size_t columns, float* out, size_t out_stride) {
+    const size_t panel_row = columns / 32;
+    const size_t groups = panel_groups(tokens);
+    const auto* bytes = static_cast<const std::byte*>(weights);
+    for (size_t first = 0; first < groups; first += kMaxGroups) {
+        const size_t count = std::min<size_t>(kMaxGroups, groups - first);
+        const size_t done = first * kPanelTokens;
+        const size_t pass_tokens = std::min(tokens - done, count * kPanelTokens);
+        const PanelBlock* pass_panel = panel + first * panel_row;
+        float* pass_out = out + done * out_stride;
+        switch (count) {
+            case 1:
+                pass<Kernel, 1>(bytes, row_bytes, rows, pass_panel, panel_row, pass_tokens,
+                                pass_out, out_stride);
+                break;
+            case 2:
+                pass<Kernel, 2>(bytes, row_bytes, rows, pass_panel, panel_row, pass_tokens,
+                                pass_out, out_stride);
+                break;
+            case 3:
+                pass<Kernel, 3>(bytes, row_bytes, rows, pass_panel, panel_row, pass_tokens,
+                                pass_out, out_stride);
+                break;
+            default:
+                pass<Kernel, 4>(bytes, row_bytes, rows, pass_panel, panel_row, pass_tokens,
+                                pass_out, out_stride);
+                break;
+        }
+    }
+}
+
+// quantize_row_q8 for 16 tokens at once, bit for bit: the same maximum, the same division and
+// reciprocal, a round-to-nearest-even of the same product.
+void pack_block(const float* x, size_t tokens_left, size_t columns, PanelBlock& out) {
+    std::memset(&out, 0, sizeof out);
+    alignas(64) int8_t quants[kPanelTokens][32];
+    for (size_t lane = 0; lane < std::min(kPanelTokens, tokens_left); ++lane) {
+        const float* values = x + lane * columns;
+        const __m512 first = _mm512_loadu_ps(values), second = _mm512_loadu_ps(values + 16);
+        const float largest =
+            _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(first), _mm512_abs_ps(second)));
+        const float scale = largest / 127.0f;
+        const __m512 inverse = _mm512_set1_ps(scale != 0.0f ? 1.0f / scale : 0.0f);
+        const auto quantise = [&](__m512 v) {
+            return _mm512_cvtps_epi32(_mm512_roundscale_ps(
+                _mm512_mul_ps(v, inverse), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+        };
+        const __m512i low = quantise(first), high = quantise(second);
+        _mm_store_si128(reinterpret_cast<__m128i*>(quants[lane]), _mm512_cvtepi32_epi8(low));
+        _mm_store_si128(reinterpret_cast<__m128i*>(quants[lane] + 16), _mm512_cvtepi32_epi8(high));
+        const int32_t sum = _mm512_reduce_add_epi32(_mm512_add_epi32(low, high));
+        out.scale[lane] = scale;
+        out.sum[lane] = sum;
+        out.scaled_sum[lane] = scale * static_cast<float>(sum);
+#pragma GCC unroll 8
+        for (size_t q = 0; q < kPanelQuads; ++q)
+            std::memcpy(out.quads[q][lane], quants[lane] + 4 * q, 4);
+    }
+}
+
+}  // namespace
+
+void pack(const float* x, size_t tokens, size_t columns, PanelBlock* panel, size_t first,
+          size_t last) {
+    const size_t blocks = columns / 32;
+    for (size_t index = first; index < last; ++index) {
+        const size_t group = index / blocks, block = index % blocks;
+        const size_t token = group * kPanelTokens;
+        pack_block(x + token * columns + block * 32, tokens - token, columns, panel[index]);
+    }
+}
+
+void gemm_q4_0(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+               size_t tokens, size_t columns, float* out, size_t out_stride) {
+    gemm<Q4_0Kernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
+}
+
+void gemm_q8_0(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+               size_t tokens, size_t columns, float* out, size_t out_stride) {
+    gemm<Q8_0Kernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
+}
+
+void gemm_q4_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+               size_t tokens, size_t columns, float* out, size_t out_stride) {
+    gemm<Q4_KKernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
+}
+
+}  // namespace hearth::kernels::vnni
