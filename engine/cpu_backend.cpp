@@ -10,6 +10,7 @@
 #include "engine/kv_cache.h"
 #include "engine/kv_shift.h"
 #include "engine/prefill_planner.h"
+#include "kernels/attention.h"
 #include "kernels/half.h"
 
 namespace hearth {
@@ -38,8 +39,7 @@ private:
 
 namespace {
 
-constexpr int kAttentionBlock = 64;  // positions scored before each online-softmax update
-constexpr size_t kTileRows = 256;    // weight rows dequantised per sgemm call
+constexpr size_t kTileRows = 256;  // weight rows dequantised per sgemm call
 
 }  // namespace
 
@@ -51,6 +51,12 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
       m_dots(kernels::dot_table()),
       m_gemm(kernels::gemm_table()),
       m_rope(model) {
+    if (static_cast<size_t>(m_config.head_dim) > kernels::kMaxAttentionHeadDim) {
+        throw std::invalid_argument("the CPU backend handles attention heads of up to " +
+                                    std::to_string(kernels::kMaxAttentionHeadDim) +
+                                    " dimensions; this model's have " +
+                                    std::to_string(m_config.head_dim));
+    }
     openblas_set_num_threads(m_pool.size());
 }
 
@@ -373,50 +379,67 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
     for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
 }
 
-// Each (token, head) pair attends over its causal window in blocks: score a block, then fold it
-// into a running maximum, denominator and weighted sum (the online softmax of flash attention).
+// Work items are (KV head, slice of its query heads, tile of tokens): every row of an item reads
+// the same cached keys and values, so the attention kernel converts each block of them once for
+// up to 32 rows. Blocks run in order with an online softmax (flash attention); rows whose
+// causal window ends inside a block see only its first positions.
 void CpuBackend::attend(int layer, int count, CpuSequence& sequence) {
-    const int head_dim = m_config.head_dim;
-    const int group = m_config.head_count / m_config.kv_head_count;
+    constexpr size_t kRowsPerItem = 32;
+    const size_t head_dim = static_cast<size_t>(m_config.head_dim);
+    const size_t group = static_cast<size_t>(m_config.head_count / m_config.kv_head_count);
+    const size_t kv_heads = static_cast<size_t>(m_config.kv_head_count);
     const size_t query_dim = static_cast<size_t>(m_config.query_dim());
+    const size_t tokens = static_cast<size_t>(count);
+    const size_t tile_tokens = std::min(tokens, std::max<size_t>(1, kRowsPerItem / group));
+    const size_t tiles = (tokens + tile_tokens - 1) / tile_tokens;
+    // Enough items for every thread twice over (a decode step has one tile per KV head), as
+    // long as an item keeps four heads to share its converted block; at most kRowsPerItem.
+    const size_t per_slice = kv_heads * tiles;
+    size_t slices =
+        std::clamp<size_t>((2 * static_cast<size_t>(m_pool.size()) + per_slice - 1) / per_slice, 1,
+                           std::max<size_t>(1, group / 4));
+    slices = std::max(slices, (group + kRowsPerItem - 1) / kRowsPerItem);
+    const size_t slice_heads = (group + slices - 1) / slices;
+    slices = (group + slice_heads - 1) / slice_heads;
+    const size_t block = kernels::attention_block_positions(head_dim);
+    const auto attention_block = kernels::attention_block();
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-    const auto dot_f16 = m_dots.dot[static_cast<uint32_t>(TensorType::F16)];
-    const auto add_scaled = kernels::add_scaled_f16();
-    const int first_position = sequence.size();
-    const size_t pairs = static_cast<size_t>(count) * m_config.head_count;
-    m_pool.parallel_for(pairs, 1, [&](size_t begin, size_t end) {
-        float scores[kAttentionBlock];
-        for (size_t pair = begin; pair < end; ++pair) {
-            const int t = static_cast<int>(pair / m_config.head_count);
-            const int h = static_cast<int>(pair % m_config.head_count);
-            const float* query = &m_query[t * query_dim + h * head_dim];
-            float* out = &m_attended[t * query_dim + h * head_dim];
-            std::fill(out, out + head_dim, 0.0f);
-            const size_t kv_offset = static_cast<size_t>(h / group) * head_dim;
-            const int limit = first_position + t + 1;
-            float running_max = -std::numeric_limits<float>::infinity();
-            float denominator = 0.0f;
-            for (int block = 0; block < limit; block += kAttentionBlock) {
-                const int size = std::min(kAttentionBlock, limit - block);
-                float block_max = running_max;
-                for (int i = 0; i < size; ++i) {
-                    scores[i] = dot_f16(sequence.cache().key(layer, block + i) + kv_offset, query,
-                                        head_dim) *
-                                scale;
-                    block_max = std::max(block_max, scores[i]);
+    const size_t first_position = static_cast<size_t>(sequence.size());
+    const auto& cache = sequence.cache();
+    m_pool.parallel_for(kv_heads * slices * tiles, 1, [&](size_t begin, size_t end) {
+        alignas(32) float scratch[kernels::kAttentionScratch];
+        kernels::AttentionRow rows[kRowsPerItem];
+        for (size_t item = begin; item < end; ++item) {
+            const size_t kv = item / (slices * tiles), slice = item / tiles % slices;
+            const size_t first_token = item % tiles * tile_tokens;
+            const size_t last_token = std::min(tokens, first_token + tile_tokens);
+            const size_t first_head = kv * group + slice * slice_heads;
+            const size_t last_head = std::min((kv + 1) * group, first_head + slice_heads);
+            size_t row_count = 0;
+            for (size_t t = first_token; t < last_token; ++t) {
+                for (size_t h = first_head; h < last_head; ++h) {
+                    const size_t offset = t * query_dim + h * head_dim;
+                    std::fill_n(&m_attended[offset], head_dim, 0.0f);
+                    rows[row_count++] = {&m_query[offset], &m_attended[offset],
+                                         -std::numeric_limits<float>::infinity(), 0.0f, 0};
                 }
-                const float correction = std::exp(running_max - block_max);
-                denominator *= correction;
-                for (int d = 0; d < head_dim; ++d) out[d] *= correction;
-                for (int i = 0; i < size; ++i) {
-                    const float weight = std::exp(scores[i] - block_max);
-                    denominator += weight;
-                    add_scaled(weight, sequence.cache().value(layer, block + i) + kv_offset, out,
-                               head_dim);
-                }
-                running_max = block_max;
             }
-            for (int d = 0; d < head_dim; ++d) out[d] /= denominator;
+            const size_t heads = last_head - first_head;
+            const size_t limit = first_position + last_token;  // the last token's window
+            for (size_t start = 0; start < limit; start += block) {
+                const size_t size = std::min(block, limit - start);
+                for (size_t r = 0; r < row_count; ++r) {
+                    const size_t window = first_position + first_token + r / heads + 1;
+                    rows[r].visible = window > start ? std::min(size, window - start) : 0;
+                }
+                const int position = static_cast<int>(start);
+                attention_block(rows, row_count, cache.key(layer, position) + kv * head_dim,
+                                cache.value(layer, position) + kv * head_dim, cache.kv_dim(), size,
+                                head_dim, scale, scratch);
+            }
+            for (size_t r = 0; r < row_count; ++r) {
+                for (size_t d = 0; d < head_dim; ++d) rows[r].out[d] /= rows[r].denominator;
+            }
         }
     });
 }

@@ -97,6 +97,7 @@ inline __m512i nibbles(const uint8_t* bytes, int high) {
 template <typename Block, typename Words>
 struct ZeroKernel {
     static constexpr size_t kPanelBlocks = 1;
+    static constexpr size_t kBlockBytes = sizeof(Block);
     template <int R, int G>
     static void block(const std::byte* const* rows, size_t index, const PanelBlock* panel,
                       size_t stride, __m512 (&acc)[R][G]) {
@@ -138,6 +139,7 @@ using Q8_0Kernel = ZeroKernel<BlockQ8_0, Q8_0Words>;
 // 32(j/2)..+32, with its own 6-bit scale and minimum; each sub-block meets its own panel block.
 struct Q4_KKernel {
     static constexpr size_t kPanelBlocks = 8;
+    static constexpr size_t kBlockBytes = sizeof(BlockQ4_K);
     template <int R, int G>
     static void block(const std::byte* const* rows, size_t index, const PanelBlock* panel,
                       size_t stride, __m512 (&acc)[R][G]) {
@@ -176,6 +178,16 @@ void rows_chunk(const std::byte* const* rows, size_t begin, size_t end, const Pa
 #pragma GCC unroll 8
         for (int g = 0; g < G; ++g) {
             acc[r][g] = begin == 0 ? _mm512_setzero_ps() : _mm512_load_ps(partial[r][g]);
+        }
+    }
+    // The rows' next chunk comes from memory while this one computes: a tile's rows are
+    // separate short streams the hardware prefetcher does not follow.
+    const size_t chunk_bytes = (end - begin) * Kernel::kBlockBytes;
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+        const std::byte* next = rows[r] + end * Kernel::kBlockBytes;
+        for (size_t line = 0; line < chunk_bytes; line += 64) {
+            _mm_prefetch(reinterpret_cast<const char*>(next + line), _MM_HINT_T0);
         }
     }
     for (size_t b = begin; b < end; ++b) {

@@ -1,0 +1,45 @@
+// One block of flash attention over an F16 KV cache: every query row sharing a KV head is
+// scored against the block's keys and folded into its running maximum, denominator and
+// weighted sum of values (the online softmax). The block's keys and values are converted to
+// float once for all rows (a KV head serves a whole GQA group of heads, times several tokens
+// in a prompt), which is where the batching pays.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "kernels/dot.h"
+
+namespace hearth::kernels {
+
+// The scratch (floats) a block needs, the widest head it serves, and how many positions one
+// block may hold: keys and values of a block, converted, fill at most the scratch.
+inline constexpr size_t kAttentionScratch = 16384;
+inline constexpr size_t kMaxAttentionHeadDim = 256;
+inline constexpr size_t attention_block_positions(size_t head_dim) {
+    return head_dim <= 128 ? 64 : 32;
+}
+
+// One query row's state; `out` holds the unnormalised weighted sum (divide by `denominator`
+// after the last block).
+struct AttentionRow {
+    const float* query;  // head_dim
+    float* out;          // head_dim
+    float maximum;       // of the scores so far (-infinity before the first block)
+    float denominator;   // sum of exp(score - maximum) so far
+    size_t visible;      // positions of this block the row may see (its causal limit)
+};
+
+// Folds `count` cached positions (keys and values: f16 rows `stride` elements apart, already at
+// the head's offset) into each row's state; scores are query · key × scale. `scratch` holds
+// kAttentionScratch floats; count ≤ attention_block_positions(head_dim).
+using AttentionBlockFunction = void (*)(AttentionRow* rows, size_t row_count, const uint16_t* keys,
+                                        const uint16_t* values, size_t stride, size_t count,
+                                        size_t head_dim, float scale, float* scratch);
+
+AttentionBlockFunction attention_block(Isa isa);
+inline AttentionBlockFunction attention_block() {
+    return attention_block(best_isa());
+}
+
+}  // namespace hearth::kernels

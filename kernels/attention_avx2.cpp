@@ -1,0 +1,208 @@
+// AVX2 + FMA + F16C attention block (compiled with those instructions alone; chosen at run
+// time). Keys are stored transposed so a query's scores for 32 positions come out of four
+// vector accumulators with no horizontal sums; values stay row-major so each weighted row
+// adds into up to 64 output dimensions held in registers.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/attention_variants.h"
+#include "kernels/half.h"
+
+namespace hearth::kernels::avx2 {
+namespace {
+
+constexpr size_t kScoreLanes = 32;  // positions scored per pass: four 8-lane accumulators
+
+// e^x to about one ulp for x in [-87, 88]: 2^n times a degree-6 polynomial of the remainder.
+__m256 exp(__m256 x) {
+    x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
+    const __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), r);
+    __m256 p = _mm256_set1_ps(1.0f / 720);
+    for (const float c : {1.0f / 120, 1.0f / 24, 1.0f / 6, 0.5f, 1.0f, 1.0f}) {
+        p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(c));
+    }
+    const __m256i exponent =
+        _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(exponent));
+}
+
+// Eight f16 values at `source` as floats (zero where `valid` is false: positions past the block).
+__m256 load_half8(const uint16_t* source, bool valid) {
+    return valid ? _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(source)))
+                 : _mm256_setzero_ps();
+}
+
+// rows[i] (position i, eight dimensions) -> rows[j] (dimension j, eight positions).
+void transpose8(__m256* rows) {
+    __m256 pairs[8], quads[8];
+    for (int i = 0; i < 8; i += 2) {
+        pairs[i] = _mm256_unpacklo_ps(rows[i], rows[i + 1]);
+        pairs[i + 1] = _mm256_unpackhi_ps(rows[i], rows[i + 1]);
+    }
+    for (int i = 0; i < 8; i += 4) {
+        for (int j = 0; j < 2; ++j) {
+            quads[i + j] = _mm256_shuffle_ps(pairs[i + j], pairs[i + j + 2], 0x44);
+            quads[i + j + 2] = _mm256_shuffle_ps(pairs[i + j], pairs[i + j + 2], 0xee);
+        }
+    }
+    // quads[0..3] hold dimensions 0,4 / 1,5 / 2,6 / 3,7 of positions 0-3 (low) and 4-7 (high).
+    const int order[4] = {0, 2, 1, 3};
+    for (int j = 0; j < 4; ++j) {
+        rows[j] = _mm256_permute2f128_ps(quads[order[j]], quads[order[j] + 4], 0x20);
+        rows[j + 4] = _mm256_permute2f128_ps(quads[order[j]], quads[order[j] + 4], 0x31);
+    }
+}
+
+// Keys [count][stride] f16 -> [head_dim][padded] f32, positions past `count` zero; eight
+// positions × eight dimensions at a time through registers.
+void transpose_keys(const uint16_t* keys, size_t stride, size_t count, size_t padded,
+                    size_t head_dim, float* out) {
+    const size_t whole = head_dim / 8 * 8;
+    for (size_t p = 0; p < padded; p += 8) {
+        for (size_t d = 0; d < whole; d += 8) {
+            __m256 rows[8];
+#pragma GCC unroll 8
+            for (int i = 0; i < 8; ++i) {
+                rows[i] = load_half8(keys + (p + i) * stride + d, p + i < count);
+            }
+            transpose8(rows);
+#pragma GCC unroll 8
+            for (int j = 0; j < 8; ++j) _mm256_store_ps(out + (d + j) * padded + p, rows[j]);
+        }
+        for (size_t d = whole; d < head_dim; ++d) {
+            for (size_t i = p; i < p + 8; ++i) {
+                out[d * padded + i] = i < count ? half_to_float(keys[i * stride + d]) : 0.0f;
+            }
+        }
+    }
+}
+
+void convert_values(const uint16_t* values, size_t stride, size_t count, size_t head_dim,
+                    float* out) {
+    for (size_t p = 0; p < count; ++p) {
+        const uint16_t* value = values + p * stride;
+        float* row = out + p * head_dim;
+        size_t d = 0;
+        for (; d + 8 <= head_dim; d += 8) {
+            _mm256_storeu_ps(
+                row + d,
+                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(value + d))));
+        }
+        for (; d < head_dim; ++d) row[d] = half_to_float(value[d]);
+    }
+}
+
+// scores[p] = scale * query · key p, for every padded position.
+void score(const float* query, const float* keys, size_t padded, size_t head_dim, float scale,
+           float* scores) {
+    for (size_t first = 0; first < padded; first += kScoreLanes) {
+        __m256 acc[4] = {_mm256_setzero_ps(), _mm256_setzero_ps(), _mm256_setzero_ps(),
+                         _mm256_setzero_ps()};
+        const float* column = keys + first;
+        for (size_t d = 0; d < head_dim; ++d, column += padded) {
+            const __m256 q = _mm256_broadcast_ss(query + d);
+#pragma GCC unroll 4
+            for (int j = 0; j < 4; ++j) {
+                acc[j] = _mm256_fmadd_ps(q, _mm256_load_ps(column + 8 * j), acc[j]);
+            }
+        }
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {
+            _mm256_store_ps(scores + first + 8 * j, _mm256_mul_ps(acc[j], _mm256_set1_ps(scale)));
+        }
+    }
+}
+
+// out[0 .. 8N) = out * correction + sum over p < visible of weights[p] * values[p][0 .. 8N).
+template <int N>
+void add_weighted(float* out, const float* weights, const float* values, size_t head_dim,
+                  size_t visible, float correction) {
+    __m256 acc[N];
+#pragma GCC unroll 8
+    for (int j = 0; j < N; ++j) {
+        acc[j] = _mm256_mul_ps(_mm256_loadu_ps(out + 8 * j), _mm256_set1_ps(correction));
+    }
+    for (size_t p = 0; p < visible; ++p) {
+        const __m256 w = _mm256_broadcast_ss(weights + p);
+        const float* row = values + p * head_dim;
+#pragma GCC unroll 8
+        for (int j = 0; j < N; ++j)
+            acc[j] = _mm256_fmadd_ps(w, _mm256_loadu_ps(row + 8 * j), acc[j]);
+    }
+#pragma GCC unroll 8
+    for (int j = 0; j < N; ++j) _mm256_storeu_ps(out + 8 * j, acc[j]);
+}
+
+void add_weighted_values(float* out, const float* weights, const float* values, size_t head_dim,
+                         size_t visible, float correction) {
+    size_t d = 0;
+    for (; d + 64 <= head_dim; d += 64) {
+        add_weighted<8>(out + d, weights, values + d, head_dim, visible, correction);
+    }
+    // The last 8..56 dimensions, with as many registers as they fill.
+    using AddWeighted = void (*)(float*, const float*, const float*, size_t, size_t, float);
+    constexpr AddWeighted kRemainder[8] = {nullptr,         add_weighted<1>, add_weighted<2>,
+                                           add_weighted<3>, add_weighted<4>, add_weighted<5>,
+                                           add_weighted<6>, add_weighted<7>};
+    const size_t vectors = (head_dim - d) / 8;
+    if (vectors > 0)
+        kRemainder[vectors](out + d, weights, values + d, head_dim, visible, correction);
+    for (d += vectors * 8; d < head_dim; ++d) {
+        float sum = out[d] * correction;
+        for (size_t p = 0; p < visible; ++p) sum += weights[p] * values[p * head_dim + d];
+        out[d] = sum;
+    }
+}
+
+float sum_of(__m256 lanes) {
+    alignas(32) float values[8];
+    _mm256_store_ps(values, lanes);
+    float sum = 0.0f;
+    for (const float value : values) sum += value;
+    return sum;
+}
+
+}  // namespace
+
+void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
+                     const uint16_t* values, size_t stride, size_t count, size_t head_dim,
+                     float scale, float* scratch) {
+    const size_t padded = (count + kScoreLanes - 1) / kScoreLanes * kScoreLanes;
+    float* key_columns = scratch;                     // [head_dim][padded]
+    float* value_rows = scratch + head_dim * padded;  // [count][head_dim]
+    transpose_keys(keys, stride, count, padded, head_dim, key_columns);
+    convert_values(values, stride, count, head_dim, value_rows);
+    alignas(32) float scores[64];
+    for (size_t r = 0; r < row_count; ++r) {
+        AttentionRow& row = rows[r];
+        if (row.visible == 0) continue;
+        score(row.query, key_columns, padded, head_dim, scale, scores);
+        float block_maximum = row.maximum;
+        for (size_t p = 0; p < row.visible; ++p) block_maximum = std::max(block_maximum, scores[p]);
+        const float correction = std::exp(row.maximum - block_maximum);
+        // Weights in place of the scores; positions the row may not see weigh nothing.
+        __m256 sum = _mm256_setzero_ps();
+        const __m256i visible = _mm256_set1_epi32(static_cast<int>(row.visible));
+        for (size_t p = 0; p < padded; p += 8) {
+            const __m256i index = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(p)),
+                                                   _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            const __m256 seen = _mm256_castsi256_ps(_mm256_cmpgt_epi32(visible, index));
+            const __m256 weight = _mm256_and_ps(
+                exp(_mm256_sub_ps(_mm256_load_ps(scores + p), _mm256_set1_ps(block_maximum))),
+                seen);
+            _mm256_store_ps(scores + p, weight);
+            sum = _mm256_add_ps(sum, weight);
+        }
+        row.denominator = row.denominator * correction + sum_of(sum);
+        add_weighted_values(row.out, scores, value_rows, head_dim, row.visible, correction);
+        row.maximum = block_maximum;
+    }
+}
+
+}  // namespace hearth::kernels::avx2

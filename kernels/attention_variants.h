@@ -1,0 +1,20 @@
+// The per-ISA attention blocks behind attention_block(); tests call them directly to compare.
+#pragma once
+
+#include "kernels/attention.h"
+
+namespace hearth::kernels {
+
+namespace scalar {
+void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
+                     const uint16_t* values, size_t stride, size_t count, size_t head_dim,
+                     float scale, float* scratch);
+}  // namespace scalar
+
+namespace avx2 {
+void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
+                     const uint16_t* values, size_t stride, size_t count, size_t head_dim,
+                     float scale, float* scratch);
+}  // namespace avx2
+
+}  // namespace hearth::kernels
