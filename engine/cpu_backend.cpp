@@ -185,16 +185,18 @@ void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CpuSequence& seq
 }
 
 void CpuBackend::normalize(const float* in, const std::vector<float>& weight, int count,
-                           float* out) const {
+                           float* out) {
     const size_t dim = weight.size();
-    for (int t = 0; t < count; ++t) {
-        const float* x = in + t * dim;
-        double sum_squares = 0.0;
-        for (size_t i = 0; i < dim; ++i) sum_squares += static_cast<double>(x[i]) * x[i];
-        const float scale =
-            static_cast<float>(1.0 / std::sqrt(sum_squares / dim + m_config.rms_epsilon));
-        for (size_t i = 0; i < dim; ++i) out[t * dim + i] = x[i] * scale * weight[i];
-    }
+    m_pool.parallel_for(static_cast<size_t>(count), 1, [&](size_t begin, size_t end) {
+        for (size_t t = begin; t < end; ++t) {
+            const float* x = in + t * dim;
+            double sum_squares = 0.0;
+            for (size_t i = 0; i < dim; ++i) sum_squares += static_cast<double>(x[i]) * x[i];
+            const float scale =
+                static_cast<float>(1.0 / std::sqrt(sum_squares / dim + m_config.rms_epsilon));
+            for (size_t i = 0; i < dim; ++i) out[t * dim + i] = x[i] * scale * weight[i];
+        }
+    });
 }
 
 void CpuBackend::matmul(const WeightMatrix& w, const float* in, int count, float* out) {
@@ -350,31 +352,39 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
     normalize(m_x.data(), w.attention_norm, count, m_normed.data());
     matmul_group({{&w.query, m_query.data()}, {&w.key, m_key.data()}, {&w.value, m_value.data()}},
                  m_normed.data(), count);
-    for (int t = 0; t < count; ++t) {
-        const int position = sequence.size() + t;
-        float* query = &m_query[t * query_dim];
-        float* key = &m_key[t * kv_dim];
-        float* value = &m_value[t * kv_dim];
-        for (size_t i = 0; i < w.query_bias.size(); ++i) query[i] += w.query_bias[i];
-        for (size_t i = 0; i < w.key_bias.size(); ++i) key[i] += w.key_bias[i];
-        for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
-        for (int h = 0; h < m_config.head_count; ++h) m_rope.apply(query + h * head_dim, position);
-        for (int h = 0; h < m_config.kv_head_count; ++h) m_rope.apply(key + h * head_dim, position);
-        uint16_t* cached_key = sequence.cache().key(layer, position);
-        uint16_t* cached_value = sequence.cache().value(layer, position);
-        for (size_t i = 0; i < kv_dim; ++i) {
-            cached_key[i] = kernels::float_to_half(key[i]);
-            cached_value[i] = kernels::float_to_half(value[i]);
+    // Per token: biases, rotation (its angles computed once for all heads), the K/V write.
+    m_pool.parallel_for(static_cast<size_t>(count), 1, [&](size_t begin, size_t end) {
+        float cosines[kernels::kMaxAttentionHeadDim / 2], sines[kernels::kMaxAttentionHeadDim / 2];
+        for (size_t t = begin; t < end; ++t) {
+            const int position = sequence.size() + static_cast<int>(t);
+            float* query = &m_query[t * query_dim];
+            float* key = &m_key[t * kv_dim];
+            float* value = &m_value[t * kv_dim];
+            for (size_t i = 0; i < w.query_bias.size(); ++i) query[i] += w.query_bias[i];
+            for (size_t i = 0; i < w.key_bias.size(); ++i) key[i] += w.key_bias[i];
+            for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
+            m_rope.angles(position, cosines, sines);
+            for (int h = 0; h < m_config.head_count; ++h) {
+                m_rope.rotate(query + h * head_dim, cosines, sines);
+            }
+            for (int h = 0; h < m_config.kv_head_count; ++h) {
+                m_rope.rotate(key + h * head_dim, cosines, sines);
+            }
+            kernels::floats_to_halves(key, sequence.cache().key(layer, position), kv_dim);
+            kernels::floats_to_halves(value, sequence.cache().value(layer, position), kv_dim);
         }
-    }
+    });
     attend(layer, count, sequence);
     matmul(w.attention_output, m_attended.data(), count, m_projected.data());
     for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
 
     normalize(m_x.data(), w.ffn_norm, count, m_normed.data());
     matmul_group({{&w.gate, m_gate.data()}, {&w.up, m_up.data()}}, m_normed.data(), count);
-    for (size_t i = 0; i < ffn * count; ++i)
-        m_gate[i] = m_gate[i] / (1.0f + std::exp(-m_gate[i])) * m_up[i];
+    m_pool.parallel_for(ffn * count, 4096, [&](size_t begin, size_t end) {
+        for (size_t i = begin; i < end; ++i) {
+            m_gate[i] = m_gate[i] / (1.0f + std::exp(-m_gate[i])) * m_up[i];
+        }
+    });
     matmul(w.down, m_gate.data(), count, m_projected.data());
     for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
 }

@@ -63,4 +63,24 @@ uint16_t float_to_bfloat16(float value) {
     return static_cast<uint16_t>((word + rounding) >> 16);
 }
 
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+namespace f16c {
+void floats_to_halves(const float* in, uint16_t* out, size_t count);
+}
+#endif
+
+void floats_to_halves(const float* in, uint16_t* out, size_t count) {
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+    static const bool has_f16c = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("f16c") != 0;
+    }();
+    if (has_f16c) {
+        f16c::floats_to_halves(in, out, count);
+        return;
+    }
+#endif
+    for (size_t i = 0; i < count; ++i) out[i] = float_to_half(in[i]);
+}
+
 }  // namespace hearth::kernels

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace hearth::kernels {
 namespace {
@@ -38,6 +39,28 @@ TEST(Half, RoundsToNearestEven) {
     EXPECT_EQ(float_to_half(65520.0f), 0x7c00);  // overflows to infinity
     EXPECT_EQ(float_to_half(std::ldexp(1.0f, -26)), 0x0000);
     EXPECT_EQ(float_to_half(std::ldexp(3.0f, -26)), 0x0001);
+}
+
+TEST(Half, RowConversionIsTheScalarOneBitForBit) {
+    // Float bit patterns across every exponent (subnormal results, ties, overflow, infinities,
+    // NaNs), in a row whose length leaves a tail for the scalar loop.
+    std::vector<float> in;
+    for (uint64_t bits = 0; bits <= 0xffffffffu; bits += 65521) {
+        in.push_back(std::bit_cast<float>(static_cast<uint32_t>(bits)));
+    }
+    for (const float special :
+         {0.0f, -0.0f, 65504.0f, 65520.0f, std::ldexp(3.0f, -26), 1.0f + std::ldexp(1.0f, -11)}) {
+        in.push_back(special);
+    }
+    std::vector<uint16_t> out(in.size());
+    floats_to_halves(in.data(), out.data(), in.size());
+    for (size_t i = 0; i < in.size(); ++i) {
+        if (std::isnan(in[i])) {
+            EXPECT_TRUE(std::isnan(half_to_float(out[i]))) << i;
+        } else {
+            ASSERT_EQ(out[i], float_to_half(in[i])) << in[i];
+        }
+    }
 }
 
 TEST(BFloat16, RoundTripsAndRounds) {
