@@ -65,17 +65,43 @@ __m256i fifth_bits(const uint8_t* bytes) {
     return _mm256_and_si256(set, _mm256_set1_epi8(0x10));
 }
 
-// Unpacks a Q4_K/Q5_K super-block's eight 6-bit scales and returns what its minimums
+// A Q4_K/Q5_K super-block's eight 6-bit scales as 16-bit lanes (the same eight in both 128-bit
+// halves), unpacked with word operations rather than byte by byte, and what its minimums
 // subtract from the dot product (they multiply the activation sums, not the quants).
+struct KScales {
+    __m256i scales;
+    float offset;
+};
+
 template <typename Block>
-float unpack_k_scales(const Block& block, const BlockQ8K& y, uint8_t* scales) {
-    int32_t minimum_sum = 0;
-    for (int j = 0; j < 8; ++j) {
-        uint8_t minimum;
-        unpack_scale_min_k4(j, block.scales, scales[j], minimum);
-        minimum_sum += minimum * (y.sums[2 * j] + y.sums[2 * j + 1]);
-    }
-    return half(block.minimum) * y.scale * static_cast<float>(minimum_sum);
+KScales unpack_k_scales(const Block& block, const BlockQ8K& y) {
+    uint32_t words[3];
+    std::memcpy(words, block.scales, sizeof words);
+    constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kTop2 = 0x03030303;
+    // Sub-blocks 0-3 keep six bits in bytes 0-3 (scales) and 4-7 (minimums); 4-7 take their low
+    // four bits from bytes 8-11 and their top two from the spare bits of bytes 0-7.
+    const uint32_t scales_low = words[0] & kLow6, minimums_low = words[1] & kLow6;
+    const uint32_t scales_high = (words[2] & kLow4) | (((words[0] >> 6) & kTop2) << 4);
+    const uint32_t minimums_high = ((words[2] >> 4) & kLow4) | (((words[1] >> 6) & kTop2) << 4);
+    const __m128i scales = _mm_cvtepu8_epi16(
+        _mm_set_epi32(0, 0, static_cast<int>(scales_high), static_cast<int>(scales_low)));
+    const __m128i minimums = _mm_cvtepu8_epi16(
+        _mm_set_epi32(0, 0, static_cast<int>(minimums_high), static_cast<int>(minimums_low)));
+    // Activation sums per 32: adjacent pairs of the per-16 sums.
+    const __m128i sums =
+        _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y.sums)),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i*>(y.sums + 8)));
+    __m128i products = _mm_madd_epi16(minimums, sums);
+    products = _mm_add_epi32(products, _mm_shuffle_epi32(products, 0x4e));
+    products = _mm_add_epi32(products, _mm_shuffle_epi32(products, 0xb1));
+    return {_mm256_broadcastsi128_si256(scales),
+            half(block.minimum) * y.scale * static_cast<float>(_mm_cvtsi128_si32(products))};
+}
+
+// Sub-block j's scale (from unpack_k_scales) in every 16-bit lane.
+__m256i scale_of(__m256i scales, int j) {
+    return _mm256_shuffle_epi8(scales,
+                               _mm256_set1_epi16(static_cast<int16_t>(0x0100 + 0x0202 * j)));
 }
 
 }  // namespace
@@ -238,17 +264,18 @@ float dot_q4_k(const void* w, const void* a, size_t n) {
     __m256 acc = _mm256_setzero_ps();
     float offsets = 0.0f;
     for (size_t b = 0; b < n / 256; ++b) {
-        uint8_t scales[8];
-        offsets += unpack_k_scales(x[b], y[b], scales);
+        const KScales scales = unpack_k_scales(x[b], y[b]);
+        offsets += scales.offset;
         __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 4
         for (int group = 0; group < 4; ++group) {
             const __m256i packed = load(x[b].quants + 32 * group);
             const __m256i low = _mm256_and_si256(packed, low_mask);
             const __m256i high = _mm256_and_si256(_mm256_srli_epi16(packed, 4), low_mask);
             sum = _mm256_add_epi32(sum, weighted_dot(low, load(y[b].quants + 64 * group),
-                                                     _mm256_set1_epi16(scales[2 * group])));
+                                                     scale_of(scales.scales, 2 * group)));
             sum = _mm256_add_epi32(sum, weighted_dot(high, load(y[b].quants + 64 * group + 32),
-                                                     _mm256_set1_epi16(scales[2 * group + 1])));
+                                                     scale_of(scales.scales, 2 * group + 1)));
         }
         acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
                               _mm256_cvtepi32_ps(sum), acc);
@@ -264,10 +291,11 @@ float dot_q5_k(const void* w, const void* a, size_t n) {
     __m256 acc = _mm256_setzero_ps();
     float offsets = 0.0f;
     for (size_t b = 0; b < n / 256; ++b) {
-        uint8_t scales[8];
-        offsets += unpack_k_scales(x[b], y[b], scales);
+        const KScales scales = unpack_k_scales(x[b], y[b]);
+        offsets += scales.offset;
         const __m256i high = load(x[b].high_bits);
         __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 4
         for (int group = 0; group < 4; ++group) {
             const __m256i packed = load(x[b].quants + 32 * group);
             // Sub-block 2g takes bit 2g of each high byte as its fifth bit, sub-block 2g+1 bit
@@ -280,9 +308,9 @@ float dot_q5_k(const void* w, const void* a, size_t n) {
             const __m256i upper = _mm256_or_si256(
                 _mm256_and_si256(_mm256_srli_epi16(packed, 4), low_mask), high_fifth);
             sum = _mm256_add_epi32(sum, weighted_dot(low, load(y[b].quants + 64 * group),
-                                                     _mm256_set1_epi16(scales[2 * group])));
+                                                     scale_of(scales.scales, 2 * group)));
             sum = _mm256_add_epi32(sum, weighted_dot(upper, load(y[b].quants + 64 * group + 32),
-                                                     _mm256_set1_epi16(scales[2 * group + 1])));
+                                                     scale_of(scales.scales, 2 * group + 1)));
         }
         acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
                               _mm256_cvtepi32_ps(sum), acc);
@@ -290,19 +318,25 @@ float dot_q5_k(const void* w, const void* a, size_t n) {
     return horizontal_sum(acc) - offsets;
 }
 
+// The values' offset of 32 comes back out once per super-block through the activation sums per
+// 16 (the sub-block size), so each run of 32 costs one maddubs rather than two.
 float dot_q6_k(const void* w, const void* a, size_t n) {
     const auto* x = static_cast<const BlockQ6_K*>(w);
     const auto* y = static_cast<const BlockQ8K*>(a);
     const __m256i low_mask = _mm256_set1_epi8(0x0f);
     const __m256i two_bits = _mm256_set1_epi8(0x03);
-    const __m256i thirty_two = _mm256_set1_epi8(32);
     __m256 acc = _mm256_setzero_ps();
     for (size_t b = 0; b < n / 256; ++b) {
-        __m256i sum = _mm256_setzero_si256();
+        const __m256i offsets = _mm256_madd_epi16(
+            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].scales))),
+            load(y[b].sums));
+        __m256i sum = _mm256_sub_epi32(_mm256_setzero_si256(), _mm256_slli_epi32(offsets, 5));
         for (int half = 0; half < 2; ++half) {
             const uint8_t* low = x[b].low_bits + 64 * half;
             const __m256i high = load(x[b].high_bits + 32 * half);
-            const int8_t* scales = x[b].scales + 8 * half;
+            // This half's eight scales as 16-bit lanes, the same in both 128-bit halves.
+            const __m256i scales = _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(
+                _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x[b].scales + 8 * half))));
             const __m256i low0 = load(low), low1 = load(low + 32);
             // Four runs of 32 six-bit values (0..63), in element order within this half.
             const __m256i values[4] = {
@@ -318,14 +352,17 @@ float dot_q6_k(const void* w, const void* a, size_t n) {
                     _mm256_and_si256(_mm256_srli_epi16(low1, 4), low_mask),
                     _mm256_slli_epi16(_mm256_and_si256(_mm256_srli_epi16(high, 6), two_bits), 4)),
             };
+#pragma GCC unroll 4
             for (int k = 0; k < 4; ++k) {
                 const __m256i q8 = load(y[b].quants + 128 * half + 32 * k);
-                // (v - 32) * q8 = v * q8 - 32 * q8; each 16-element half has its own scale.
-                const __m256i weights = _mm256_set_m128i(_mm_set1_epi16(scales[2 * k + 1]),
-                                                         _mm_set1_epi16(scales[2 * k]));
-                const __m256i products = _mm256_sub_epi16(_mm256_maddubs_epi16(values[k], q8),
-                                                          _mm256_maddubs_epi16(thirty_two, q8));
-                sum = _mm256_add_epi32(sum, _mm256_madd_epi16(products, weights));
+                // Each 16-element half of the run has its own scale: lanes 2k and 2k+1.
+                const __m256i weights = _mm256_shuffle_epi8(
+                    scales,
+                    _mm256_set_m128i(
+                        _mm_set1_epi16(static_cast<int16_t>(((4 * k + 3) << 8) | (4 * k + 2))),
+                        _mm_set1_epi16(static_cast<int16_t>(((4 * k + 1) << 8) | (4 * k)))));
+                sum = _mm256_add_epi32(
+                    sum, _mm256_madd_epi16(_mm256_maddubs_epi16(values[k], q8), weights));
             }
         }
         acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
