@@ -56,6 +56,7 @@ int main(int argc, char** argv) {
         const auto backend =
             hearth::make_backend({.name = options.backend,
                                   .threads = options.threads,
+                                  .isa = options.isa,
                                   .device = options.device,
                                   .pipeline_cache = hearth::default_pipeline_cache()},
                                  *model);
@@ -143,7 +144,7 @@ int main(int argc, char** argv) {
     } catch (const std::invalid_argument& error) {
         fmt::print(stderr,
                    "hearth-bench: {}\nusage: hearth-bench -m MODEL.gguf [-p 64,512] [-n 128] [-r "
-                   "5] [-t THREADS] [--json] [--decode-paths]\n",
+                   "5] [-t THREADS] [--isa scalar|avx2|avx512-vnni] [--json] [--decode-paths]\n",
                    error.what());
         return 2;
     } catch (const std::exception& error) {

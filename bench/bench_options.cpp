@@ -37,6 +37,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
             options.threads = number();
         } else if (option == "--backend") {
             options.backend = value();
+        } else if (option == "--isa") {
+            options.isa = value();
         } else if (option == "--device") {
             options.device = static_cast<uint32_t>(number());
         } else if (option == "--json") {

@@ -14,6 +14,7 @@ struct BenchOptions {
     int repetitions = 5;                     // -r
     int threads = 0;                         // -t
     std::string backend = "cpu";
+    std::string isa;                 // --isa (cpu): scalar, avx2, avx512-vnni; empty for the best
     std::optional<uint32_t> device;  // --device N (vulkan)
     bool json = false;
     bool decode_paths = false;  // --decode-paths: greedy/sampled/JSON/speculative through Session

@@ -14,8 +14,11 @@ int default_context_length(const ModelConfig& config) {
 }
 
 std::unique_ptr<Backend> make_backend(const BackendChoice& choice, const Model& model) {
-    if (choice.name == "cpu")
-        return std::make_unique<CpuBackend>(model, CpuBackendOptions{.threads = choice.threads});
+    if (choice.name == "cpu") {
+        CpuBackendOptions options{.threads = choice.threads};
+        if (!choice.isa.empty()) options.isa = kernels::parse_isa(choice.isa);
+        return std::make_unique<CpuBackend>(model, options);
+    }
     if (choice.name == "vulkan") {
         return std::make_unique<VulkanBackend>(
             model, VulkanBackendOptions{.device = choice.device,

@@ -20,6 +20,7 @@ int default_context_length(const ModelConfig& config);
 struct BackendChoice {
     std::string name = "cpu";  // cpu (the fast path), vulkan (a GPU), reference (the oracle)
     int threads = 0;           // cpu: 0 for one per hardware thread
+    std::string isa;           // cpu: scalar, avx2 or avx512-vnni; empty for the best
     // vulkan: a device index from vulkan::list_devices() (any type, lavapipe included), or
     // none for the best GPU.
     std::optional<uint32_t> device;

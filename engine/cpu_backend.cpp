@@ -48,8 +48,9 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
       m_config(model.config()),
       m_options(std::move(options)),
       m_pool(m_options.threads),
-      m_dots(kernels::dot_table()),
-      m_gemm(kernels::gemm_table()),
+      m_isa(m_options.isa.value_or(kernels::best_isa())),
+      m_dots(kernels::dot_table(m_isa)),
+      m_gemm(m_isa == kernels::Isa::Avx512Vnni ? kernels::gemm_table() : nullptr),
       m_rope(model) {
     if (static_cast<size_t>(m_config.head_dim) > kernels::kMaxAttentionHeadDim) {
         throw std::invalid_argument("the CPU backend handles attention heads of up to " +
@@ -61,8 +62,8 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
 }
 
 std::string CpuBackend::name() const {
-    std::string isa(kernels::isa_name(kernels::best_isa()));
-    if (m_gemm != nullptr) isa += std::string(" + ") + m_gemm->name;
+    std::string isa(kernels::isa_name(m_isa));
+    if (m_gemm != nullptr && isa != m_gemm->name) isa += std::string(" + ") + m_gemm->name;
     return "cpu (" + isa + ", " + std::to_string(m_pool.size()) + " threads)";
 }
 
@@ -73,8 +74,10 @@ size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity) {
 
 size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& options) {
     const ModelConfig& config = model.config();
-    const auto& dots = kernels::dot_table();
-    const kernels::GemmTable* gemm = kernels::gemm_table();
+    const kernels::Isa isa = options.isa.value_or(kernels::best_isa());
+    const auto& dots = kernels::dot_table(isa);
+    const kernels::GemmTable* gemm =
+        isa == kernels::Isa::Avx512Vnni ? kernels::gemm_table() : nullptr;
     int largest = 1;
     for (const int size : options.chunk_sizes) largest = std::max(largest, size);
     const size_t dim = static_cast<size_t>(config.embedding_length);
@@ -412,7 +415,7 @@ void CpuBackend::attend(int layer, int count, CpuSequence& sequence) {
     const size_t slice_heads = (group + slices - 1) / slices;
     slices = (group + slice_heads - 1) / slice_heads;
     const size_t block = kernels::attention_block_positions(head_dim);
-    const auto attention_block = kernels::attention_block();
+    const auto attention_block = kernels::attention_block(m_isa);
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     const size_t first_position = static_cast<size_t>(sequence.size());
     const auto& cache = sequence.cache();

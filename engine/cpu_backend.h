@@ -4,6 +4,7 @@
 // LM head runs only on the rows asked for.
 #pragma once
 
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -18,6 +19,7 @@ namespace hearth {
 
 struct CpuBackendOptions {
     int threads = 0;                                   // 0: one per hardware thread
+    std::optional<kernels::Isa> isa;                   // kernels to use; none: the best
     std::vector<int> chunk_sizes{1, 8, 64, 256, 512};  // prefill step variants
     // From this many tokens in one product on, formats with panel kernels (kernels/gemm.h, where
     // the CPU has them) multiply all tokens at once with integer products at full vector width.
@@ -73,8 +75,9 @@ private:
     const ModelConfig& m_config;
     CpuBackendOptions m_options;
     ThreadPool m_pool;
+    kernels::Isa m_isa;
     const kernels::DotTable& m_dots;
-    const kernels::GemmTable* m_gemm;  // null where the CPU has no panel kernels
+    const kernels::GemmTable* m_gemm;  // null where the CPU (or the chosen ISA) has none
     Rope m_rope;
     // Scratch, sized for the largest chunk once and reused: no allocation per token.
     std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_gate, m_up,

@@ -48,7 +48,7 @@ void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
 
 AttentionBlockFunction attention_block(Isa isa) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
-    if (isa == Isa::Avx2) return avx2::attention_block;
+    if (isa != Isa::Scalar) return avx2::attention_block;
 #endif
     (void)isa;
     return scalar::attention_block;

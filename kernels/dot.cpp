@@ -1,6 +1,8 @@
 #include "kernels/dot.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/activation_blocks.h"
 #include "kernels/dot_variants.h"
@@ -59,9 +61,27 @@ DotTable avx2_table() {
     t.dot[kQ5_K] = avx2::dot_q5_k;
     return t;
 }
+
+// Decode dots for the two most common formats take eight blocks at a time from planar
+// activations; the rest are the AVX2 ones.
+DotTable vnni_table() {
+    DotTable t = avx2_table();
+    t.dot[kQ8_0] = vnni::dot_q8_0;
+    t.dot[kQ4_0] = vnni::dot_q4_0;
+    t.format[kQ8_0] = t.format[kQ4_0] = ActivationFormat::PlanarQ8;
+    return t;
+}
 #endif
 
 }  // namespace
+
+// The scalar twin of a format's kernel in the activation layout that kernel reads.
+DotFunction scalar_twin(const DotTable& table, int type) {
+    if (table.format[type] == ActivationFormat::PlanarQ8) {
+        return type == kQ8_0 ? scalar::dot_q8_0_planar : scalar::dot_q4_0_planar;
+    }
+    return scalar_table().dot[type];
+}
 
 Isa best_isa() {
     static const Isa isa = [] {
@@ -69,7 +89,10 @@ Isa best_isa() {
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
             __builtin_cpu_supports("f16c")) {
-            return Isa::Avx2;
+            const bool vnni =
+                __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+            return vnni ? Isa::Avx512Vnni : Isa::Avx2;
         }
 #endif
         return Isa::Scalar;
@@ -78,13 +101,42 @@ Isa best_isa() {
 }
 
 std::string_view isa_name(Isa isa) {
-    return isa == Isa::Avx2 ? "AVX2" : "scalar";
+    switch (isa) {
+        case Isa::Avx512Vnni:
+            return "AVX-512 VNNI";
+        case Isa::Avx2:
+            return "AVX2";
+        case Isa::Scalar:
+            break;
+    }
+    return "scalar";
+}
+
+Isa parse_isa(std::string_view name) {
+    Isa isa;
+    if (name == "scalar") {
+        isa = Isa::Scalar;
+    } else if (name == "avx2") {
+        isa = Isa::Avx2;
+    } else if (name == "avx512-vnni") {
+        isa = Isa::Avx512Vnni;
+    } else {
+        throw std::invalid_argument("unknown instruction set '" + std::string(name) +
+                                    "' (choose scalar, avx2 or avx512-vnni)");
+    }
+    if (isa > best_isa()) {
+        throw std::invalid_argument("this CPU does not run " + std::string(isa_name(isa)) +
+                                    " (it runs " + std::string(isa_name(best_isa())) + ")");
+    }
+    return isa;
 }
 
 const DotTable& dot_table(Isa isa) {
     static const DotTable scalar = scalar_table();
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
     static const DotTable avx2 = avx2_table();
+    static const DotTable vnni = vnni_table();
+    if (isa == Isa::Avx512Vnni) return vnni;
     if (isa == Isa::Avx2) return avx2;
 #endif
     return scalar;
@@ -92,7 +144,7 @@ const DotTable& dot_table(Isa isa) {
 
 AddScaledF16Function add_scaled_f16(Isa isa) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
-    if (isa == Isa::Avx2) return avx2::add_scaled_f16;
+    if (isa != Isa::Scalar) return avx2::add_scaled_f16;
 #endif
     (void)isa;
     return scalar::add_scaled_f16;
@@ -106,6 +158,8 @@ size_t activation_row_bytes(ActivationFormat format, size_t count) {
             return count / 32 * sizeof(BlockQ8);
         case ActivationFormat::Q8K:
             return count / 256 * sizeof(BlockQ8K);
+        case ActivationFormat::PlanarQ8:
+            return planar_q8_bytes(count);
     }
     return 0;
 }
@@ -120,6 +174,9 @@ void prepare_activations(ActivationFormat format, const float* x, void* out, siz
             return;
         case ActivationFormat::Q8K:
             quantize_row_q8k(x, static_cast<BlockQ8K*>(out), count);
+            return;
+        case ActivationFormat::PlanarQ8:
+            quantize_row_planar_q8(x, out, count);
             return;
     }
 }

@@ -9,10 +9,10 @@
 namespace hearth::kernels {
 
 // How the activations for a format must be prepared.
-enum class ActivationFormat { F32, Q8, Q8K };
+enum class ActivationFormat { F32, Q8, Q8K, PlanarQ8 };
 
 // weights: `count` elements of the format; activations: `count` elements in the matching
-// ActivationFormat (float, BlockQ8 or BlockQ8K).
+// ActivationFormat (float, BlockQ8, BlockQ8K or PlanarQ8).
 using DotFunction = float (*)(const void* weights, const void* activations, size_t count);
 
 // Indexed by ggml type id (the formats Hearth reads); unused ids are null.
@@ -22,14 +22,20 @@ struct DotTable {
     ActivationFormat format[kTypes] = {};
 };
 
-enum class Isa { Scalar, Avx2 };
+enum class Isa { Scalar, Avx2, Avx512Vnni };  // each level includes the ones before
 
 Isa best_isa();  // what this CPU runs, decided once
 std::string_view isa_name(Isa isa);
+// The level a name (scalar, avx2, avx512-vnni) stands for; throws std::invalid_argument for
+// another name or a level this CPU cannot run.
+Isa parse_isa(std::string_view name);
 const DotTable& dot_table(Isa isa);
 inline const DotTable& dot_table() {
     return dot_table(best_isa());
 }
+
+// The scalar twin of table.dot[type], reading the activation format that kernel reads.
+DotFunction scalar_twin(const DotTable& table, int type);
 
 // Bytes one row of `count` activations takes in a format.
 size_t activation_row_bytes(ActivationFormat format, size_t count);

@@ -92,6 +92,31 @@ float dot_q4_0(const void* w, const void* a, size_t n) {
     return sum;
 }
 
+// The same products over planar activations (the AVX-512 VNNI kernels' layout).
+float dot_q8_0_planar(const void* w, const void* a, size_t n) {
+    const PlanarQ8 y = planar_q8(a, n);
+    float sum = 0.0f;
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<BlockQ8_0>(w)[b];
+        sum += half_to_float(x.scale) * y.scales[b] *
+               static_cast<float>(int_dot(x.quants, y.quants + 32 * b, 32));
+    }
+    return sum;
+}
+
+float dot_q4_0_planar(const void* w, const void* a, size_t n) {
+    const PlanarQ8 y = planar_q8(a, n);
+    float sum = 0.0f;
+    int8_t q[32];
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<BlockQ4_0>(w)[b];
+        unpack_low_bits(x.quants, 0, false, 8, q);
+        sum += half_to_float(x.scale) * y.scales[b] *
+               static_cast<float>(int_dot(q, y.quants + 32 * b, 32));
+    }
+    return sum;
+}
+
 float dot_q4_1(const void* w, const void* a, size_t n) {
     float sum = 0.0f;
     int8_t q[32];

@@ -18,6 +18,8 @@ float dot_q5_1(const void* w, const void* a, size_t n);
 float dot_q4_k(const void* w, const void* a, size_t n);
 float dot_q5_k(const void* w, const void* a, size_t n);
 float dot_q6_k(const void* w, const void* a, size_t n);
+float dot_q8_0_planar(const void* w, const void* a, size_t n);  // PlanarQ8 activations
+float dot_q4_0_planar(const void* w, const void* a, size_t n);
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace scalar
 
@@ -35,5 +37,10 @@ float dot_q5_k(const void* w, const void* a, size_t n);
 float dot_q6_k(const void* w, const void* a, size_t n);
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace avx2
+
+namespace vnni {  // PlanarQ8 activations
+float dot_q8_0(const void* w, const void* a, size_t n);
+float dot_q4_0(const void* w, const void* a, size_t n);
+}  // namespace vnni
 
 }  // namespace hearth::kernels

@@ -26,6 +26,7 @@ TEST(BenchOptions, ParsesTheDocumentedCommandLine) {
     EXPECT_EQ(gpu.backend, "vulkan");
     EXPECT_EQ(gpu.device, 1u);
     EXPECT_FALSE(parse({"-m", "x"}).device.has_value());
+    EXPECT_EQ(parse({"-m", "x", "--isa", "avx2"}).isa, "avx2");
 }
 
 TEST(BenchOptions, RefusesBadInput) {

@@ -27,6 +27,9 @@ std::vector<float> dequantized_activations(ActivationFormat format,
         const auto* blocks = reinterpret_cast<const BlockQ8*>(prepared.data());
         for (size_t i = 0; i < n; ++i)
             values[i] = blocks[i / 32].scale * blocks[i / 32].quants[i % 32];
+    } else if (format == ActivationFormat::PlanarQ8) {
+        const PlanarQ8 planar = planar_q8(prepared.data(), n);
+        for (size_t i = 0; i < n; ++i) values[i] = planar.scales[i / 32] * planar.quants[i];
     } else {
         const auto* blocks = reinterpret_cast<const BlockQ8K*>(prepared.data());
         for (size_t i = 0; i < n; ++i)
@@ -41,37 +44,43 @@ const TensorType kTypes[] = {TensorType::F32,  TensorType::F16,  TensorType::BF1
 
 class DotTest : public testing::TestWithParam<TensorType> {};
 
+// Every ISA level this CPU runs: each kernel against its scalar twin in the activation format
+// it reads, and each twin against the exact product of what it was given.
 TEST_P(DotTest, ScalarTwinEqualsTheDequantisedProductAndSimdEqualsTheTwin) {
     const TensorType type = GetParam();
     const auto id = static_cast<uint32_t>(type);
-    const auto& scalar = dot_table(Isa::Scalar);
-    const auto& best = dot_table();
     const size_t block = static_cast<size_t>(tensor_type_info(type).block_elements);
-    const size_t unit =
-        std::max<size_t>(block, scalar.format[id] == ActivationFormat::Q8K ? 256 : 32);
+    const size_t unit = std::max<size_t>(
+        block, dot_table(Isa::Scalar).format[id] == ActivationFormat::Q8K ? 256 : 32);
     std::mt19937 random(1234 + id);
-    for (const size_t blocks : {1, 3, 7, 13}) {
+    // Eight-block kernels get whole groups of eight, tails, and both.
+    for (const size_t blocks : {1, 3, 7, 13, 16, 21}) {
         const size_t n =
             blocks * unit + (block == 1 ? blocks % 3 : 0);  // float rows may be any length
         const auto weights = random_weights(type, n, random);
         const auto x = random_floats(n, random);
-        const auto format = scalar.format[id];
-        std::vector<std::byte> prepared(activation_row_bytes(format, n));
-        prepare_activations(format, x.data(), prepared.data(), n);
-
         std::vector<float> w(n);
         dequantize(type, weights.data(), w.data(), n);
-        const auto a = dequantized_activations(format, prepared, n, x);
-        double expected = 0.0, magnitude = 0.0;
-        for (size_t i = 0; i < n; ++i) {
-            expected += static_cast<double>(w[i]) * a[i];
-            magnitude += std::fabs(static_cast<double>(w[i]) * a[i]);
+        for (const Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512Vnni}) {
+            if (isa > best_isa()) continue;
+            const auto& table = dot_table(isa);
+            const auto format = table.format[id];
+            std::vector<std::byte> prepared(activation_row_bytes(format, n));
+            prepare_activations(format, x.data(), prepared.data(), n);
+            const auto a = dequantized_activations(format, prepared, n, x);
+            double expected = 0.0, magnitude = 0.0;
+            for (size_t i = 0; i < n; ++i) {
+                expected += static_cast<double>(w[i]) * a[i];
+                magnitude += std::fabs(static_cast<double>(w[i]) * a[i]);
+            }
+            const float twin =
+                scalar_twin(table, static_cast<int>(id))(weights.data(), prepared.data(), n);
+            EXPECT_NEAR(twin, expected, 1e-5 * magnitude + 1e-6)
+                << tensor_type_name(id) << " n=" << n;
+            const float simd = table.dot[id](weights.data(), prepared.data(), n);
+            EXPECT_NEAR(simd, twin, 1e-5 * magnitude + 1e-6)
+                << tensor_type_name(id) << " n=" << n << " on " << isa_name(isa);
         }
-        const float twin = scalar.dot[id](weights.data(), prepared.data(), n);
-        EXPECT_NEAR(twin, expected, 1e-5 * magnitude + 1e-6) << tensor_type_name(id) << " n=" << n;
-        const float simd = best.dot[id](weights.data(), prepared.data(), n);
-        EXPECT_NEAR(simd, twin, 1e-5 * magnitude + 1e-6)
-            << tensor_type_name(id) << " n=" << n << " on " << isa_name(best_isa());
     }
 }
 
@@ -101,12 +110,25 @@ TEST(Quantize, RoundTripsWithinEachFormatsStep) {
     check(TensorType::Q6_K, quantize_q6_k, 0.003f);
 }
 
+TEST(Dot, NamesInstructionSetsAndRefusesOnesTheCpuLacks) {
+    EXPECT_EQ(parse_isa("scalar"), Isa::Scalar);
+    EXPECT_THROW(parse_isa("sse9"), std::invalid_argument);
+    if (best_isa() < Isa::Avx512Vnni) {
+        EXPECT_THROW(parse_isa("avx512-vnni"), std::invalid_argument);
+    } else {
+        EXPECT_EQ(parse_isa("avx512-vnni"), Isa::Avx512Vnni);
+        EXPECT_EQ(parse_isa("avx2"), Isa::Avx2);
+    }
+}
+
 TEST(Dot, TheMachinesBestKernelsAreInUse) {
     // These machines have AVX2 (PLATFORM.md); a build that silently fell back to scalar is a bug.
     __builtin_cpu_init();
+    const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
+                      __builtin_cpu_supports("avx512vl");
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
         __builtin_cpu_supports("f16c")) {
-        EXPECT_EQ(best_isa(), Isa::Avx2);
+        EXPECT_EQ(best_isa(), vnni ? Isa::Avx512Vnni : Isa::Avx2);
     } else {
         EXPECT_EQ(best_isa(), Isa::Scalar);
     }
