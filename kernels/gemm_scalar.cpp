@@ -57,6 +57,36 @@ struct Q4_KFormat {
     }
 };
 
+// A Q6_K super-block over eight panel blocks: unit k takes the low (k % 4 < 2) or high nibbles
+// of 32 low-bit bytes and two of the high-bit bytes' bit pairs; each 16 elements have their own
+// signed scale, and the values carry an offset of 32.
+struct Q6_KFormat {
+    static constexpr size_t kPanelBlocks = 8;
+    static int value(const BlockQ6_K& w, int unit, int i) {
+        const int half = unit / 4, k = unit % 4;
+        const uint8_t low = w.low_bits[64 * half + 32 * (k % 2) + i];
+        const uint8_t high = w.high_bits[32 * half + i];
+        return ((low >> (4 * (k / 2))) & 0x0f) | (((high >> (2 * k)) & 3) << 4);
+    }
+    static float block(const void* row, size_t index, const PanelBlock* panel, size_t lane,
+                       float acc) {
+        const auto& w = static_cast<const BlockQ6_K*>(row)[index];
+        const float d = half_to_float(w.scale);
+        for (int unit = 0; unit < 8; ++unit) {
+            const PanelBlock& p = panel[unit];
+            int32_t first = -32 * p.first_half[lane];
+            int32_t second = -32 * (p.sum[lane] - p.first_half[lane]);
+            for (int i = 0; i < 32; ++i) {
+                (i < 16 ? first : second) += value(w, unit, i) * panel_quant(p, lane, i);
+            }
+            const int8_t* scales = w.scales + 8 * (unit / 4) + 2 * (unit % 4);
+            acc = std::fma(static_cast<float>(first), d * scales[0] * p.scale[lane], acc);
+            acc = std::fma(static_cast<float>(second), d * scales[1] * p.scale[lane], acc);
+        }
+        return acc;
+    }
+};
+
 template <typename Format>
 void gemm(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
           size_t tokens, size_t columns, float* out, size_t out_stride) {
@@ -81,6 +111,7 @@ GemmTable make_table() {
     table.gemm[2] = gemm<Q4_0Format>;  // ggml type ids
     table.gemm[8] = gemm<Q8_0Format>;
     table.gemm[12] = gemm<Q4_KFormat>;
+    table.gemm[14] = gemm<Q6_KFormat>;
     table.pack = pack_panel;
     table.name = "scalar";
     return table;

@@ -40,9 +40,31 @@ inline __m512i negated_sum(const PanelBlock& block, int shift) {
                             _mm512_slli_epi32(_mm512_load_si512(block.sum), shift));
 }
 
-// One 32-element unit (a *_0 block, a k-quant sub-block) of R rows times G groups: each panel
-// quad is loaded once for all R rows, each weight word unpacked once for all G groups.
-// word(r, q) gives row r's unsigned weights for quad q; scale[r] the unit's weight scale;
+// The products of one 32-element unit, R rows by G groups: quads 0-3 add into `first`, 4-7
+// into `second` (the same array where the unit has one scale). Each panel quad is loaded once
+// for all R rows, each weight word (word(r, q)) unpacked once for all G groups.
+template <int R, int G, typename Words>
+inline void multiply_quads(const Words& word, const PanelBlock* panel, size_t stride,
+                           __m512i (&first)[R][G], __m512i (&second)[R][G]) {
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; ++q) {
+        __m512i weights[R];
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) weights[r] = word(r, q);
+#pragma GCC unroll 8
+        for (int g = 0; g < G; ++g) {
+            const __m512i activations = quad(panel[g * stride], q);
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r) {
+                __m512i& sum = q < 4 ? first[r][g] : second[r][g];
+                sum = _mm512_dpbusd_epi32(sum, weights[r], activations);
+            }
+        }
+    }
+}
+
+// One 32-element unit (a *_0 block, a k-quant sub-block) of R rows times G groups. word(r, q)
+// gives row r's unsigned weights for quad q; scale[r] the unit's weight scale;
 // minimum[r] (k-quants) what multiplies the tokens' scaled sums; `shift` the log2 of the offset
 // the unsigned weights carry (0: none).
 template <int R, int G, typename Words>
@@ -57,20 +79,7 @@ inline void accumulate_unit(const Words& word, const __m512* scale, const __m512
 #pragma GCC unroll 8
         for (int r = 0; r < R; ++r) sums[r][g] = start;
     }
-#pragma GCC unroll 8
-    for (int q = 0; q < 8; ++q) {
-        __m512i weights[R];
-#pragma GCC unroll 8
-        for (int r = 0; r < R; ++r) weights[r] = word(r, q);
-#pragma GCC unroll 8
-        for (int g = 0; g < G; ++g) {
-            const __m512i activations = quad(panel[g * stride], q);
-#pragma GCC unroll 8
-            for (int r = 0; r < R; ++r) {
-                sums[r][g] = _mm512_dpbusd_epi32(sums[r][g], weights[r], activations);
-            }
-        }
-    }
+    multiply_quads<R, G>(word, panel, stride, sums, sums);
 #pragma GCC unroll 8
     for (int g = 0; g < G; ++g) {
         const __m512 token_scale = _mm512_load_ps(panel[g * stride].scale);
@@ -86,10 +95,57 @@ inline void accumulate_unit(const Words& word, const __m512* scale, const __m512
     }
 }
 
+// The same for formats with a scale per 16 elements: quads 0-3 and 4-7 are summed apart, each
+// starting from its own half of the offset correction, and meet their own scales.
+template <int R, int G, typename Words>
+inline void accumulate_halves(const Words& word, const __m512* first_scale,
+                              const __m512* second_scale, int shift, const PanelBlock* panel,
+                              size_t stride, __m512 (&acc)[R][G]) {
+    __m512i first[R][G], second[R][G];
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+        const PanelBlock& block = panel[g * stride];
+        const __m512i half = _mm512_load_si512(block.first_half);
+        const __m512i rest = _mm512_sub_epi32(_mm512_load_si512(block.sum), half);
+        const __m512i first_start =
+            _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(half, shift));
+        const __m512i second_start =
+            _mm512_sub_epi32(_mm512_setzero_si512(), _mm512_slli_epi32(rest, shift));
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) {
+            first[r][g] = first_start;
+            second[r][g] = second_start;
+        }
+    }
+    multiply_quads<R, G>(word, panel, stride, first, second);
+#pragma GCC unroll 8
+    for (int g = 0; g < G; ++g) {
+        const __m512 token_scale = _mm512_load_ps(panel[g * stride].scale);
+#pragma GCC unroll 8
+        for (int r = 0; r < R; ++r) {
+            acc[r][g] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(first[r][g]),
+                                        _mm512_mul_ps(first_scale[r], token_scale), acc[r][g]);
+            acc[r][g] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(second[r][g]),
+                                        _mm512_mul_ps(second_scale[r], token_scale), acc[r][g]);
+        }
+    }
+}
+
 // Nibble `high` (0 or 1) of four packed bytes, broadcast to every lane.
 inline __m512i nibbles(const uint8_t* bytes, int high) {
     const __m512i word = broadcast_word(bytes);
     return _mm512_and_si512(high != 0 ? _mm512_srli_epi32(word, 4) : word, _mm512_set1_epi8(0x0f));
+}
+
+// Each row's block `index` and its f16 scale as a float.
+template <typename Block, int R>
+inline void locate(const std::byte* const* rows, size_t index, const Block* (&blocks)[R],
+                   float (&scales)[R]) {
+#pragma GCC unroll 8
+    for (int r = 0; r < R; ++r) {
+        blocks[r] = reinterpret_cast<const Block*>(rows[r]) + index;
+        scales[r] = half(blocks[r]->scale);
+    }
 }
 
 // The *_0 formats: one f16 scale a block; Words::word(block, q) gives quad q's unsigned weights
@@ -102,12 +158,11 @@ struct ZeroKernel {
     static void block(const std::byte* const* rows, size_t index, const PanelBlock* panel,
                       size_t stride, __m512 (&acc)[R][G]) {
         const Block* blocks[R];
+        float d[R];
+        locate(rows, index, blocks, d);
         __m512 scale[R];
 #pragma GCC unroll 8
-        for (int r = 0; r < R; ++r) {
-            blocks[r] = reinterpret_cast<const Block*>(rows[r]) + index;
-            scale[r] = _mm512_set1_ps(half(blocks[r]->scale));
-        }
+        for (int r = 0; r < R; ++r) scale[r] = _mm512_set1_ps(d[r]);
         const auto word = [&](int r, int q) { return Words::word(*blocks[r], q); };
         accumulate_unit<R, G>(word, scale, nullptr, Words::kShift, panel, stride, acc);
     }
@@ -145,12 +200,9 @@ struct Q4_KKernel {
                       size_t stride, __m512 (&acc)[R][G]) {
         const BlockQ4_K* blocks[R];
         float d[R], dmin[R];
+        locate(rows, index, blocks, d);
 #pragma GCC unroll 8
-        for (int r = 0; r < R; ++r) {
-            blocks[r] = reinterpret_cast<const BlockQ4_K*>(rows[r]) + index;
-            d[r] = half(blocks[r]->scale);
-            dmin[r] = half(blocks[r]->minimum);
-        }
+        for (int r = 0; r < R; ++r) dmin[r] = half(blocks[r]->minimum);
         for (int j = 0; j < 8; ++j) {
             __m512 scale[R], minimum[R];
 #pragma GCC unroll 8
@@ -164,6 +216,39 @@ struct Q4_KKernel {
                 return nibbles(blocks[r]->quants + 32 * (j / 2) + 4 * q, j % 2);
             };
             accumulate_unit<R, G>(word, scale, minimum, 0, panel + j, stride, acc);
+        }
+    }
+};
+
+// Unit k of a Q6_K super-block (see gemm_scalar.cpp): a nibble of the low-bit bytes with a bit
+// pair of the high-bit bytes as bits 4-5; a signed scale per 16 elements; values offset by 32.
+struct Q6_KKernel {
+    static constexpr size_t kPanelBlocks = 8;
+    static constexpr size_t kBlockBytes = sizeof(BlockQ6_K);
+    template <int R, int G>
+    static void block(const std::byte* const* rows, size_t index, const PanelBlock* panel,
+                      size_t stride, __m512 (&acc)[R][G]) {
+        const BlockQ6_K* blocks[R];
+        float d[R];
+        locate(rows, index, blocks, d);
+        for (int unit = 0; unit < 8; ++unit) {
+            const int part = unit / 4, k = unit % 4;
+            __m512 first_scale[R], second_scale[R];
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r) {
+                const int8_t* scales = blocks[r]->scales + 8 * part + 2 * k;
+                first_scale[r] = _mm512_set1_ps(d[r] * scales[0]);
+                second_scale[r] = _mm512_set1_ps(d[r] * scales[1]);
+            }
+            const auto word = [&](int r, int q) {
+                const __m512i low =
+                    nibbles(blocks[r]->low_bits + 64 * part + 32 * (k % 2) + 4 * q, k / 2);
+                const __m512i bits = broadcast_word(blocks[r]->high_bits + 32 * part + 4 * q);
+                const __m512i placed =
+                    k < 3 ? _mm512_slli_epi32(bits, 4 - 2 * k) : _mm512_srli_epi32(bits, 2);
+                return _mm512_or_si512(low, _mm512_and_si512(placed, _mm512_set1_epi8(0x30)));
+            };
+            accumulate_halves<R, G>(word, first_scale, second_scale, 5, panel + unit, stride, acc);
         }
     }
 };
@@ -283,9 +368,11 @@ void pack_block(const float* x, size_t tokens_left, size_t columns, PanelBlock& 
         const __m512i low = quantise(first), high = quantise(second);
         _mm_store_si128(reinterpret_cast<__m128i*>(quants[lane]), _mm512_cvtepi32_epi8(low));
         _mm_store_si128(reinterpret_cast<__m128i*>(quants[lane] + 16), _mm512_cvtepi32_epi8(high));
-        const int32_t sum = _mm512_reduce_add_epi32(_mm512_add_epi32(low, high));
+        const int32_t first_half = _mm512_reduce_add_epi32(low);
+        const int32_t sum = first_half + _mm512_reduce_add_epi32(high);
         out.scale[lane] = scale;
         out.sum[lane] = sum;
+        out.first_half[lane] = first_half;
         out.scaled_sum[lane] = scale * static_cast<float>(sum);
 #pragma GCC unroll 8
         for (size_t q = 0; q < kPanelQuads; ++q)
@@ -318,6 +405,11 @@ void gemm_q8_0(const void* weights, size_t row_bytes, size_t rows, const PanelBl
 void gemm_q4_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                size_t tokens, size_t columns, float* out, size_t out_stride) {
     gemm<Q4_KKernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
+}
+
+void gemm_q6_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+               size_t tokens, size_t columns, float* out, size_t out_stride) {
+    gemm<Q6_KKernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
 }
 
 }  // namespace hearth::kernels::vnni

@@ -23,6 +23,7 @@ void pack_panel(const float* x, size_t tokens, size_t columns, PanelBlock* panel
             for (size_t i = 0; i < 32; ++i) {
                 out.quads[i / 4][lane][i % 4] = quantised.quants[i];
                 sum += quantised.quants[i];
+                if (i == 15) out.first_half[lane] = sum;
             }
             out.scale[lane] = quantised.scale;
             out.sum[lane] = sum;

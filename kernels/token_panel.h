@@ -16,8 +16,9 @@ inline constexpr size_t kPanelQuads = 8;
 struct alignas(64) PanelBlock {
     int8_t quads[kPanelQuads][kPanelTokens][4];  // [quad][token][element in quad]
     float scale[kPanelTokens];
-    int32_t sum[kPanelTokens];       // the token's 32 quants added up
-    float scaled_sum[kPanelTokens];  // scale * sum: what weight minimums multiply
+    int32_t sum[kPanelTokens];         // the token's 32 quants added up
+    float scaled_sum[kPanelTokens];    // scale * sum: what weight minimums multiply
+    int32_t first_half[kPanelTokens];  // the first 16 quants added up (16-element sub-blocks)
 };
 
 // Groups of 16 tokens `tokens` take (the last one padded with zero activations).

@@ -78,8 +78,9 @@ TEST(CpuBackend, SgemmPrefillAgreesWithTheIntegerKernels) {
 // quantises per 256); float sums in another order flip a few roundings of the next layer's
 // 8-bit activations, which is the spread the fixtures' tolerance allows for.
 TEST(CpuBackend, PanelPrefillAgreesWithTheDotKernels) {
-    for (const char* name : {"synth-llama-256-Q4_0.gguf", "synth-llama-256-Q8_0.gguf",
-                             "synth-llama-256-Q4_K_M.gguf", "synth-qwen2-256-Q8_0.gguf"}) {
+    for (const char* name :
+         {"synth-llama-256-Q4_0.gguf", "synth-llama-256-Q8_0.gguf", "synth-llama-256-Q4_K_M.gguf",
+          "synth-llama-256-Q6_K.gguf", "synth-qwen2-256-Q8_0.gguf"}) {
         const auto model = Model::load(test::model_path(name));
         CpuBackendOptions panel = kDotsOnly;
         panel.panel_threshold = 16;
