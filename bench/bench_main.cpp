@@ -36,6 +36,22 @@ long peak_rss_mib() {
     return usage.ru_maxrss / 1024;
 }
 
+// Weight bytes one decoded token reads: every matrix once, one embedding row and the norms (the
+// KV cache adds 4 bytes per layer, position and KV dimension on top): the numerator of the
+// decode roofline.
+size_t bytes_per_token(const hearth::Model& model) {
+    const auto& weights = model.weights();
+    const auto bytes = [](const hearth::WeightMatrix& w) {
+        return static_cast<size_t>(w.rows) * w.row_bytes;
+    };
+    size_t total =
+        bytes(weights.output) + weights.token_embedding.row_bytes + weights.owned_bytes();
+    for (const auto& layer : weights.layers) {
+        for (const auto* matrix : layer.matrices()) total += bytes(*matrix);
+    }
+    return total;
+}
+
 // Deterministic pseudo-random prompt ids, BOS first, as llama-bench does with random tokens.
 std::vector<int32_t> prompt_ids(int count, int vocab) {
     std::vector<int32_t> ids{1};
@@ -103,10 +119,10 @@ int main(int argc, char** argv) {
         const long rss = peak_rss_mib();
         if (options.json) {
             fmt::print(
-                "{{\"model\": \"{}\", \"file_bytes\": {}, \"backend\": \"{}\", \"repetitions\": "
-                "{}, \"peak_rss_mib\": {}, \"results\": [",
-                options.model_path, model->file().file_size(), backend->name(), options.repetitions,
-                rss);
+                "{{\"model\": \"{}\", \"file_bytes\": {}, \"bytes_per_token\": {}, "
+                "\"backend\": \"{}\", \"repetitions\": {}, \"peak_rss_mib\": {}, \"results\": [",
+                options.model_path, model->file().file_size(), bytes_per_token(*model),
+                backend->name(), options.repetitions, rss);
             for (size_t i = 0; i < rows.size(); ++i) {
                 fmt::print(
                     "{}{{\"test\": \"{}\", \"tokens_per_second\": {{\"median\": {:.2f}, \"min\": "
@@ -125,9 +141,11 @@ int main(int argc, char** argv) {
             fmt::print("]}}\n");
             return 0;
         }
-        fmt::print("model: {} ({:.1f} MiB), backend: {}, {} repetitions, peak RSS {} MiB\n",
-                   options.model_path, model->file().file_size() / 1048576.0, backend->name(),
-                   options.repetitions, rss);
+        fmt::print(
+            "model: {} ({:.1f} MiB, {:.1f} MiB read per decoded token), backend: {}, {} "
+            "repetitions, peak RSS {} MiB\n",
+            options.model_path, model->file().file_size() / 1048576.0,
+            bytes_per_token(*model) / 1048576.0, backend->name(), options.repetitions, rss);
         if (auto* device = dynamic_cast<hearth::VulkanBackend*>(backend.get())) {
             fmt::print("device: {:.1f} MiB of weights, {} dispatches per decoded token\n",
                        device->weight_bytes() / 1048576.0, device->dispatches_per_token());
