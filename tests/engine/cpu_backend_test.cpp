@@ -90,6 +90,21 @@ TEST(CpuBackend, PanelPrefillAgreesWithTheDotKernels) {
     }
 }
 
+// hearth-bench --isa runs the lower kernel levels on a machine that has higher ones: they must
+// compute the same model.
+TEST(CpuBackend, LowerKernelLevelsGiveTheSameLogits) {
+    const auto model = Model::load(test::model_path("synth-llama-256-Q4_0.gguf"));
+    CpuBackendOptions best = kDotsOnly;
+    best.panel_threshold = 16;
+    for (const auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2}) {
+        if (isa > kernels::best_isa()) continue;
+        CpuBackendOptions lower = best;
+        lower.isa = isa;
+        EXPECT_EQ(CpuBackend(*model, lower).name().find(kernels::isa_name(isa)), 5u);
+        EXPECT_LT(largest_difference(*model, lower, best, 70, 29), 0.05) << kernels::isa_name(isa);
+    }
+}
+
 TEST(CpuBackend, RefusesWhatDoesNotFitAndLeavesTheSequenceAsItWas) {
     const auto model = Model::load(test::model_path("stories260K.gguf"));
     CpuBackend backend(*model, {.threads = 2});
