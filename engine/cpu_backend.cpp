@@ -41,6 +41,14 @@ namespace {
 
 constexpr size_t kTileRows = 256;  // weight rows dequantised per sgemm call
 
+// Whether a product of `count` tokens runs on the panel kernels (matmul_group decides with it,
+// working_bytes counts with it).
+bool uses_panel(const kernels::GemmTable* gemm, const CpuBackendOptions& options,
+                const WeightMatrix& w, int count) {
+    return gemm != nullptr && count >= options.panel_threshold &&
+           gemm->gemm[static_cast<uint32_t>(w.type)] != nullptr;
+}
+
 }  // namespace
 
 CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
@@ -50,7 +58,7 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
       m_pool(m_options.threads),
       m_isa(m_options.isa.value_or(kernels::best_isa())),
       m_dots(kernels::dot_table(m_isa)),
-      m_gemm(m_isa == kernels::Isa::Avx512Vnni ? kernels::gemm_table() : nullptr),
+      m_gemm(kernels::gemm_table(m_isa)),
       m_rope(model) {
     if (static_cast<size_t>(m_config.head_dim) > kernels::kMaxAttentionHeadDim) {
         throw std::invalid_argument("the CPU backend handles attention heads of up to " +
@@ -76,8 +84,7 @@ size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& op
     const ModelConfig& config = model.config();
     const kernels::Isa isa = options.isa.value_or(kernels::best_isa());
     const auto& dots = kernels::dot_table(isa);
-    const kernels::GemmTable* gemm =
-        isa == kernels::Isa::Avx512Vnni ? kernels::gemm_table() : nullptr;
+    const kernels::GemmTable* gemm = kernels::gemm_table(isa);
     int largest = 1;
     for (const int size : options.chunk_sizes) largest = std::max(largest, size);
     const size_t dim = static_cast<size_t>(config.embedding_length);
@@ -93,7 +100,7 @@ size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& op
         for (const auto* w : group) {
             const auto id = static_cast<uint32_t>(w->type);
             const size_t columns = static_cast<size_t>(w->columns);
-            if (gemm != nullptr && count >= options.panel_threshold && gemm->gemm[id] != nullptr) {
+            if (uses_panel(gemm, options, *w, count)) {
                 panel = std::max(
                     panel, kernels::panel_blocks(count, columns) * sizeof(kernels::PanelBlock));
             } else if (count >= options.blas_threshold) {
@@ -206,16 +213,11 @@ void CpuBackend::matmul(const WeightMatrix& w, const float* in, int count, float
     matmul_group({{&w, out}}, in, count);
 }
 
-bool CpuBackend::uses_panel(const WeightMatrix& w, int count) const {
-    return m_gemm != nullptr && count >= m_options.panel_threshold &&
-           m_gemm->gemm[static_cast<uint32_t>(w.type)] != nullptr;
-}
-
 void CpuBackend::matmul_group(std::initializer_list<Product> products, const float* in, int count) {
     Product panel[4], other[4];
     size_t panel_count = 0, other_count = 0;
     for (const auto& product : products) {
-        if (uses_panel(*product.weights, count)) {
+        if (uses_panel(m_gemm, m_options, *product.weights, count)) {
             panel[panel_count++] = product;
         } else {
             other[other_count++] = product;

@@ -68,7 +68,6 @@ private:
     void matmul_dots(std::span<const Product> products, const float* in, int count);
     void matmul_panel(std::span<const Product> products, const float* in, int count);
     void matmul_blas(const WeightMatrix& w, const float* in, int count, float* out);
-    bool uses_panel(const WeightMatrix& w, int count) const;
     void normalize(const float* in, const std::vector<float>& weight, int count, float* out);
 
     const Model& m_model;

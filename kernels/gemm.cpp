@@ -11,13 +11,6 @@ namespace {
 enum TypeId { kQ4_0 = 2, kQ8_0 = 8, kQ4_K = 12, kQ6_K = 14 };
 
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
-bool cpu_has_vnni512() {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
-           __builtin_cpu_supports("f16c") && __builtin_cpu_supports("fma");
-}
-
 GemmTable vnni_table() {
     GemmTable table;
     table.gemm[kQ4_0] = vnni::gemm_q4_0;
@@ -32,12 +25,12 @@ GemmTable vnni_table() {
 
 }  // namespace
 
-const GemmTable* gemm_table() {
+const GemmTable* gemm_table(Isa isa) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
     static const GemmTable table = vnni_table();
-    static const bool available = cpu_has_vnni512();
-    if (available) return &table;
+    if (isa == Isa::Avx512Vnni) return &table;
 #endif
+    (void)isa;
     return nullptr;
 }
 

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 
+#include "kernels/dot.h"
 #include "kernels/token_panel.h"
 
 namespace hearth::kernels {
@@ -27,8 +28,11 @@ struct GemmTable {
     const char* name = "";
 };
 
-// The machine's kernels (AVX-512 VNNI), or null where the CPU has none worth using.
-const GemmTable* gemm_table();
+// The kernels of an instruction-set level (AVX-512 VNNI has them), or null for a level without.
+const GemmTable* gemm_table(Isa isa);
+inline const GemmTable* gemm_table() {
+    return gemm_table(best_isa());
+}
 // Plain C++ twins of every kernel: what the SIMD kernels are tested against.
 const GemmTable& scalar_gemm_table();
 

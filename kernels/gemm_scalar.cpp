@@ -112,7 +112,6 @@ GemmTable make_table() {
     table.gemm[8] = gemm<Q8_0Format>;
     table.gemm[12] = gemm<Q4_KFormat>;
     table.gemm[14] = gemm<Q6_KFormat>;
-    table.pack = pack_panel;
     table.name = "scalar";
     return table;
 }

@@ -1,5 +1,7 @@
 #include "kernels/half.h"
 
+#include "kernels/dot.h"
+
 #include <bit>
 #include <cstring>
 
@@ -71,11 +73,7 @@ void floats_to_halves(const float* in, uint16_t* out, size_t count);
 
 void floats_to_halves(const float* in, uint16_t* out, size_t count) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
-    static const bool has_f16c = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("f16c") != 0;
-    }();
-    if (has_f16c) {
+    if (best_isa() != Isa::Scalar) {  // every SIMD level includes F16C
         f16c::floats_to_halves(in, out, count);
         return;
     }
