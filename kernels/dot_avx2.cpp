@@ -9,15 +9,10 @@
 #include "kernels/dot_variants.h"
 #include "kernels/half.h"
 #include "kernels/quant_blocks.h"
+#include "kernels/simd_helpers.h"
 
 namespace hearth::kernels::avx2 {
 namespace {
-
-float horizontal_sum(__m256 v) {
-    const __m128 sum = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    const __m128 pairs = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
-    return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_movehdup_ps(pairs)));
-}
 
 // Eight int32 sums of products of signed bytes (x, y): |x| times y with x's sign moved onto y.
 __m256i signed_dot(__m256i x, __m256i y) {
@@ -28,10 +23,6 @@ __m256i signed_dot(__m256i x, __m256i y) {
 // Unsigned bytes times signed bytes, summed in pairs, then weighted per 16-bit lane.
 __m256i weighted_dot(__m256i unsigned_x, __m256i signed_y, __m256i weights) {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(unsigned_x, signed_y), weights);
-}
-
-__m256i load(const void* p) {
-    return _mm256_loadu_si256(static_cast<const __m256i*>(p));
 }
 
 // One f16 scale through F16C: the scalar conversion's subnormal handling costs more than the

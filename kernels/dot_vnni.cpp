@@ -8,19 +8,10 @@
 #include "kernels/activation_blocks.h"
 #include "kernels/dot_variants.h"
 #include "kernels/quant_blocks.h"
+#include "kernels/simd_helpers.h"
 
 namespace hearth::kernels::vnni {
 namespace {
-
-__m256i load(const void* p) {
-    return _mm256_loadu_si256(static_cast<const __m256i*>(p));
-}
-
-float horizontal_sum(__m256 v) {
-    const __m128 sum = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
-    const __m128 pairs = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
-    return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_movehdup_ps(pairs)));
-}
 
 // Lane k of the result is the sum of v[k]'s eight lanes.
 __m256i sum_lanes(const __m256i* v) {
