@@ -62,13 +62,14 @@ DotTable avx2_table() {
     return t;
 }
 
-// Decode dots for the two most common formats take eight blocks at a time from planar
-// activations; the rest are the AVX2 ones.
+// Decode dots for the two most common formats read four (Q4_0) or two (Q8_0) blocks per 512-bit
+// vector against activations laid out to match; the rest are the AVX2 ones.
 DotTable vnni_table() {
     DotTable t = avx2_table();
     t.dot[kQ8_0] = vnni::dot_q8_0;
     t.dot[kQ4_0] = vnni::dot_q4_0;
-    t.format[kQ8_0] = t.format[kQ4_0] = ActivationFormat::PlanarQ8;
+    t.format[kQ8_0] = ActivationFormat::Q8_0Lanes;
+    t.format[kQ4_0] = ActivationFormat::Q4_0Lanes;
     return t;
 }
 #endif
@@ -77,9 +78,8 @@ DotTable vnni_table() {
 
 // The scalar twin of a format's kernel in the activation layout that kernel reads.
 DotFunction scalar_twin(const DotTable& table, int type) {
-    if (table.format[type] == ActivationFormat::PlanarQ8) {
-        return type == kQ8_0 ? scalar::dot_q8_0_planar : scalar::dot_q4_0_planar;
-    }
+    if (table.format[type] == ActivationFormat::Q8_0Lanes) return scalar::dot_q8_0_lanes;
+    if (table.format[type] == ActivationFormat::Q4_0Lanes) return scalar::dot_q4_0_lanes;
     return scalar_table().dot[type];
 }
 
@@ -89,9 +89,11 @@ Isa best_isa() {
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
             __builtin_cpu_supports("f16c")) {
+            // VBMI's byte permutes pull the quants out of the files' odd-sized blocks.
             const bool vnni =
                 __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+                __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
+                __builtin_cpu_supports("avx512vbmi");
             return vnni ? Isa::Avx512Vnni : Isa::Avx2;
         }
 #endif
@@ -158,8 +160,10 @@ size_t activation_row_bytes(ActivationFormat format, size_t count) {
             return count / 32 * sizeof(BlockQ8);
         case ActivationFormat::Q8K:
             return count / 256 * sizeof(BlockQ8K);
-        case ActivationFormat::PlanarQ8:
-            return planar_q8_bytes(count);
+        case ActivationFormat::Q4_0Lanes:
+            return lane_groups<Q4_0LaneGroup>(count) * sizeof(Q4_0LaneGroup);
+        case ActivationFormat::Q8_0Lanes:
+            return lane_groups<Q8_0LaneGroup>(count) * sizeof(Q8_0LaneGroup);
     }
     return 0;
 }
@@ -175,8 +179,11 @@ void prepare_activations(ActivationFormat format, const float* x, void* out, siz
         case ActivationFormat::Q8K:
             quantize_row_q8k(x, static_cast<BlockQ8K*>(out), count);
             return;
-        case ActivationFormat::PlanarQ8:
-            quantize_row_planar_q8(x, out, count);
+        case ActivationFormat::Q4_0Lanes:
+            quantize_row_q4_0_lanes(x, static_cast<Q4_0LaneGroup*>(out), count);
+            return;
+        case ActivationFormat::Q8_0Lanes:
+            quantize_row_q8_0_lanes(x, static_cast<Q8_0LaneGroup*>(out), count);
             return;
     }
 }

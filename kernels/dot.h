@@ -9,10 +9,10 @@
 namespace hearth::kernels {
 
 // How the activations for a format must be prepared.
-enum class ActivationFormat { F32, Q8, Q8K, PlanarQ8 };
+enum class ActivationFormat { F32, Q8, Q8K, Q4_0Lanes, Q8_0Lanes };
 
 // weights: `count` elements of the format; activations: `count` elements in the matching
-// ActivationFormat (float, BlockQ8, BlockQ8K or PlanarQ8).
+// ActivationFormat (float, BlockQ8, BlockQ8K, Q4_0LaneGroup or Q8_0LaneGroup).
 using DotFunction = float (*)(const void* weights, const void* activations, size_t count);
 
 // Indexed by ggml type id (the formats Hearth reads); unused ids are null.

@@ -1,9 +1,14 @@
-// AVX-512 VNNI dot products for decode (256-bit vectors; this file alone is compiled with
-// AVX-512; it runs only after best_isa() confirmed the CPU has it). Eight blocks at a time:
-// each block's dpbusd leaves eight partial sums, one lane-wise reduction turns eight blocks
-// into one vector of block sums, and their scales are applied eight at a time from the planar
-// activations (quants, then scales, then scaled sums) rather than one broadcast per block.
+// AVX-512 VNNI dot products for decode (this file alone is compiled with AVX-512; it runs only
+// after best_isa() confirmed the CPU has it). Decode streams every weight once per token, so the
+// work per weight byte must stay well under the time memory takes to deliver it. A 512-bit vector
+// takes four Q4_0 (72 bytes) or two Q8_0 blocks (68 bytes) straight from the file: one byte
+// permute pulls their quants together, another spreads their f16 scales over the lanes, and the
+// activations come pre-arranged (Q4_0LaneGroup, Q8_0LaneGroup) so that two dpbusd, one
+// conversion and one FMA finish the group, with no horizontal sums until the end of the row.
 #include <immintrin.h>
+
+#include <array>
+#include <cstdint>
 
 #include "kernels/activation_blocks.h"
 #include "kernels/dot_variants.h"
@@ -13,82 +18,113 @@
 namespace hearth::kernels::vnni {
 namespace {
 
-// Lane k of the result is the sum of v[k]'s eight lanes.
-__m256i sum_lanes(const __m256i* v) {
-    const __m256i first =
-        _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
-    const __m256i second =
-        _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
-    return _mm256_add_epi32(_mm256_permute2x128_si256(first, second, 0x20),
-                            _mm256_permute2x128_si256(first, second, 0x31));
+// For a format whose groups hold `blocks` blocks of `block_bytes` bytes with `quant_bytes` quant
+// bytes each after a 2-byte scale: where byte i of the packed quants sits in the group's bytes.
+constexpr std::array<uint8_t, 64> quant_index(int block_bytes, int quant_bytes) {
+    std::array<uint8_t, 64> index{};
+    for (int i = 0; i < 64; ++i)
+        index[i] = static_cast<uint8_t>(block_bytes * (i / quant_bytes) + 2 + i % quant_bytes);
+    return index;
 }
 
-// The unsigned weights of a block and the offset they carry (value = unsigned - offset).
-struct Q4_0Weights {
-    static constexpr float kOffset = 8.0f;
-    static __m256i get(const BlockQ4_0& block) {
-        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(block.quants));
-        return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed),
-                                _mm256_set1_epi8(0x0f));
+// The bytes of sixteen f16 words, word l holding the scale of block l / (16 / blocks).
+constexpr std::array<uint8_t, 64> scale_index(int block_bytes, int blocks) {
+    std::array<uint8_t, 64> index{};
+    for (int i = 0; i < 32; ++i)
+        index[i] = static_cast<uint8_t>(block_bytes * (i / 2 / (16 / blocks)) + i % 2);
+    return index;
+}
+
+template <typename BlockType, typename GroupType, int kQuantBytes>
+struct LaneFormat {
+    using Block = BlockType;
+    using Group = GroupType;
+    static constexpr auto kQuantIndex = quant_index(sizeof(Block), kQuantBytes);
+    static constexpr auto kScaleIndex = scale_index(sizeof(Block), Group::kBlocks);
+};
+
+struct Q4_0Format : LaneFormat<BlockQ4_0, Q4_0LaneGroup, 16> {
+    static __m512i integer_sum(__m512i quants, const Group& group) {
+        const __m512i nibble = _mm512_set1_epi8(0x0f);
+        const __m512i low = _mm512_and_si512(quants, nibble);
+        const __m512i high = _mm512_and_si512(_mm512_srli_epi16(quants, 4), nibble);
+        const __m512i sum = _mm512_dpbusd_epi32(_mm512_loadu_si512(group.offsets), low,
+                                                _mm512_loadu_si512(group.low));
+        return _mm512_dpbusd_epi32(sum, high, _mm512_loadu_si512(group.high));
     }
 };
 
-struct Q8_0Weights {
-    static constexpr float kOffset = 128.0f;
-    static __m256i get(const BlockQ8_0& block) {  // signed + 128: the top bit flipped
-        return _mm256_xor_si256(load(block.quants), _mm256_set1_epi8(static_cast<char>(0x80)));
+struct Q8_0Format : LaneFormat<BlockQ8_0, Q8_0LaneGroup, 32> {
+    static __m512i integer_sum(__m512i quants, const Group& group) {
+        const __m512i as_unsigned =
+            _mm512_xor_si512(quants, _mm512_set1_epi8(static_cast<char>(0x80)));
+        return _mm512_dpbusd_epi32(_mm512_loadu_si512(group.offsets), as_unsigned,
+                                   _mm512_loadu_si512(group.quants));
     }
 };
 
-template <typename Block>
-__m256 weight_scales(const Block* x) {
-    return _mm256_cvtph_ps(
-        _mm_setr_epi16(static_cast<int16_t>(x[0].scale), static_cast<int16_t>(x[1].scale),
-                       static_cast<int16_t>(x[2].scale), static_cast<int16_t>(x[3].scale),
-                       static_cast<int16_t>(x[4].scale), static_cast<int16_t>(x[5].scale),
-                       static_cast<int16_t>(x[6].scale), static_cast<int16_t>(x[7].scale)));
+__mmask64 first_bytes(size_t count) {
+    return count >= 64 ? ~__mmask64{0} : (__mmask64{1} << count) - 1;
 }
 
-// d_w * d_a * sum(unsigned * a) - offset * d_w * (d_a * sum(a)), per block.
-template <typename Block, typename Weights>
+template <typename Format>
+class GroupReader {
+public:
+    GroupReader()
+        : m_quants(_mm512_loadu_si512(Format::kQuantIndex.data())),
+          m_scales(_mm512_loadu_si512(Format::kScaleIndex.data())) {}
+
+    // acc += the group's products, lane by lane; `bytes` of weights are read (masked loads, so
+    // a short last group reads nothing past the row).
+    __m512 add(const uint8_t* weights, size_t bytes, const typename Format::Group& group,
+               __m512 acc) const {
+        const __m512i head = _mm512_maskz_loadu_epi8(first_bytes(bytes), weights);
+        const __m512i tail =
+            _mm512_maskz_loadu_epi8(first_bytes(bytes > 64 ? bytes - 64 : 0), weights + 64);
+        const __m512i quants = _mm512_permutex2var_epi8(head, m_quants, tail);
+        const __m256i halves = _mm512_castsi512_si256(_mm512_permutexvar_epi8(m_scales, head));
+        const __m512 scales = _mm512_mul_ps(_mm512_cvtph_ps(halves), _mm512_loadu_ps(group.scales));
+        return _mm512_fmadd_ps(_mm512_cvtepi32_ps(Format::integer_sum(quants, group)), scales, acc);
+    }
+
+private:
+    __m512i m_quants, m_scales;
+};
+
+template <typename Format>
 float dot(const void* w, const void* a, size_t n) {
-    const auto* x = static_cast<const Block*>(w);
-    const PlanarQ8 y = planar_q8(a, n);
-    const size_t blocks = n / 32;
-    __m256 acc = _mm256_setzero_ps();
-    size_t b = 0;
-    for (; b + 8 <= blocks; b += 8) {
-        __m256i sums[8];
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; ++k) {
-            sums[k] = _mm256_dpbusd_epi32(_mm256_setzero_si256(), Weights::get(x[b + k]),
-                                          load(y.quants + 32 * (b + k)));
-        }
-        const __m256 d = weight_scales(x + b);
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_lanes(sums)),
-                              _mm256_mul_ps(d, _mm256_loadu_ps(y.scales + b)), acc);
-        acc = _mm256_fnmadd_ps(_mm256_mul_ps(d, _mm256_set1_ps(Weights::kOffset)),
-                               _mm256_loadu_ps(y.scaled_sums + b), acc);
+    using Group = typename Format::Group;
+    constexpr size_t kGroupBytes = Group::kBlocks * sizeof(typename Format::Block);
+    const auto* weights = static_cast<const uint8_t*>(w);
+    const auto* groups = static_cast<const Group*>(a);
+    const size_t blocks = n / 32, full = blocks / Group::kBlocks;
+    const GroupReader<Format> reader;
+    // Two accumulators keep two groups' FMAs independent.
+    __m512 even = _mm512_setzero_ps(), odd = _mm512_setzero_ps();
+    size_t g = 0;
+    for (; g + 2 <= full; g += 2) {
+        even = reader.add(weights + g * kGroupBytes, kGroupBytes, groups[g], even);
+        odd = reader.add(weights + (g + 1) * kGroupBytes, kGroupBytes, groups[g + 1], odd);
     }
-    float tail = 0.0f;
-    for (; b < blocks; ++b) {
-        const __m256i sum = _mm256_dpbusd_epi32(_mm256_setzero_si256(), Weights::get(x[b]),
-                                                load(y.quants + 32 * b));
-        const float d = _cvtsh_ss(x[b].scale);
-        tail += d * (y.scales[b] * horizontal_sum(_mm256_cvtepi32_ps(sum)) -
-                     Weights::kOffset * y.scaled_sums[b]);
+    if (g < full) even = reader.add(weights + g * kGroupBytes, kGroupBytes, groups[g], even), ++g;
+    const size_t rest = blocks - full * Group::kBlocks;
+    if (rest != 0) {  // the padded last group: its missing blocks have zero activations
+        odd = reader.add(weights + g * kGroupBytes, rest * sizeof(typename Format::Block),
+                         groups[g], odd);
     }
-    return horizontal_sum(acc) + tail;
+    const __m512 sum = _mm512_add_ps(even, odd);
+    const __m512 halves = _mm512_add_ps(sum, _mm512_shuffle_f32x4(sum, sum, 0x4e));
+    return horizontal_sum(_mm512_castps512_ps256(halves));
 }
 
 }  // namespace
 
 float dot_q4_0(const void* w, const void* a, size_t n) {
-    return dot<BlockQ4_0, Q4_0Weights>(w, a, n);
+    return dot<Q4_0Format>(w, a, n);
 }
 
 float dot_q8_0(const void* w, const void* a, size_t n) {
-    return dot<BlockQ8_0, Q8_0Weights>(w, a, n);
+    return dot<Q8_0Format>(w, a, n);
 }
 
 }  // namespace hearth::kernels::vnni
