@@ -10,6 +10,8 @@ namespace {
 // the atomic, a futex).
 constexpr int kSpinIterations = 2000;
 
+constexpr size_t kPiecesPerThread = 4;
+
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -20,7 +22,7 @@ inline void cpu_relax() {
 
 ThreadPool::ThreadPool(int threads) {
     if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    for (int i = 1; i < threads; ++i) m_workers.emplace_back([this, i] { work(i); });
+    for (int i = 1; i < threads; ++i) m_workers.emplace_back([this] { work(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -30,14 +32,17 @@ ThreadPool::~ThreadPool() {
     for (auto& worker : m_workers) worker.join();
 }
 
-void ThreadPool::run_share(int index) {
-    const size_t threads = static_cast<size_t>(size());
-    const size_t chunks = (m_count + m_grain - 1) / m_grain;
-    const size_t first = chunks * static_cast<size_t>(index) / threads;
-    const size_t last = chunks * static_cast<size_t>(index + 1) / threads;
-    const size_t begin = std::min(first * m_grain, m_count);
-    const size_t end = std::min(last * m_grain, m_count);
-    if (begin < end) (*m_task)(begin, end);
+// Ranges are claimed from a shared counter rather than fixed per thread: a core that is slowed
+// (by the other core's memory traffic, or by the host taking it for a moment) then simply claims
+// fewer ranges instead of leaving the others waiting for its half.
+void ThreadPool::run_share() {
+    while (true) {
+        const size_t piece = m_next_piece.fetch_add(1, std::memory_order_relaxed);
+        const size_t begin = std::min(piece * m_piece_items, m_count);
+        const size_t end = std::min(begin + m_piece_items, m_count);
+        if (begin >= end) return;
+        (*m_task)(begin, end);
+    }
 }
 
 void ThreadPool::parallel_for(size_t count, size_t grain,
@@ -49,11 +54,17 @@ void ThreadPool::parallel_for(size_t count, size_t grain,
     }
     m_task = &task;
     m_count = count;
-    m_grain = std::max<size_t>(grain, 1);
+    // A few pieces per thread: enough to even out, few enough that each stays one long
+    // contiguous stream of weights for the prefetchers.
+    grain = std::max<size_t>(grain, 1);
+    const size_t grains = (count + grain - 1) / grain;
+    const size_t pieces = std::min(grains, static_cast<size_t>(size()) * kPiecesPerThread);
+    m_piece_items = (grains + pieces - 1) / pieces * grain;
+    m_next_piece.store(0, std::memory_order_relaxed);
     m_pending.store(static_cast<int>(m_workers.size()), std::memory_order_relaxed);
     m_generation.fetch_add(1, std::memory_order_release);
     m_generation.notify_all();
-    run_share(0);
+    run_share();
     int spins = 0;
     for (int pending; (pending = m_pending.load(std::memory_order_acquire)) != 0;) {
         if (++spins < kSpinIterations) {
@@ -64,7 +75,7 @@ void ThreadPool::parallel_for(size_t count, size_t grain,
     }
 }
 
-void ThreadPool::work(int index) {
+void ThreadPool::work() {
     uint64_t seen = 0;
     while (true) {
         int spins = 0;
@@ -78,7 +89,7 @@ void ThreadPool::work(int index) {
         }
         seen = current;
         if (m_stopping.load()) return;
-        run_share(index);
+        run_share();
         if (m_pending.fetch_sub(1, std::memory_order_acq_rel) == 1) m_pending.notify_one();
     }
 }

@@ -22,13 +22,14 @@ public:
 
     int size() const { return static_cast<int>(m_workers.size()) + 1; }
 
-    // Calls task(begin, end) on disjoint ranges covering [0, count), one per thread, and returns
-    // when all are done. Ranges are aligned to `grain` items. Not reentrant.
+    // Calls task(begin, end) on disjoint ranges covering [0, count), spread over the threads (a
+    // thread may get several), and returns when all are done. Ranges are aligned to `grain`
+    // items. Not reentrant.
     void parallel_for(size_t count, size_t grain, const std::function<void(size_t, size_t)>& task);
 
 private:
-    void work(int index);
-    void run_share(int index);
+    void work();
+    void run_share();
 
     std::vector<std::thread> m_workers;
     std::atomic<uint64_t> m_generation{0};
@@ -36,7 +37,8 @@ private:
     std::atomic<bool> m_stopping{false};
     const std::function<void(size_t, size_t)>* m_task = nullptr;
     size_t m_count = 0;
-    size_t m_grain = 1;
+    size_t m_piece_items = 1;
+    std::atomic<size_t> m_next_piece{0};
 };
 
 }  // namespace hearth

@@ -3,7 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
+#include <mutex>
 #include <set>
+#include <thread>
 
 namespace hearth {
 namespace {
@@ -13,19 +16,27 @@ TEST(ThreadPool, CoversEveryIndexExactlyOnceOnGrainBoundaries) {
     EXPECT_EQ(pool.size(), 3);
     for (const size_t count : {1u, 2u, 7u, 64u, 1000u, 4099u}) {
         std::vector<std::atomic<int>> hits(count);
-        std::mutex mutex;
-        std::set<std::thread::id> threads;
         pool.parallel_for(count, 16, [&](size_t begin, size_t end) {
             EXPECT_EQ(begin % 16, 0u);
             for (size_t i = begin; i < end; ++i) hits[i]++;
-            std::lock_guard lock(mutex);
-            threads.insert(std::this_thread::get_id());
         });
         for (size_t i = 0; i < count; ++i) ASSERT_EQ(hits[i].load(), 1) << count << " " << i;
-        if (count >= 1000) {
-            EXPECT_EQ(threads.size(), 3u);
-        }
     }
+}
+
+TEST(ThreadPool, SlowRangesAreSharedByEveryThread) {
+    ThreadPool pool(3);
+    std::mutex mutex;
+    std::set<std::thread::id> threads;
+    pool.parallel_for(1000, 16, [&](size_t, size_t) {
+        {
+            std::lock_guard lock(mutex);
+            threads.insert(std::this_thread::get_id());
+        }
+        // Long enough that no thread can claim every range before the others wake.
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    });
+    EXPECT_EQ(threads.size(), 3u);
 }
 
 TEST(ThreadPool, ManyQuickDispatchesInARow) {
