@@ -68,6 +68,7 @@ DotTable vnni_table() {
     DotTable t = avx2_table();
     t.dot[kQ8_0] = vnni::dot_q8_0;
     t.dot[kQ4_0] = vnni::dot_q4_0;
+    t.dot[kQ4_K] = vnni::dot_q4_k;
     t.format[kQ8_0] = ActivationFormat::Q8_0Lanes;
     t.format[kQ4_0] = ActivationFormat::Q4_0Lanes;
     return t;

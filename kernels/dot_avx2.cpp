@@ -57,8 +57,8 @@ __m256i fifth_bits(const uint8_t* bytes) {
 }
 
 // A Q4_K/Q5_K super-block's eight 6-bit scales as 16-bit lanes (the same eight in both 128-bit
-// halves), unpacked with word operations rather than byte by byte, and what its minimums
-// subtract from the dot product (they multiply the activation sums, not the quants).
+// halves), and what its minimums subtract from the dot product (they multiply the activation
+// sums, not the quants).
 struct KScales {
     __m256i scales;
     float offset;
@@ -66,18 +66,9 @@ struct KScales {
 
 template <typename Block>
 KScales unpack_k_scales(const Block& block, const BlockQ8K& y) {
-    uint32_t words[3];
-    std::memcpy(words, block.scales, sizeof words);
-    constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kTop2 = 0x03030303;
-    // Sub-blocks 0-3 keep six bits in bytes 0-3 (scales) and 4-7 (minimums); 4-7 take their low
-    // four bits from bytes 8-11 and their top two from the spare bits of bytes 0-7.
-    const uint32_t scales_low = words[0] & kLow6, minimums_low = words[1] & kLow6;
-    const uint32_t scales_high = (words[2] & kLow4) | (((words[0] >> 6) & kTop2) << 4);
-    const uint32_t minimums_high = ((words[2] >> 4) & kLow4) | (((words[1] >> 6) & kTop2) << 4);
-    const __m128i scales = _mm_cvtepu8_epi16(
-        _mm_set_epi32(0, 0, static_cast<int>(scales_high), static_cast<int>(scales_low)));
-    const __m128i minimums = _mm_cvtepu8_epi16(
-        _mm_set_epi32(0, 0, static_cast<int>(minimums_high), static_cast<int>(minimums_low)));
+    const __m128i bytes = k_scale_bytes(block.scales);
+    const __m128i scales = _mm_cvtepu8_epi16(bytes);
+    const __m128i minimums = _mm_cvtepu8_epi16(_mm_srli_si128(bytes, 8));
     // Activation sums per 32: adjacent pairs of the per-16 sums.
     const __m128i sums =
         _mm_hadd_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(y.sums)),

@@ -41,6 +41,7 @@ void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 namespace vnni {  // Q8_0LaneGroup and Q4_0LaneGroup activations
 float dot_q8_0(const void* w, const void* a, size_t n);
 float dot_q4_0(const void* w, const void* a, size_t n);
+float dot_q4_k(const void* w, const void* a, size_t n);  // BlockQ8K activations
 }  // namespace vnni
 
 }  // namespace hearth::kernels

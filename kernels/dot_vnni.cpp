@@ -117,6 +117,16 @@ float dot(const void* w, const void* a, size_t n) {
     return horizontal_sum(_mm512_castps512_ps256(halves));
 }
 
+// A byte permute that widens two unpacked scales to 16-bit words (the odd bytes are masked to
+// zero): byte `first` into words 0-15, byte `second` into words 16-31.
+constexpr std::array<uint8_t, 64> word_index(int first, int second) {
+    std::array<uint8_t, 64> index{};
+    for (int i = 0; i < 64; i += 2) index[i] = static_cast<uint8_t>(i < 32 ? first : second);
+    return index;
+}
+
+constexpr __mmask64 kEvenBytes = 0x5555555555555555;
+
 }  // namespace
 
 float dot_q4_0(const void* w, const void* a, size_t n) {
@@ -125,6 +135,61 @@ float dot_q4_0(const void* w, const void* a, size_t n) {
 
 float dot_q8_0(const void* w, const void* a, size_t n) {
     return dot<Q8_0Format>(w, a, n);
+}
+
+}  // namespace hearth::kernels::vnni
+
+namespace hearth::kernels::vnni {
+
+// 64 bytes of Q4_K nibbles cover 128 elements: the low nibbles are sub-blocks 2c (bytes 0-31)
+// and 2c + 2 (bytes 32-63), the high ones 2c + 1 and 2c + 3. The activations' 128-bit lanes are
+// shuffled to match, u8 x s8 pairs summed to 16 bits, then multiplied by each lane's scale and
+// summed to 32 bits in one vpdpwssd. Minimums meet the activation sums once per super-block.
+float dot_q4_k(const void* w, const void* a, size_t n) {
+    static constexpr std::array<uint8_t, 64> kPairs[4] = {word_index(0, 2), word_index(1, 3),
+                                                          word_index(4, 6), word_index(5, 7)};
+    static constexpr std::array<uint8_t, 64> kMinimums = [] {
+        std::array<uint8_t, 64> index{};
+        for (int i = 0; i < 32; i += 2) index[i] = static_cast<uint8_t>(8 + i / 4);
+        return index;
+    }();
+    const auto* x = static_cast<const BlockQ4_K*>(w);
+    const auto* y = static_cast<const BlockQ8K*>(a);
+    const __m512i nibble = _mm512_set1_epi8(0x0f);
+    __m512 acc = _mm512_setzero_ps();
+    __m256 offsets = _mm256_setzero_ps();
+    for (size_t b = 0; b < n / 256; ++b) {
+        const __m512i unpacked = _mm512_castsi128_si512(k_scale_bytes(x[b].scales));
+        __m512i sum = _mm512_setzero_si512();
+#pragma GCC unroll 2
+        for (int c = 0; c < 2; ++c) {
+            const __m512i packed = _mm512_loadu_si512(x[b].quants + 64 * c);
+            const __m512i first = _mm512_loadu_si512(y[b].quants + 128 * c);
+            const __m512i second = _mm512_loadu_si512(y[b].quants + 128 * c + 64);
+            const __m512i low = _mm512_and_si512(packed, nibble);
+            const __m512i high = _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
+            const __m512i low_scales = _mm512_maskz_permutexvar_epi8(
+                kEvenBytes, _mm512_loadu_si512(kPairs[2 * c].data()), unpacked);
+            const __m512i high_scales = _mm512_maskz_permutexvar_epi8(
+                kEvenBytes, _mm512_loadu_si512(kPairs[2 * c + 1].data()), unpacked);
+            sum = _mm512_dpwssd_epi32(
+                sum, _mm512_maddubs_epi16(low, _mm512_shuffle_i64x2(first, second, 0x44)),
+                low_scales);
+            sum = _mm512_dpwssd_epi32(
+                sum, _mm512_maddubs_epi16(high, _mm512_shuffle_i64x2(first, second, 0xee)),
+                high_scales);
+        }
+        acc = _mm512_fmadd_ps(_mm512_set1_ps(_cvtsh_ss(x[b].scale) * y[b].scale),
+                              _mm512_cvtepi32_ps(sum), acc);
+        // Each minimum twice (one per 16-element activation sum), times those sums.
+        const __m256i minimums = _mm512_castsi512_si256(_mm512_maskz_permutexvar_epi8(
+            kEvenBytes, _mm512_loadu_si512(kMinimums.data()), unpacked));
+        const __m256i products = _mm256_madd_epi16(minimums, load(y[b].sums));
+        offsets = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(x[b].minimum) * y[b].scale),
+                                  _mm256_cvtepi32_ps(products), offsets);
+    }
+    const __m512 halves = _mm512_add_ps(acc, _mm512_shuffle_f32x4(acc, acc, 0x4e));
+    return horizontal_sum(_mm512_castps512_ps256(halves)) - horizontal_sum(offsets);
 }
 
 }  // namespace hearth::kernels::vnni

@@ -5,6 +5,9 @@
 
 #include <immintrin.h>
 
+#include <cstdint>
+#include <cstring>
+
 namespace hearth::kernels {
 namespace {
 
@@ -16,6 +19,21 @@ inline float horizontal_sum(__m256 v) {
     const __m128 sum = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     const __m128 pairs = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
     return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_movehdup_ps(pairs)));
+}
+
+// A Q4_K/Q5_K super-block's eight 6-bit scales (bytes 0-7) and minimums (bytes 8-15), unpacked
+// with word operations rather than byte by byte: sub-blocks 0-3 keep six bits in bytes 0-3
+// (scales) and 4-7 (minimums); 4-7 take their low four bits from bytes 8-11 and their top two
+// from the spare bits of bytes 0-7.
+inline __m128i k_scale_bytes(const uint8_t* packed) {
+    uint32_t words[3];
+    std::memcpy(words, packed, sizeof words);
+    constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kTop2 = 0x03030303;
+    const uint32_t scales_low = words[0] & kLow6, minimums_low = words[1] & kLow6;
+    const uint32_t scales_high = (words[2] & kLow4) | (((words[0] >> 6) & kTop2) << 4);
+    const uint32_t minimums_high = ((words[2] >> 4) & kLow4) | (((words[1] >> 6) & kTop2) << 4);
+    return _mm_set_epi32(static_cast<int>(minimums_high), static_cast<int>(minimums_low),
+                         static_cast<int>(scales_high), static_cast<int>(scales_low));
 }
 
 }  // namespace
