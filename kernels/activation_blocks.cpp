@@ -23,56 +23,37 @@ void quantize_row_q8(const float* x, BlockQ8* out, size_t count) {
     }
 }
 
-namespace {
-
-// Where each of a block's 32 activations goes in its group, which 32-bit lane of the integer
-// product meets it, and the weights' offset that lane's sum is scaled by.
-struct Q4_0Lanes {
-    static constexpr int kWeightOffset = 8;
-    static int8_t& slot(Q4_0LaneGroup& group, size_t block, size_t j) {
-        return (j < 16 ? group.low : group.high)[16 * block + j % 16];
-    }
-    static size_t lane(size_t j) { return j % 16 / 4; }
-};
-
-struct Q8_0Lanes {
-    static constexpr int kWeightOffset = 128;
-    static int8_t& slot(Q8_0LaneGroup& group, size_t block, size_t j) {
-        return group.quants[32 * block + j];
-    }
-    static size_t lane(size_t j) { return j / 4; }
-};
-
-template <typename Lanes, typename Group>
-void quantize_row_lanes(const float* x, Group* out, size_t count) {
-    constexpr size_t kLanes = 16 / Group::kBlocks;  // per block
-    std::fill_n(reinterpret_cast<std::byte*>(out), lane_groups<Group>(count) * sizeof(Group),
+void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count) {
+    std::fill_n(reinterpret_cast<std::byte*>(out), lane_groups(count) * sizeof(LaneGroup),
                 std::byte{0});
     for (size_t b = 0; b < count / 32; ++b) {
         BlockQ8 block;
         quantize_row_q8(x + 32 * b, &block, 32);
-        Group& group = out[b / Group::kBlocks];
-        const size_t k = b % Group::kBlocks;
-        int sums[kLanes] = {};
-        for (size_t j = 0; j < 32; ++j) {
-            Lanes::slot(group, k, j) = block.quants[j];
-            sums[Lanes::lane(j)] += block.quants[j];
-        }
-        for (size_t lane = 0; lane < kLanes; ++lane) {
-            group.offsets[kLanes * k + lane] = -Lanes::kWeightOffset * sums[lane];
-            group.scales[kLanes * k + lane] = block.scale;
+        LaneGroup& group = out[b / LaneGroup::kBlocks];
+        const size_t k = b % LaneGroup::kBlocks;
+        std::copy(block.quants, block.quants + 16, group.quants + 16 * k);
+        std::copy(block.quants + 16, block.quants + 32, group.quants + 64 + 16 * k);
+        for (size_t lane = 0; lane < 4; ++lane) {
+            int sum = 0;
+            for (size_t i = 4 * lane; i < 4 * lane + 4; ++i)
+                sum += block.quants[i] + block.quants[16 + i];
+            group.offsets[4 * k + lane] = -8 * sum;
+            group.scales[4 * k + lane] = block.scale;
         }
     }
 }
 
-}  // namespace
-
-void quantize_row_q4_0_lanes(const float* x, Q4_0LaneGroup* out, size_t count) {
-    quantize_row_lanes<Q4_0Lanes>(x, out, count);
-}
-
-void quantize_row_q8_0_lanes(const float* x, Q8_0LaneGroup* out, size_t count) {
-    quantize_row_lanes<Q8_0Lanes>(x, out, count);
+void quantize_row_planar_q8(const float* x, void* out, size_t count) {
+    auto* quants = static_cast<int8_t*>(out);
+    auto* scales = reinterpret_cast<float*>(quants + count);
+    float* scaled_sums = scales + count / 32;
+    for (size_t b = 0; b < count / 32; ++b) {
+        BlockQ8 block;
+        quantize_row_q8(x + 32 * b, &block, 32);
+        std::copy(block.quants, block.quants + 32, quants + 32 * b);
+        scales[b] = block.scale;
+        scaled_sums[b] = block.scaled_sum;
+    }
 }
 
 void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count) {

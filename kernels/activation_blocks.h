@@ -20,37 +20,42 @@ struct BlockQ8K {
     int16_t sums[16];
 };
 
-// The Q8 blocks laid out for the AVX-512 Q4_0 decode kernel, four blocks to a group because one
-// 512-bit vector holds four Q4_0 blocks' nibbles: elements 0..15 of each block in `low`, 16..31
-// in `high` (where a Q4_0 byte's two nibbles belong). Each 32-bit lane of the integer product
-// meets four `low` and four `high` activations; `offsets` holds -8 x their sum, so Q4_0's offset
-// of 8 leaves inside the integer sum, and `scales` repeats each block's scale over its four
-// lanes. A last partial group is padded with zero blocks.
-struct Q4_0LaneGroup {
+// Q8 blocks laid out for the AVX-512 Q4_0 decode kernel: four blocks to a group (a 512-bit
+// vector holds four blocks' nibbles), one product of 16 lanes, four lanes per block. `quants`
+// holds elements 0..15 of each block, then 16..31 (where a Q4_0 byte's two nibbles belong), and
+// lane 4k + l meets elements 4l..4l+3 and 16+4l..16+4l+3 of block k. The kernel reads the
+// nibbles unsigned, so `offsets` holds -8 times each lane's activation sum, and `scales` each
+// block's scale per lane. A last partial group is padded with zero blocks.
+struct LaneGroup {
     static constexpr size_t kBlocks = 4;
-    int8_t low[64];
-    int8_t high[64];
+    int8_t quants[128];
     int32_t offsets[16];
     float scales[16];
 };
 
-// The same for Q8_0, two blocks to a group (a vector holds two blocks' quants). The kernel reads
-// the signed weights as unsigned (+128), so `offsets` holds -128 x each lane's activation sum.
-struct Q8_0LaneGroup {
-    static constexpr size_t kBlocks = 2;
-    int8_t quants[64];
-    int32_t offsets[16];
-    float scales[16];
+// The Q8 blocks in planes, for the AVX-512 Q8_0 kernel, which takes eight blocks' scales at
+// once: `count` quants, then count / 32 scales, then count / 32 scaled sums.
+struct PlanarQ8 {
+    const int8_t* quants;
+    const float* scales;
+    const float* scaled_sums;
 };
-
-template <typename Group>
-size_t lane_groups(size_t count) {
-    return (count / 32 + Group::kBlocks - 1) / Group::kBlocks;
+inline size_t planar_q8_bytes(size_t count) {
+    return count + 2 * (count / 32) * sizeof(float);
+}
+inline PlanarQ8 planar_q8(const void* data, size_t count) {
+    const auto* quants = static_cast<const int8_t*>(data);
+    const auto* scales = reinterpret_cast<const float*>(quants + count);
+    return {quants, scales, scales + count / 32};
 }
 
-void quantize_row_q8(const float* x, BlockQ8* out, size_t count);                // count % 32 == 0
-void quantize_row_q4_0_lanes(const float* x, Q4_0LaneGroup* out, size_t count);  // count % 32 == 0
-void quantize_row_q8_0_lanes(const float* x, Q8_0LaneGroup* out, size_t count);  // count % 32 == 0
-void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);              // count % 256 == 0
+inline size_t lane_groups(size_t count) {
+    return (count / 32 + LaneGroup::kBlocks - 1) / LaneGroup::kBlocks;
+}
+
+void quantize_row_q8(const float* x, BlockQ8* out, size_t count);            // count % 32 == 0
+void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count);  // count % 32 == 0
+void quantize_row_planar_q8(const float* x, void* out, size_t count);        // count % 32 == 0
+void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);          // count % 256 == 0
 
 }  // namespace hearth::kernels

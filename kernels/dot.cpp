@@ -69,7 +69,7 @@ DotTable vnni_table() {
     t.dot[kQ8_0] = vnni::dot_q8_0;
     t.dot[kQ4_0] = vnni::dot_q4_0;
     t.dot[kQ4_K] = vnni::dot_q4_k;
-    t.format[kQ8_0] = ActivationFormat::Q8_0Lanes;
+    t.format[kQ8_0] = ActivationFormat::PlanarQ8;
     t.format[kQ4_0] = ActivationFormat::Q4_0Lanes;
     return t;
 }
@@ -79,7 +79,7 @@ DotTable vnni_table() {
 
 // The scalar twin of a format's kernel in the activation layout that kernel reads.
 DotFunction scalar_twin(const DotTable& table, int type) {
-    if (table.format[type] == ActivationFormat::Q8_0Lanes) return scalar::dot_q8_0_lanes;
+    if (table.format[type] == ActivationFormat::PlanarQ8) return scalar::dot_q8_0_planar;
     if (table.format[type] == ActivationFormat::Q4_0Lanes) return scalar::dot_q4_0_lanes;
     return scalar_table().dot[type];
 }
@@ -162,9 +162,9 @@ size_t activation_row_bytes(ActivationFormat format, size_t count) {
         case ActivationFormat::Q8K:
             return count / 256 * sizeof(BlockQ8K);
         case ActivationFormat::Q4_0Lanes:
-            return lane_groups<Q4_0LaneGroup>(count) * sizeof(Q4_0LaneGroup);
-        case ActivationFormat::Q8_0Lanes:
-            return lane_groups<Q8_0LaneGroup>(count) * sizeof(Q8_0LaneGroup);
+            return lane_groups(count) * sizeof(LaneGroup);
+        case ActivationFormat::PlanarQ8:
+            return planar_q8_bytes(count);
     }
     return 0;
 }
@@ -181,10 +181,10 @@ void prepare_activations(ActivationFormat format, const float* x, void* out, siz
             quantize_row_q8k(x, static_cast<BlockQ8K*>(out), count);
             return;
         case ActivationFormat::Q4_0Lanes:
-            quantize_row_q4_0_lanes(x, static_cast<Q4_0LaneGroup*>(out), count);
+            quantize_row_q4_0_lanes(x, static_cast<LaneGroup*>(out), count);
             return;
-        case ActivationFormat::Q8_0Lanes:
-            quantize_row_q8_0_lanes(x, static_cast<Q8_0LaneGroup*>(out), count);
+        case ActivationFormat::PlanarQ8:
+            quantize_row_planar_q8(x, out, count);
             return;
     }
 }

@@ -9,10 +9,10 @@
 namespace hearth::kernels {
 
 // How the activations for a format must be prepared.
-enum class ActivationFormat { F32, Q8, Q8K, Q4_0Lanes, Q8_0Lanes };
+enum class ActivationFormat { F32, Q8, Q8K, Q4_0Lanes, PlanarQ8 };
 
 // weights: `count` elements of the format; activations: `count` elements in the matching
-// ActivationFormat (float, BlockQ8, BlockQ8K, Q4_0LaneGroup or Q8_0LaneGroup).
+// ActivationFormat (float, BlockQ8, BlockQ8K, LaneGroup or PlanarQ8).
 using DotFunction = float (*)(const void* weights, const void* activations, size_t count);
 
 // Indexed by ggml type id (the formats Hearth reads); unused ids are null.

@@ -92,18 +92,16 @@ float dot_q4_0(const void* w, const void* a, size_t n) {
     return sum;
 }
 
-// The same products over lane groups (the AVX-512 kernels' layout): per block, the integer sum of
-// the weights read unsigned with the activations, plus the offsets the group carries for them.
-float dot_q8_0_lanes(const void* w, const void* a, size_t n) {
+// The same products in the AVX-512 kernels' activation layouts: planar for Q8_0; lane groups for
+// Q4_0, where per block the integer sum of the nibbles read unsigned with the activations plus
+// the offsets the group carries for them.
+float dot_q8_0_planar(const void* w, const void* a, size_t n) {
+    const PlanarQ8 y = planar_q8(a, n);
     float sum = 0.0f;
     for (size_t b = 0; b < n / 32; ++b) {
         const auto& x = as<BlockQ8_0>(w)[b];
-        const auto& group = as<Q8_0LaneGroup>(a)[b / 2];
-        const size_t k = b % 2;
-        int32_t total = 0;
-        for (size_t i = 0; i < 32; ++i) total += (x.quants[i] + 128) * group.quants[32 * k + i];
-        for (size_t lane = 8 * k; lane < 8 * k + 8; ++lane) total += group.offsets[lane];
-        sum += half_to_float(x.scale) * group.scales[8 * k] * static_cast<float>(total);
+        sum += half_to_float(x.scale) * y.scales[b] *
+               static_cast<float>(int_dot(x.quants, y.quants + 32 * b, 32));
     }
     return sum;
 }
@@ -112,12 +110,12 @@ float dot_q4_0_lanes(const void* w, const void* a, size_t n) {
     float sum = 0.0f;
     for (size_t b = 0; b < n / 32; ++b) {
         const auto& x = as<BlockQ4_0>(w)[b];
-        const auto& group = as<Q4_0LaneGroup>(a)[b / 4];
+        const auto& group = as<LaneGroup>(a)[b / 4];
         const size_t k = b % 4;
         int32_t total = 0;
         for (size_t j = 0; j < 16; ++j) {
-            total += (x.quants[j] & 0x0f) * group.low[16 * k + j] +
-                     (x.quants[j] >> 4) * group.high[16 * k + j];
+            total += (x.quants[j] & 0x0f) * group.quants[16 * k + j] +
+                     (x.quants[j] >> 4) * group.quants[64 + 16 * k + j];
         }
         for (size_t lane = 4 * k; lane < 4 * k + 4; ++lane) total += group.offsets[lane];
         sum += half_to_float(x.scale) * group.scales[4 * k] * static_cast<float>(total);

@@ -18,8 +18,8 @@ float dot_q5_1(const void* w, const void* a, size_t n);
 float dot_q4_k(const void* w, const void* a, size_t n);
 float dot_q5_k(const void* w, const void* a, size_t n);
 float dot_q6_k(const void* w, const void* a, size_t n);
-float dot_q8_0_lanes(const void* w, const void* a, size_t n);  // Q8_0LaneGroup activations
-float dot_q4_0_lanes(const void* w, const void* a, size_t n);  // Q4_0LaneGroup activations
+float dot_q8_0_planar(const void* w, const void* a, size_t n);  // PlanarQ8 activations
+float dot_q4_0_lanes(const void* w, const void* a, size_t n);   // LaneGroup activations
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace scalar
 
@@ -38,9 +38,9 @@ float dot_q6_k(const void* w, const void* a, size_t n);
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace avx2
 
-namespace vnni {  // Q8_0LaneGroup and Q4_0LaneGroup activations
-float dot_q8_0(const void* w, const void* a, size_t n);
-float dot_q4_0(const void* w, const void* a, size_t n);
+namespace vnni {
+float dot_q8_0(const void* w, const void* a, size_t n);  // PlanarQ8 activations
+float dot_q4_0(const void* w, const void* a, size_t n);  // LaneGroup activations
 float dot_q4_k(const void* w, const void* a, size_t n);  // BlockQ8K activations
 }  // namespace vnni
 

@@ -27,17 +27,16 @@ std::vector<float> dequantized_activations(ActivationFormat format,
         const auto* blocks = reinterpret_cast<const BlockQ8*>(prepared.data());
         for (size_t i = 0; i < n; ++i)
             values[i] = blocks[i / 32].scale * blocks[i / 32].quants[i % 32];
+    } else if (format == ActivationFormat::PlanarQ8) {
+        const PlanarQ8 planar = planar_q8(prepared.data(), n);
+        for (size_t i = 0; i < n; ++i) values[i] = planar.scales[i / 32] * planar.quants[i];
     } else if (format == ActivationFormat::Q4_0Lanes) {
-        const auto* groups = reinterpret_cast<const Q4_0LaneGroup*>(prepared.data());
+        const auto* groups = reinterpret_cast<const LaneGroup*>(prepared.data());
         for (size_t i = 0; i < n; ++i) {
             const auto& group = groups[i / 128];
             const size_t k = i / 32 % 4, j = i % 32;
-            values[i] = group.scales[4 * k] * (j < 16 ? group.low : group.high)[16 * k + j % 16];
+            values[i] = group.scales[4 * k] * group.quants[(j < 16 ? 0 : 64) + 16 * k + j % 16];
         }
-    } else if (format == ActivationFormat::Q8_0Lanes) {
-        const auto* groups = reinterpret_cast<const Q8_0LaneGroup*>(prepared.data());
-        for (size_t i = 0; i < n; ++i)
-            values[i] = groups[i / 64].scales[8 * (i / 32 % 2)] * groups[i / 64].quants[i % 64];
     } else {
         const auto* blocks = reinterpret_cast<const BlockQ8K*>(prepared.data());
         for (size_t i = 0; i < n; ++i)
