@@ -4,9 +4,27 @@
 #include <cmath>
 #include <cstddef>
 
+#include "kernels/dot.h"
+
 namespace hearth::kernels {
 
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+namespace avx2 {
+void quantize_row_q8(const float* x, BlockQ8* out, size_t count);
+}
+#endif
+
 void quantize_row_q8(const float* x, BlockQ8* out, size_t count) {
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+    if (best_isa() != Isa::Scalar) {
+        avx2::quantize_row_q8(x, out, count);
+        return;
+    }
+#endif
+    quantize_row_q8_scalar(x, out, count);
+}
+
+void quantize_row_q8_scalar(const float* x, BlockQ8* out, size_t count) {
     for (size_t b = 0; b < count / 32; ++b, x += 32) {
         float largest = 0.0f;
         for (int i = 0; i < 32; ++i) largest = std::max(largest, std::fabs(x[i]));

@@ -53,7 +53,9 @@ inline size_t lane_groups(size_t count) {
     return (count / 32 + LaneGroup::kBlocks - 1) / LaneGroup::kBlocks;
 }
 
-void quantize_row_q8(const float* x, BlockQ8* out, size_t count);            // count % 32 == 0
+void quantize_row_q8(const float* x, BlockQ8* out, size_t count);
+// The plain loop quantize_row_q8 runs on CPUs without AVX2; its SIMD version equals it bit for bit.
+void quantize_row_q8_scalar(const float* x, BlockQ8* out, size_t count);     // count % 32 == 0
 void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count);  // count % 32 == 0
 void quantize_row_planar_q8(const float* x, void* out, size_t count);        // count % 32 == 0
 void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);          // count % 256 == 0

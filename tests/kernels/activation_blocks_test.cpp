@@ -1,0 +1,79 @@
+// The activation quantisers: the SIMD row quantiser against the scalar loop bit for bit, and the
+// decode layouts against the blocks they rearrange.
+#include "kernels/activation_blocks.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include "tests/support/random_weights.h"
+
+namespace hearth::kernels {
+namespace {
+
+bool same_bits(const BlockQ8& a, const BlockQ8& b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
+
+TEST(ActivationBlocks, RowQuantiserEqualsTheScalarLoopBitForBit) {
+    std::mt19937 random(7);
+    std::vector<float> x = random_floats(32 * 64, random, 3.0f);
+    // Ties at every scale (x * inverse landing on .5), a zero block, a block with one value,
+    // infinities' neighbours and subnormals.
+    for (int i = 0; i < 32; ++i) x[i] = static_cast<float>(i - 16) * 0.25f;  // scale 0.5: ties
+    x[31] = 127.0f / 2.0f;
+    std::fill(x.begin() + 32, x.begin() + 64, 0.0f);
+    x[64 + 5] = -1e-3f;
+    x[96] = std::numeric_limits<float>::max();
+    x[128] = std::numeric_limits<float>::denorm_min();
+    x[160] = -std::numeric_limits<float>::min();
+    std::vector<BlockQ8> fast(x.size() / 32), plain(x.size() / 32);
+    quantize_row_q8(x.data(), fast.data(), x.size());
+    quantize_row_q8_scalar(x.data(), plain.data(), x.size());
+    for (size_t b = 0; b < fast.size(); ++b) {
+        EXPECT_TRUE(same_bits(fast[b], plain[b])) << "block " << b;
+    }
+    EXPECT_EQ(plain[0].quants[31], 127);
+    EXPECT_EQ(plain[1].scale, 0.0f);
+}
+
+TEST(ActivationBlocks, Q4_0LanesHoldEachBlocksQuantsOffsetsAndScales) {
+    std::mt19937 random(8);
+    const size_t count = 32 * 7;  // one full group and a padded one
+    const auto x = random_floats(count, random);
+    std::vector<BlockQ8> blocks(count / 32);
+    quantize_row_q8(x.data(), blocks.data(), count);
+    std::vector<LaneGroup> groups(lane_groups(count));
+    quantize_row_q4_0_lanes(x.data(), groups.data(), count);
+    ASSERT_EQ(groups.size(), 2u);
+    for (size_t b = 0; b < blocks.size(); ++b) {
+        const LaneGroup& group = groups[b / 4];
+        const size_t k = b % 4;
+        for (size_t lane = 0; lane < 4; ++lane) {
+            int sum = 0;
+            for (size_t i = 4 * lane; i < 4 * lane + 4; ++i) {
+                EXPECT_EQ(group.quants[16 * k + i], blocks[b].quants[i]);
+                EXPECT_EQ(group.quants[64 + 16 * k + i], blocks[b].quants[16 + i]);
+                sum += blocks[b].quants[i] + blocks[b].quants[16 + i];
+            }
+            EXPECT_EQ(group.offsets[4 * k + lane], -8 * sum);
+            EXPECT_EQ(group.scales[4 * k + lane], blocks[b].scale);
+        }
+    }
+    // The padding block meets nothing.
+    for (size_t i = 0; i < 16; ++i) {
+        EXPECT_EQ(groups[1].quants[48 + i], 0);
+        EXPECT_EQ(groups[1].quants[112 + i], 0);
+    }
+    for (size_t lane = 12; lane < 16; ++lane) {
+        EXPECT_EQ(groups[1].offsets[lane], 0);
+        EXPECT_EQ(groups[1].scales[lane], 0.0f);
+    }
+}
+
+}  // namespace
+}  // namespace hearth::kernels
