@@ -59,7 +59,6 @@ struct GroupSums {
 // Four Q4_0 blocks are 72 bytes: one two-register byte permute gathers their 64 nibble bytes.
 class Q4_0Reader {
 public:
-    using Block = BlockQ4_0;
     [[gnu::always_inline]] GroupSums read(const uint8_t* weights, size_t bytes,
                                           const LaneGroup& group) const {
         const __m512i head = load_part(weights, bytes, 0), tail = load_part(weights, bytes, 64);
@@ -73,15 +72,14 @@ public:
     }
 
 private:
-    __m512i m_quants = load_index(quant_index(sizeof(Block), 16));
-    __m512i m_scales = load_index(scale_index(sizeof(Block)));
+    __m512i m_quants = load_index(quant_index(sizeof(BlockQ4_0), 16));
+    __m512i m_scales = load_index(scale_index(sizeof(BlockQ4_0)));
     __m512i m_nibble = _mm512_set1_epi8(0x0f);
 };
 
 // Inlined by force: GCC otherwise calls it for every other group and reloads the permute
 // indexes from memory each time (half the speed).
-template <typename Reader>
-[[gnu::always_inline]] inline __m512 add_group(const Reader& reader, const uint8_t* weights,
+[[gnu::always_inline]] inline __m512 add_group(const Q4_0Reader& reader, const uint8_t* weights,
                                                size_t bytes, const LaneGroup& group, __m512 acc) {
     const GroupSums read = reader.read(weights, bytes, group);
     const __m512 scales =
@@ -94,13 +92,12 @@ float sum_of(__m512 v) {
     return horizontal_sum(_mm512_castps512_ps256(halves));
 }
 
-template <typename Reader>
 float lane_dot(const void* w, const void* a, size_t n) {
-    constexpr size_t kGroupBytes = LaneGroup::kBlocks * sizeof(typename Reader::Block);
+    constexpr size_t kGroupBytes = LaneGroup::kBlocks * sizeof(BlockQ4_0);
     const auto* weights = static_cast<const uint8_t*>(w);
     const auto* groups = static_cast<const LaneGroup*>(a);
     const size_t blocks = n / 32, full = blocks / LaneGroup::kBlocks;
-    const Reader reader;
+    const Q4_0Reader reader;
     // Two accumulators keep two groups' FMAs independent.
     __m512 even = _mm512_setzero_ps(), odd = _mm512_setzero_ps();
     size_t g = 0;
@@ -112,8 +109,8 @@ float lane_dot(const void* w, const void* a, size_t n) {
         even = add_group(reader, weights + g * kGroupBytes, kGroupBytes, groups[g], even), ++g;
     const size_t rest = blocks - full * LaneGroup::kBlocks;
     if (rest != 0) {  // the padded last group: its missing blocks have zero activations
-        odd = add_group(reader, weights + g * kGroupBytes, rest * sizeof(typename Reader::Block),
-                        groups[g], odd);
+        odd =
+            add_group(reader, weights + g * kGroupBytes, rest * sizeof(BlockQ4_0), groups[g], odd);
     }
     return sum_of(_mm512_add_ps(even, odd));
 }
@@ -149,7 +146,7 @@ constexpr __mmask64 kEvenBytes = 0x5555555555555555;
 }  // namespace
 
 float dot_q4_0(const void* w, const void* a, size_t n) {
-    return lane_dot<Q4_0Reader>(w, a, n);
+    return lane_dot(w, a, n);
 }
 
 // A Q8_0 block's 32 quants load directly as one 256-bit vector, so Q8_0 needs no permutes (a
@@ -187,10 +184,6 @@ float dot_q8_0(const void* w, const void* a, size_t n) {
     }
     return horizontal_sum(acc) + tail;
 }
-
-}  // namespace hearth::kernels::vnni
-
-namespace hearth::kernels::vnni {
 
 // 64 bytes of Q4_K nibbles cover 128 elements: the low nibbles are sub-blocks 2c (bytes 0-31)
 // and 2c + 2 (bytes 32-63), the high ones 2c + 1 and 2c + 3. The activations' 128-bit lanes are
