@@ -12,6 +12,7 @@
 #include "engine/prefill_planner.h"
 #include "kernels/attention.h"
 #include "kernels/half.h"
+#include "kernels/swiglu.h"
 
 namespace hearth {
 
@@ -385,10 +386,9 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
 
     normalize(m_x.data(), w.ffn_norm, count, m_normed.data());
     matmul_group({{&w.gate, m_gate.data()}, {&w.up, m_up.data()}}, m_normed.data(), count);
+    const auto swiglu = kernels::swiglu(m_isa);
     m_pool.parallel_for(ffn * count, 4096, [&](size_t begin, size_t end) {
-        for (size_t i = begin; i < end; ++i) {
-            m_gate[i] = m_gate[i] / (1.0f + std::exp(-m_gate[i])) * m_up[i];
-        }
+        swiglu(&m_gate[begin], &m_up[begin], end - begin);
     });
     matmul(w.down, m_gate.data(), count, m_projected.data());
     for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
