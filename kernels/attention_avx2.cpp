@@ -121,44 +121,71 @@ void score(const float* const* queries, const float* keys, size_t padded, size_t
     }
 }
 
-// out[0 .. 8N) = out * correction + sum over p < visible of weights[p] * values[p][0 .. 8N).
-template <int N>
-void add_weighted(float* out, const float* weights, const float* values, size_t head_dim,
-                  size_t visible, float correction) {
-    __m256 acc[N];
+// For R rows i: out_i[d .. d + 8N) = out_i * correction_i + sum over p < visible of
+// weights_i[p] * values[p][d .. d + 8N). Each value vector is loaded once for all R rows; the
+// empty asm stops GCC from folding the load into every row's FMA, which would make the loads
+// the limit again. A row's weights past its own window are zero, so its sums are the same as
+// alone.
+template <int R, int N>
+void add_weighted(float* const* out, const float* const* weights, const float* correction,
+                  const float* values, size_t head_dim, size_t visible, size_t d) {
+    __m256 acc[R][N];
 #pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) {
-        acc[j] = _mm256_mul_ps(_mm256_loadu_ps(out + 8 * j), _mm256_set1_ps(correction));
+    for (int i = 0; i < R; ++i) {
+#pragma GCC unroll 8
+        for (int j = 0; j < N; ++j) {
+            acc[i][j] =
+                _mm256_mul_ps(_mm256_loadu_ps(out[i] + d + 8 * j), _mm256_set1_ps(correction[i]));
+        }
     }
     for (size_t p = 0; p < visible; ++p) {
-        const __m256 w = _mm256_broadcast_ss(weights + p);
-        const float* row = values + p * head_dim;
+        __m256 w[R];
 #pragma GCC unroll 8
-        for (int j = 0; j < N; ++j)
-            acc[j] = _mm256_fmadd_ps(w, _mm256_loadu_ps(row + 8 * j), acc[j]);
+        for (int i = 0; i < R; ++i) w[i] = _mm256_broadcast_ss(weights[i] + p);
+        const float* row = values + p * head_dim + d;
+#pragma GCC unroll 8
+        for (int j = 0; j < N; ++j) {
+            __m256 value = _mm256_loadu_ps(row + 8 * j);
+            if constexpr (R > 1) asm("" : "+x"(value));
+#pragma GCC unroll 8
+            for (int i = 0; i < R; ++i) acc[i][j] = _mm256_fmadd_ps(w[i], value, acc[i][j]);
+        }
     }
 #pragma GCC unroll 8
-    for (int j = 0; j < N; ++j) _mm256_storeu_ps(out + 8 * j, acc[j]);
+    for (int i = 0; i < R; ++i) {
+#pragma GCC unroll 8
+        for (int j = 0; j < N; ++j) _mm256_storeu_ps(out[i] + d + 8 * j, acc[i][j]);
+    }
 }
 
-void add_weighted_values(float* out, const float* weights, const float* values, size_t head_dim,
-                         size_t visible, float correction) {
+// add_weighted over every dimension, as many vectors at a time as R rows' accumulators leave
+// registers for (16 in AVX2).
+template <int R>
+void add_weighted_values(float* const* out, const float* const* weights, const float* correction,
+                         const float* values, size_t head_dim, size_t visible) {
+    constexpr int kVectors = R == 1 ? 8 : 4;
+    using AddWeighted = void (*)(float* const*, const float* const*, const float*, const float*,
+                                 size_t, size_t, size_t);
+    constexpr AddWeighted kWidths[8] = {nullptr,
+                                        add_weighted<R, 1>,
+                                        add_weighted<R, 2>,
+                                        add_weighted<R, 3>,
+                                        add_weighted<R, 4>,
+                                        add_weighted<R, 5>,
+                                        add_weighted<R, 6>,
+                                        add_weighted<R, 7>};
     size_t d = 0;
-    for (; d + 64 <= head_dim; d += 64) {
-        add_weighted<8>(out + d, weights, values + d, head_dim, visible, correction);
+    for (; d + 8 * kVectors <= head_dim; d += 8 * kVectors) {
+        add_weighted<R, kVectors>(out, weights, correction, values, head_dim, visible, d);
     }
-    // The last 8..56 dimensions, with as many registers as they fill.
-    using AddWeighted = void (*)(float*, const float*, const float*, size_t, size_t, float);
-    constexpr AddWeighted kRemainder[8] = {nullptr,         add_weighted<1>, add_weighted<2>,
-                                           add_weighted<3>, add_weighted<4>, add_weighted<5>,
-                                           add_weighted<6>, add_weighted<7>};
     const size_t vectors = (head_dim - d) / 8;
-    if (vectors > 0)
-        kRemainder[vectors](out + d, weights, values + d, head_dim, visible, correction);
+    if (vectors > 0) kWidths[vectors](out, weights, correction, values, head_dim, visible, d);
     for (d += vectors * 8; d < head_dim; ++d) {
-        float sum = out[d] * correction;
-        for (size_t p = 0; p < visible; ++p) sum += weights[p] * values[p * head_dim + d];
-        out[d] = sum;
+        for (int i = 0; i < R; ++i) {
+            float sum = out[i][d] * correction[i];
+            for (size_t p = 0; p < visible; ++p) sum += weights[i][p] * values[p * head_dim + d];
+            out[i][d] = sum;
+        }
     }
 }
 
@@ -176,9 +203,9 @@ float maximum_of(__m256 lanes) {
     return *std::max_element(values, values + 8);
 }
 
-// Folds one row's block scores (replaced by its weights) into its running state.
-void fold(AttentionRow& row, float* scores, size_t padded, const float* value_rows,
-          size_t head_dim) {
+// Folds one row's block scores (replaced by its weights, zero past its window) into its
+// maximum and denominator; returns the factor its weighted sum so far must be scaled by.
+float weigh(AttentionRow& row, float* scores, size_t padded) {
     const __m256i visible = _mm256_set1_epi32(static_cast<int>(row.visible));
     // Lanes of positions from p on that the row sees.
     const auto seen = [&](size_t p) {
@@ -204,8 +231,8 @@ void fold(AttentionRow& row, float* scores, size_t padded, const float* value_ro
         sum = _mm256_add_ps(sum, weight);
     }
     row.denominator = row.denominator * correction + sum_of(sum);
-    add_weighted_values(row.out, scores, value_rows, head_dim, row.visible, correction);
     row.maximum = block_maximum;
+    return correction;
 }
 
 }  // namespace
@@ -230,8 +257,25 @@ void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
                 score<1>(queries + i, key_columns, padded, head_dim, scale, scores + i);
             }
         }
+        // Rows that see this block: their weights, then their values added together.
+        float* out[kScoreRows];
+        const float* weights[kScoreRows];
+        float correction[kScoreRows];
+        size_t seeing = 0, visible = 0;
         for (size_t i = 0; i < group; ++i) {
-            if (rows[r + i].visible > 0) fold(rows[r + i], scores[i], padded, value_rows, head_dim);
+            AttentionRow& row = rows[r + i];
+            if (row.visible == 0) continue;
+            correction[seeing] = weigh(row, scores[i], padded);
+            out[seeing] = row.out;
+            weights[seeing++] = scores[i];
+            visible = std::max(visible, row.visible);
+        }
+        if (seeing == 3) {
+            add_weighted_values<3>(out, weights, correction, value_rows, head_dim, visible);
+        } else if (seeing == 2) {
+            add_weighted_values<2>(out, weights, correction, value_rows, head_dim, visible);
+        } else if (seeing == 1) {
+            add_weighted_values<1>(out, weights, correction, value_rows, head_dim, visible);
         }
     }
 }
