@@ -10,7 +10,9 @@ namespace {
 // the atomic, a futex).
 constexpr int kSpinIterations = 2000;
 
-constexpr size_t kPiecesPerThread = 4;
+// The shortest range a claim takes, as a fraction of one thread's even share: short enough to
+// even out the end, long enough to stay a stream the prefetchers follow.
+constexpr size_t kLeastShare = 16;
 
 inline void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
@@ -34,14 +36,19 @@ ThreadPool::~ThreadPool() {
 
 // Ranges are claimed from a shared counter rather than fixed per thread: a core that is slowed
 // (by the other core's memory traffic, or by the host taking it for a moment) then simply claims
-// fewer ranges instead of leaving the others waiting for its half.
+// fewer ranges instead of leaving the others waiting for its half. Each claim takes a share of
+// what is left (guided scheduling): long contiguous ranges first, one stream each for the
+// prefetchers, then ever shorter ones, so the threads run out of work at nearly the same time.
 void ThreadPool::run_share() {
-    while (true) {
-        const size_t piece = m_next_piece.fetch_add(1, std::memory_order_relaxed);
-        const size_t begin = std::min(piece * m_piece_items, m_count);
-        const size_t end = std::min(begin + m_piece_items, m_count);
-        if (begin >= end) return;
-        (*m_task)(begin, end);
+    const size_t shares = 2 * static_cast<size_t>(size());
+    size_t begin = m_next_item.load(std::memory_order_relaxed);
+    while (begin < m_count) {
+        const size_t wanted = std::max((m_count - begin) / shares, m_least_items);
+        const size_t end = std::min(m_count, begin + (wanted + m_grain - 1) / m_grain * m_grain);
+        if (m_next_item.compare_exchange_weak(begin, end, std::memory_order_relaxed)) {
+            (*m_task)(begin, end);
+            begin = m_next_item.load(std::memory_order_relaxed);
+        }
     }
 }
 
@@ -54,13 +61,9 @@ void ThreadPool::parallel_for(size_t count, size_t grain,
     }
     m_task = &task;
     m_count = count;
-    // A few pieces per thread: enough to even out, few enough that each stays one long
-    // contiguous stream of weights for the prefetchers.
-    grain = std::max<size_t>(grain, 1);
-    const size_t grains = (count + grain - 1) / grain;
-    const size_t pieces = std::min(grains, static_cast<size_t>(size()) * kPiecesPerThread);
-    m_piece_items = (grains + pieces - 1) / pieces * grain;
-    m_next_piece.store(0, std::memory_order_relaxed);
+    m_grain = std::max<size_t>(grain, 1);
+    m_least_items = std::max(m_grain, count / (static_cast<size_t>(size()) * kLeastShare));
+    m_next_item.store(0, std::memory_order_relaxed);
     m_pending.store(static_cast<int>(m_workers.size()), std::memory_order_relaxed);
     m_generation.fetch_add(1, std::memory_order_release);
     m_generation.notify_all();

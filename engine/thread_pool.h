@@ -37,8 +37,9 @@ private:
     std::atomic<bool> m_stopping{false};
     const std::function<void(size_t, size_t)>* m_task = nullptr;
     size_t m_count = 0;
-    size_t m_piece_items = 1;
-    std::atomic<size_t> m_next_piece{0};
+    size_t m_grain = 1;
+    size_t m_least_items = 1;
+    std::atomic<size_t> m_next_item{0};
 };
 
 }  // namespace hearth
