@@ -60,7 +60,10 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
       m_isa(m_options.isa.value_or(kernels::best_isa())),
       m_dots(kernels::dot_table(m_isa)),
       m_gemm(kernels::gemm_table(m_isa)),
-      m_rope(model) {
+      m_rope(model),
+      m_attention({static_cast<size_t>(m_config.head_dim), static_cast<size_t>(m_config.head_count),
+                   static_cast<size_t>(m_config.kv_head_count)},
+                  m_isa) {
     if (static_cast<size_t>(m_config.head_dim) > kernels::kMaxAttentionHeadDim) {
         throw std::invalid_argument("the CPU backend handles attention heads of up to " +
                                     std::to_string(kernels::kMaxAttentionHeadDim) +
@@ -380,7 +383,8 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
             kernels::floats_to_halves(value, sequence.cache().value(layer, position), kv_dim);
         }
     });
-    attend(layer, count, sequence);
+    m_attention.run(m_pool, sequence.cache(), layer, static_cast<size_t>(sequence.size()),
+                    static_cast<size_t>(count), m_query.data(), m_attended.data());
     matmul(w.attention_output, m_attended.data(), count, m_projected.data());
     for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
 
@@ -392,72 +396,6 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
     });
     matmul(w.down, m_gate.data(), count, m_projected.data());
     for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
-}
-
-// Work items are (KV head, slice of its query heads, tile of tokens): every row of an item reads
-// the same cached keys and values, so the attention kernel converts each block of them once for
-// up to 64 rows (in a prompt-shaped microbench, 64 rows ran 10% faster per row than 32). Blocks
-// run in order with an online softmax (flash attention); rows whose causal window ends inside a
-// block see only its first positions.
-void CpuBackend::attend(int layer, int count, CpuSequence& sequence) {
-    constexpr size_t kRowsPerItem = 64;
-    const size_t head_dim = static_cast<size_t>(m_config.head_dim);
-    const size_t group = static_cast<size_t>(m_config.head_count / m_config.kv_head_count);
-    const size_t kv_heads = static_cast<size_t>(m_config.kv_head_count);
-    const size_t query_dim = static_cast<size_t>(m_config.query_dim());
-    const size_t tokens = static_cast<size_t>(count);
-    const size_t tile_tokens = std::min(tokens, std::max<size_t>(1, kRowsPerItem / group));
-    const size_t tiles = (tokens + tile_tokens - 1) / tile_tokens;
-    // Enough items for every thread twice over (a decode step has one tile per KV head), as
-    // long as an item keeps four heads to share its converted block; at most kRowsPerItem.
-    const size_t per_slice = kv_heads * tiles;
-    size_t slices =
-        std::clamp<size_t>((2 * static_cast<size_t>(m_pool.size()) + per_slice - 1) / per_slice, 1,
-                           std::max<size_t>(1, group / 4));
-    slices = std::max(slices, (group + kRowsPerItem - 1) / kRowsPerItem);
-    const size_t slice_heads = (group + slices - 1) / slices;
-    slices = (group + slice_heads - 1) / slice_heads;
-    const size_t block = kernels::attention_block_positions(head_dim);
-    const auto attention_block = kernels::attention_block(m_isa);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-    const size_t first_position = static_cast<size_t>(sequence.size());
-    const auto& cache = sequence.cache();
-    m_pool.parallel_for(kv_heads * slices * tiles, 1, [&](size_t begin, size_t end) {
-        alignas(32) float scratch[kernels::kAttentionScratch];
-        kernels::AttentionRow rows[kRowsPerItem];
-        for (size_t item = begin; item < end; ++item) {
-            const size_t kv = item / (slices * tiles), slice = item / tiles % slices;
-            const size_t first_token = item % tiles * tile_tokens;
-            const size_t last_token = std::min(tokens, first_token + tile_tokens);
-            const size_t first_head = kv * group + slice * slice_heads;
-            const size_t last_head = std::min((kv + 1) * group, first_head + slice_heads);
-            size_t row_count = 0;
-            for (size_t t = first_token; t < last_token; ++t) {
-                for (size_t h = first_head; h < last_head; ++h) {
-                    const size_t offset = t * query_dim + h * head_dim;
-                    std::fill_n(&m_attended[offset], head_dim, 0.0f);
-                    rows[row_count++] = {&m_query[offset], &m_attended[offset],
-                                         -std::numeric_limits<float>::infinity(), 0.0f, 0};
-                }
-            }
-            const size_t heads = last_head - first_head;
-            const size_t limit = first_position + last_token;  // the last token's window
-            for (size_t start = 0; start < limit; start += block) {
-                const size_t size = std::min(block, limit - start);
-                for (size_t r = 0; r < row_count; ++r) {
-                    const size_t window = first_position + first_token + r / heads + 1;
-                    rows[r].visible = window > start ? std::min(size, window - start) : 0;
-                }
-                const int position = static_cast<int>(start);
-                attention_block(rows, row_count, cache.key(layer, position) + kv * head_dim,
-                                cache.value(layer, position) + kv * head_dim, cache.kv_dim(), size,
-                                head_dim, scale, scratch);
-            }
-            for (size_t r = 0; r < row_count; ++r) {
-                for (size_t d = 0; d < head_dim; ++d) rows[r].out[d] /= rows[r].denominator;
-            }
-        }
-    });
 }
 
 }  // namespace hearth

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/backend.h"
+#include "engine/cpu_attention.h"
 #include "engine/model.h"
 #include "engine/rope.h"
 #include "engine/thread_pool.h"
@@ -55,7 +56,6 @@ private:
     void forward_chunk(std::span<const int32_t> tokens, CpuSequence& sequence, LogitRows rows,
                        std::vector<float>& logits);
     void run_layer(int layer, int count, CpuSequence& sequence);
-    void attend(int layer, int count, CpuSequence& sequence);
     // out[t * w.rows + r] = W[r] . in[t * w.columns ...] for t < count.
     void matmul(const WeightMatrix& w, const float* in, int count, float* out);
     // Several products of the same input (q/k/v, gate/up) as one pass over their rows: one
@@ -78,6 +78,7 @@ private:
     const kernels::DotTable& m_dots;
     const kernels::GemmTable* m_gemm;  // null where the CPU (or the chosen ISA) has none
     Rope m_rope;
+    CpuAttention m_attention;
     // Scratch, sized for the largest chunk once and reused: no allocation per token.
     std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_gate, m_up,
         m_projected;
