@@ -31,6 +31,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
                 options.prompt_sizes.push_back(std::stoi(item));
         } else if (option == "-n") {
             options.generate = number();
+        } else if (option == "-d") {
+            options.depth = number();
         } else if (option == "-r") {
             options.repetitions = number();
         } else if (option == "-t") {
@@ -50,8 +52,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
         }
     }
     if (options.model_path.empty()) throw std::invalid_argument("give a model with -m MODEL.gguf");
-    if (options.repetitions < 1 || options.generate < 0)
-        throw std::invalid_argument("-r must be >= 1 and -n >= 0");
+    if (options.repetitions < 1 || options.generate < 0 || options.depth < 0)
+        throw std::invalid_argument("-r must be >= 1, -n and -d >= 0");
     return options;
 }
 

@@ -11,6 +11,7 @@ struct BenchOptions {
     std::string model_path;
     std::vector<int> prompt_sizes{64, 512};  // -p
     int generate = 128;                      // -n
+    int depth = 0;                           // -d: cached context before generation starts
     int repetitions = 5;                     // -r
     int threads = 0;                         // -t
     std::string backend = "cpu";

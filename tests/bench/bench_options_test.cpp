@@ -13,11 +13,13 @@ BenchOptions parse(std::vector<std::string> words) {
 }
 
 TEST(BenchOptions, ParsesTheDocumentedCommandLine) {
-    const auto options =
-        parse({"-m", "m.gguf", "-p", "64,512,1024", "-n", "32", "-r", "7", "-t", "2", "--json"});
+    const auto options = parse({"-m", "m.gguf", "-p", "64,512,1024", "-n", "32", "-d", "2048", "-r",
+                                "7", "-t", "2", "--json"});
     EXPECT_EQ(options.model_path, "m.gguf");
     EXPECT_EQ(options.prompt_sizes, (std::vector<int>{64, 512, 1024}));
     EXPECT_EQ(options.generate, 32);
+    EXPECT_EQ(options.depth, 2048);
+    EXPECT_EQ(parse({"-m", "x"}).depth, 0);
     EXPECT_EQ(options.repetitions, 7);
     EXPECT_EQ(options.threads, 2);
     EXPECT_TRUE(options.json);
@@ -33,6 +35,7 @@ TEST(BenchOptions, RefusesBadInput) {
     EXPECT_THROW(parse({}), std::invalid_argument);
     EXPECT_THROW(parse({"-m", "x", "-r", "0"}), std::invalid_argument);
     EXPECT_THROW(parse({"-m", "x", "-n", "many"}), std::invalid_argument);
+    EXPECT_THROW(parse({"-m", "x", "-d", "-1"}), std::invalid_argument);
     EXPECT_THROW(parse({"-m", "x", "--frobnicate"}), std::invalid_argument);
 }
 
