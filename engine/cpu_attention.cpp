@@ -45,7 +45,7 @@ struct CpuAttention::Layout {
 struct CpuAttention::Call {
     const KvCacheF16& cache;
     int layer;
-    size_t first_position, count;
+    size_t first_position;
     const float* queries;
     float* out;
     Layout layout;
@@ -55,16 +55,14 @@ struct CpuAttention::Call {
 struct CpuAttention::Item {
     size_t kv, first_token, last_token, first_head, heads;
 
-    Item(const Layout& layout, size_t index) {
+    Item(const Layout& layout, size_t index, size_t count) {
         kv = index / (layout.slices * layout.tiles);
         first_token = index % layout.tiles * layout.tile_tokens;
-        last_token = first_token + layout.tile_tokens;
+        last_token = std::min(count, first_token + layout.tile_tokens);
         first_head = kv * layout.group + index / layout.tiles % layout.slices * layout.slice_heads;
         heads = std::min((kv + 1) * layout.group, first_head + layout.slice_heads) - first_head;
     }
-    size_t rows(const Call& call) const {
-        return (std::min(call.count, last_token) - first_token) * heads;
-    }
+    size_t rows() const { return (last_token - first_token) * heads; }
     // Where row r's query and output start.
     size_t offset(size_t r, size_t head_dim, size_t query_dim) const {
         return (first_token + r / heads) * query_dim + (first_head + r % heads) * head_dim;
@@ -85,12 +83,6 @@ void fold_span(kernels::AttentionRow& row, const kernels::AttentionRow& span, si
     row.maximum = largest;
 }
 
-void normalize(const kernels::AttentionRow* rows, size_t row_count, size_t head_dim) {
-    for (size_t r = 0; r < row_count; ++r) {
-        for (size_t d = 0; d < head_dim; ++d) rows[r].out[d] /= rows[r].denominator;
-    }
-}
-
 }  // namespace
 
 CpuAttention::CpuAttention(AttentionShape shape, kernels::Isa isa)
@@ -99,21 +91,18 @@ CpuAttention::CpuAttention(AttentionShape shape, kernels::Isa isa)
 void CpuAttention::run(ThreadPool& pool, const KvCacheF16& cache, int layer, size_t first_position,
                        size_t count, const float* queries, float* out) {
     const Layout layout(m_shape, static_cast<size_t>(pool.size()), count, first_position + count);
-    const Call call{cache, layer, first_position, count, queries, out, layout};
-    const size_t head_dim = m_shape.head_dim;
+    const Call call{cache, layer, first_position, queries, out, layout};
     if (!layout.parallel_spans) {
         pool.parallel_for(layout.items, 1, [&](size_t begin, size_t end) {
             alignas(32) float scratch[kernels::kAttentionScratch];
             alignas(32) float sums[kRowsPerItem * kernels::kMaxAttentionHeadDim];
-            kernels::AttentionRow rows[kRowsPerItem], states[kRowsPerItem];
+            kernels::AttentionRow states[kRowsPerItem];
             for (size_t index = begin; index < end; ++index) {
-                const Item item(layout, index);
-                const size_t row_count = start(call, item, rows, nullptr);
-                for (size_t span = 0; span < layout.spans; ++span) {
+                const Item item(layout, index, count);
+                finish(call, item, [&](size_t span) {
                     run_span(call, item, span, states, sums, scratch);
-                    for (size_t r = 0; r < row_count; ++r) fold_span(rows[r], states[r], head_dim);
-                }
-                normalize(rows, row_count, head_dim);
+                    return states;
+                });
             }
         });
         return;
@@ -122,26 +111,37 @@ void CpuAttention::run(ThreadPool& pool, const KvCacheF16& cache, int layer, siz
     const size_t item_rows = layout.item_rows(), spans = layout.spans;
     const size_t states = layout.items * spans * item_rows;
     if (m_span_states.size() < states) m_span_states.resize(states);
-    if (m_span_sums.size() < states * head_dim) m_span_sums.resize(states * head_dim);
+    if (m_span_sums.size() < states * m_shape.head_dim) {
+        m_span_sums.resize(states * m_shape.head_dim);
+    }
     pool.parallel_for(layout.items * spans, 1, [&](size_t begin, size_t end) {
         alignas(32) float scratch[kernels::kAttentionScratch];
         for (size_t work = begin; work < end; ++work) {
-            run_span(call, Item(layout, work / spans), work % spans,
-                     &m_span_states[work * item_rows], &m_span_sums[work * item_rows * head_dim],
-                     scratch);
+            run_span(call, Item(layout, work / spans, count), work % spans,
+                     &m_span_states[work * item_rows],
+                     &m_span_sums[work * item_rows * m_shape.head_dim], scratch);
         }
     });
     // A few rows' folds: not worth waking the pool again.
-    kernels::AttentionRow rows[kRowsPerItem];
     for (size_t index = 0; index < layout.items; ++index) {
-        const Item item(layout, index);
-        const size_t row_count = start(call, item, rows, nullptr);
-        for (size_t span = 0; span < spans; ++span) {
-            const kernels::AttentionRow* span_states =
-                &m_span_states[(index * spans + span) * item_rows];
-            for (size_t r = 0; r < row_count; ++r) fold_span(rows[r], span_states[r], head_dim);
-        }
-        normalize(rows, row_count, head_dim);
+        finish(call, Item(layout, index, count),
+               [&](size_t span) { return &m_span_states[(index * spans + span) * item_rows]; });
+    }
+}
+
+// An item's rows of the output: the states span_states(span) gives for each span, folded in
+// span order, then normalised.
+template <typename SpanStates>
+void CpuAttention::finish(const Call& call, const Item& item, SpanStates span_states) const {
+    const size_t head_dim = m_shape.head_dim;
+    kernels::AttentionRow rows[kRowsPerItem];
+    const size_t row_count = start(call, item, rows, nullptr);
+    for (size_t span = 0; span < call.layout.spans; ++span) {
+        const kernels::AttentionRow* states = span_states(span);
+        for (size_t r = 0; r < row_count; ++r) fold_span(rows[r], states[r], head_dim);
+    }
+    for (size_t r = 0; r < row_count; ++r) {
+        for (size_t d = 0; d < head_dim; ++d) rows[r].out[d] /= rows[r].denominator;
     }
 }
 
@@ -150,7 +150,7 @@ void CpuAttention::run(ThreadPool& pool, const KvCacheF16& cache, int layer, siz
 size_t CpuAttention::start(const Call& call, const Item& item, kernels::AttentionRow* rows,
                            float* sums) const {
     const size_t head_dim = m_shape.head_dim, query_dim = m_shape.heads * head_dim;
-    const size_t row_count = item.rows(call);
+    const size_t row_count = item.rows();
     for (size_t r = 0; r < row_count; ++r) {
         const size_t offset = item.offset(r, head_dim, query_dim);
         float* out = sums != nullptr ? &sums[r * head_dim] : &call.out[offset];
@@ -169,7 +169,7 @@ void CpuAttention::run_span(const Call& call, const Item& item, size_t span,
     const size_t block = kernels::attention_block_positions(head_dim);
     const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     // The last token's window bounds the span.
-    const size_t limit = call.first_position + std::min(call.count, item.last_token);
+    const size_t limit = call.first_position + item.last_token;
     const size_t end = std::min(limit, (span + 1) * kSpanPositions);
     for (size_t first = span * kSpanPositions; first < end; first += block) {
         const size_t size = std::min(block, end - first);

@@ -39,6 +39,8 @@ private:
                  float* sums) const;
     void run_span(const Call& call, const Item& item, size_t span, kernels::AttentionRow* states,
                   float* sums, float* scratch) const;
+    template <typename SpanStates>
+    void finish(const Call& call, const Item& item, SpanStates span_states) const;
 
     AttentionShape m_shape;
     kernels::AttentionBlockFunction m_block;
