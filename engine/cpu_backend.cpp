@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <stdexcept>
 
 #include "engine/kv_cache.h"
@@ -12,7 +11,6 @@
 #include "engine/prefill_planner.h"
 #include "kernels/attention.h"
 #include "kernels/half.h"
-#include "kernels/swiglu.h"
 
 namespace hearth {
 
@@ -60,6 +58,7 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
       m_isa(m_options.isa.value_or(kernels::best_isa())),
       m_dots(kernels::dot_table(m_isa)),
       m_gemm(kernels::gemm_table(m_isa)),
+      m_swiglu(kernels::swiglu(m_isa)),
       m_rope(model),
       m_attention({static_cast<size_t>(m_config.head_dim), static_cast<size_t>(m_config.head_count),
                    static_cast<size_t>(m_config.kv_head_count)},
@@ -390,9 +389,8 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
 
     normalize(m_x.data(), w.ffn_norm, count, m_normed.data());
     matmul_group({{&w.gate, m_gate.data()}, {&w.up, m_up.data()}}, m_normed.data(), count);
-    const auto swiglu = kernels::swiglu(m_isa);
     m_pool.parallel_for(ffn * count, 4096, [&](size_t begin, size_t end) {
-        swiglu(&m_gate[begin], &m_up[begin], end - begin);
+        m_swiglu(&m_gate[begin], &m_up[begin], end - begin);
     });
     matmul(w.down, m_gate.data(), count, m_projected.data());
     for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];

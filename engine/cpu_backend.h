@@ -15,6 +15,7 @@
 #include "engine/thread_pool.h"
 #include "kernels/dot.h"
 #include "kernels/gemm.h"
+#include "kernels/swiglu.h"
 
 namespace hearth {
 
@@ -77,6 +78,7 @@ private:
     kernels::Isa m_isa;
     const kernels::DotTable& m_dots;
     const kernels::GemmTable* m_gemm;  // null where the CPU (or the chosen ISA) has none
+    kernels::SwigluFunction m_swiglu;
     Rope m_rope;
     CpuAttention m_attention;
     // Scratch, sized for the largest chunk once and reused: no allocation per token.
