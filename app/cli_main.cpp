@@ -12,14 +12,14 @@
 #include "app/cli_modes.h"
 #include "app/cli_options.h"
 #include "app/logits_dump.h"
-#include "engine/backend_factory.h"
-#include "engine/chat_prompt.h"
-#include "engine/jinja/value.h"
-#include "engine/json_schema.h"
-#include "engine/model.h"
-#include "engine/session.h"
-#include "engine/tokenizer.h"
-#include "engine/vulkan/device.h"
+#include "engine/compute/backend_factory.h"
+#include "engine/text/chat_prompt.h"
+#include "engine/text/jinja/value.h"
+#include "engine/grammar/json_schema.h"
+#include "engine/model/model.h"
+#include "engine/generation/session.h"
+#include "engine/text/tokenizer.h"
+#include "engine/compute/vulkan/device.h"
 
 namespace {
 

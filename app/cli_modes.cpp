@@ -8,10 +8,10 @@
 #include <sstream>
 
 #include "app/bundled_model.h"
-#include "engine/chat_template.h"
-#include "engine/gguf_file.h"
-#include "engine/jinja/json.h"
-#include "engine/tokenizer.h"
+#include "engine/text/chat_template.h"
+#include "engine/format/gguf_file.h"
+#include "engine/text/jinja/json.h"
+#include "engine/text/tokenizer.h"
 
 namespace hearth {
 namespace {

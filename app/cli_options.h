@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/sampler.h"
+#include "engine/generation/sampler.h"
 
 namespace hearth {
 

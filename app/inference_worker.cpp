@@ -12,16 +12,16 @@
 #include <spdlog/spdlog.h>
 
 #include "app/bundled_model.h"
-#include "engine/backend_factory.h"
-#include "engine/chat_prompt.h"
-#include "engine/greedy_picker.h"
-#include "engine/load_error.h"
-#include "engine/prefill_planner.h"
-#include "engine/session.h"
-#include "engine/system_memory.h"
-#include "engine/vulkan/device.h"
-#include "engine/vulkan/self_test.h"
-#include "engine/vulkan/vulkan_backend.h"
+#include "engine/compute/backend_factory.h"
+#include "engine/text/chat_prompt.h"
+#include "engine/generation/greedy_picker.h"
+#include "engine/model/load_error.h"
+#include "engine/generation/prefill_planner.h"
+#include "engine/generation/session.h"
+#include "engine/model/system_memory.h"
+#include "engine/compute/vulkan/device.h"
+#include "engine/compute/vulkan/self_test.h"
+#include "engine/compute/vulkan/vulkan_backend.h"
 
 namespace hearth {
 namespace {

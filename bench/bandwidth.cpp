@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/thread_pool.h"
+#include "engine/compute/thread_pool.h"
 
 int main(int argc, char** argv) {
     int threads = 0;

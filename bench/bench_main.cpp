@@ -13,11 +13,11 @@
 #include "bench/bench_options.h"
 #include "bench/decode_paths.h"
 #include "bench/statistics.h"
-#include "engine/backend_factory.h"
-#include "engine/greedy_picker.h"
-#include "engine/model.h"
-#include "engine/sampler.h"
-#include "engine/vulkan/vulkan_backend.h"
+#include "engine/compute/backend_factory.h"
+#include "engine/generation/greedy_picker.h"
+#include "engine/model/model.h"
+#include "engine/generation/sampler.h"
+#include "engine/compute/vulkan/vulkan_backend.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "bench/statistics.h"
-#include "engine/session.h"
+#include "engine/generation/session.h"
 
 namespace hearth::bench {
 namespace {

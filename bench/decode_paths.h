@@ -4,8 +4,8 @@
 #pragma once
 
 #include "bench/bench_options.h"
-#include "engine/backend.h"
-#include "engine/model.h"
+#include "engine/compute/backend.h"
+#include "engine/model/model.h"
 
 namespace hearth::bench {
 

@@ -10,7 +10,7 @@
 #include <numbers>
 #include <string>
 
-#include "engine/gguf_writer.h"
+#include "engine/format/gguf_writer.h"
 #include "kernels/quantize.h"
 
 namespace {

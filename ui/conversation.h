@@ -8,7 +8,7 @@
 #include <optional>
 #include <vector>
 
-#include "engine/generation_request.h"
+#include "engine/generation/generation_request.h"
 
 namespace hearth::ui {
 

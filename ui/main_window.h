@@ -10,8 +10,8 @@
 #include <set>
 #include <vector>
 
-#include "engine/generation_request.h"
-#include "engine/model_info.h"
+#include "engine/generation/generation_request.h"
+#include "engine/model/model_info.h"
 #include "ui/chat_request.h"
 #include "ui/conversation.h"
 #include "ui/global_settings.h"

@@ -4,8 +4,8 @@
 
 #include <QMetaType>
 
-#include "engine/generation_request.h"
-#include "engine/model_info.h"
+#include "engine/generation/generation_request.h"
+#include "engine/model/model_info.h"
 
 Q_DECLARE_METATYPE(hearth::TokenChunk)
 Q_DECLARE_METATYPE(hearth::GenerationResult)

@@ -7,7 +7,7 @@
 #include <functional>
 #include <vector>
 
-#include "engine/model_info.h"
+#include "engine/model/model_info.h"
 
 class QSpinBox;
 class QTableWidget;

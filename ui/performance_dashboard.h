@@ -9,9 +9,9 @@
 
 #include <vector>
 
-#include "engine/generation_stats.h"
-#include "engine/model_info.h"
-#include "engine/token_chunk.h"
+#include "engine/generation/generation_stats.h"
+#include "engine/model/model_info.h"
+#include "engine/generation/token_chunk.h"
 #include "ui/benchmark_result.h"
 #include "ui/chart_view.h"
 

@@ -13,7 +13,7 @@
 #include <QTabWidget>
 #include <QVBoxLayout>
 
-#include "engine/vulkan/device.h"
+#include "engine/compute/vulkan/device.h"
 
 namespace hearth::ui {
 namespace {

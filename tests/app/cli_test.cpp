@@ -7,9 +7,9 @@
 #include <cmath>
 #include <fstream>
 
-#include "engine/jinja/json.h"
-#include "engine/jinja/template.h"
-#include "engine/vulkan/device.h"
+#include "engine/text/jinja/json.h"
+#include "engine/text/jinja/template.h"
+#include "engine/compute/vulkan/device.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/tokenizer_cases.h"

@@ -7,7 +7,7 @@
 #include <QApplication>
 #include <QTableWidget>
 
-#include "engine/cpu_backend.h"
+#include "engine/compute/cpu_backend.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
 

@@ -5,8 +5,8 @@
 
 #include <cmath>
 
-#include "engine/cpu_backend.h"
-#include "engine/model.h"
+#include "engine/compute/cpu_backend.h"
+#include "engine/model/model.h"
 #include "tests/support/temp_files.h"
 
 namespace hearth {

@@ -8,7 +8,7 @@
 #include <cstring>
 #include <random>
 
-#include "engine/tensor_types.h"
+#include "engine/format/tensor_types.h"
 #include "kernels/activation_blocks.h"
 #include "kernels/half.h"
 #include "kernels/quantize.h"

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "engine/tensor_types.h"
+#include "engine/format/tensor_types.h"
 #include "kernels/activation_blocks.h"
 #include "tests/support/random_weights.h"
 

@@ -1,7 +1,7 @@
 // Behaviour every backend shares, checked the same way for each.
 #pragma once
 
-#include "engine/backend.h"
+#include "engine/compute/backend.h"
 
 namespace hearth::test {
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend.h"
+#include "engine/compute/backend.h"
 
 namespace hearth::test {
 

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "engine/tensor_types.h"
+#include "engine/format/tensor_types.h"
 
 namespace hearth {
 

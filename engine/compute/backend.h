@@ -1,0 +1,84 @@
+// What every compute backend offers the decode loop: per-sequence state (its KV cache, in the
+// backend's own layout) and a forward pass over new tokens of a sequence.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/model/reference_forward.h"
+#include "engine/model/rope.h"
+#include "engine/generation/sampler.h"
+
+namespace hearth {
+
+class Sequence {
+public:
+    virtual ~Sequence() = default;
+    virtual int size() const = 0;      // tokens cached
+    virtual int capacity() const = 0;  // the context length
+    virtual void truncate(int length) = 0;
+    // Forgets positions [start, start + count) and moves the later ones down, re-rotating their
+    // cached keys for their new positions: the context-overflow window without a new prefill.
+    virtual void erase(int start, int count) = 0;
+};
+
+// The decode loop's side of Backend::decode: chooses each token and hears of it in order.
+class TokenPicker {
+public:
+    virtual ~TokenPicker() = default;
+    // The token that follows one row of logits.
+    virtual int32_t pick(std::span<const float> logits) = 0;
+    // Called with each chosen token in order; false ends the run after this token.
+    virtual bool accept(int32_t token) = 0;
+    // When every choice is a pure function of the logits and these settings (no penalties, no
+    // grammar), a device backend may choose on the device and run many steps per submission.
+    virtual std::optional<SamplerSettings> device_rule() const { return std::nullopt; }
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;
+    virtual std::unique_ptr<Sequence> create_sequence(int capacity) = 0;
+    // Runs `tokens` after what `sequence` holds; logits row after row (vocab floats each).
+    // Throws ContextFullError, leaving the sequence as it was, when they do not fit.
+    virtual std::vector<float> forward(std::span<const int32_t> tokens, Sequence& sequence,
+                                       LogitRows rows) = 0;
+    // The prefill step sizes this backend has prepared, for the prefill planner.
+    virtual std::vector<int> chunk_sizes() const { return {1, 8, 64}; }
+    // How many prompt tokens the decode loop hands to one forward call: 0 for one planner step
+    // per call (progress and cancel between steps cost nothing on the CPU); a device backend
+    // asks for more, so its steps go to the device back to back with one wait at the end.
+    virtual int prefill_batch_tokens() const { return 0; }
+
+    // Up to `count` decode steps: feeds `input`, picks the next token from its logits, feeds
+    // that, and so on, until the picker declines a token. Returns how many tokens were
+    // accepted; the sequence then holds `input` and every accepted token but the last, which is
+    // the next input. This version runs step by step; a device backend records many steps per
+    // submission (choosing on the device when the picker allows it), keeps the next submission
+    // in flight while the picker hears of the previous one, and rolls the sequence back past
+    // a declined token. Throws ContextFullError when `count` steps do not fit.
+    virtual int decode(Sequence& sequence, int32_t input, int count, TokenPicker& picker);
+};
+
+// The plain float32 forward pass as a backend: the oracle, and a fallback that runs anywhere.
+class ReferenceBackend final : public Backend {
+public:
+    explicit ReferenceBackend(const Model& model)
+        : m_model(model), m_forward(model), m_rope(model) {}
+    std::string name() const override { return "reference"; }
+    std::unique_ptr<Sequence> create_sequence(int capacity) override;
+    std::vector<float> forward(std::span<const int32_t> tokens, Sequence& sequence,
+                               LogitRows rows) override;
+
+private:
+    const Model& m_model;
+    ReferenceForward m_forward;
+    Rope m_rope;
+};
+
+}  // namespace hearth

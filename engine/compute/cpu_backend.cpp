@@ -1,0 +1,399 @@
+#include "engine/compute/cpu_backend.h"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+#include "engine/compute/kv_cache.h"
+#include "engine/compute/kv_shift.h"
+#include "engine/generation/prefill_planner.h"
+#include "kernels/attention.h"
+#include "kernels/half.h"
+
+namespace hearth {
+
+// The F16 KV cache behind the Sequence interface.
+class CpuBackend::CpuSequence final : public Sequence {
+public:
+    CpuSequence(const ModelConfig& config, const Rope& rope, int capacity)
+        : m_cache(config.layer_count, capacity, config.kv_dim()),
+          m_rope(rope),
+          m_head_dim(config.head_dim) {}
+
+    int size() const override { return m_cache.size(); }
+    int capacity() const override { return m_cache.capacity(); }
+    void truncate(int length) override { m_cache.truncate(length); }
+    void erase(int start, int count) override {
+        erase_positions(m_cache, m_rope, m_head_dim, start, count);
+    }
+    KvCacheF16& cache() { return m_cache; }
+
+private:
+    KvCacheF16 m_cache;
+    const Rope& m_rope;
+    int m_head_dim;
+};
+
+namespace {
+
+constexpr size_t kTileRows = 256;  // weight rows dequantised per sgemm call
+
+// Whether a product of `count` tokens runs on the panel kernels (matmul_group decides with it,
+// working_bytes counts with it).
+bool uses_panel(const kernels::GemmTable* gemm, const CpuBackendOptions& options,
+                const WeightMatrix& w, int count) {
+    return gemm != nullptr && count >= options.panel_threshold &&
+           gemm->gemm[static_cast<uint32_t>(w.type)] != nullptr;
+}
+
+}  // namespace
+
+CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
+    : m_model(model),
+      m_config(model.config()),
+      m_options(std::move(options)),
+      m_pool(m_options.threads),
+      m_isa(m_options.isa.value_or(kernels::best_isa())),
+      m_dots(kernels::dot_table(m_isa)),
+      m_gemm(kernels::gemm_table(m_isa)),
+      m_swiglu(kernels::swiglu(m_isa)),
+      m_rope(model),
+      m_attention({static_cast<size_t>(m_config.head_dim), static_cast<size_t>(m_config.head_count),
+                   static_cast<size_t>(m_config.kv_head_count)},
+                  m_isa) {
+    if (static_cast<size_t>(m_config.head_dim) > kernels::kMaxAttentionHeadDim) {
+        throw std::invalid_argument("the CPU backend handles attention heads of up to " +
+                                    std::to_string(kernels::kMaxAttentionHeadDim) +
+                                    " dimensions; this model's have " +
+                                    std::to_string(m_config.head_dim));
+    }
+    openblas_set_num_threads(m_pool.size());
+}
+
+std::string CpuBackend::name() const {
+    std::string isa(kernels::isa_name(m_isa));
+    if (m_gemm != nullptr && isa != m_gemm->name) isa += std::string(" + ") + m_gemm->name;
+    return "cpu (" + isa + ", " + std::to_string(m_pool.size()) + " threads)";
+}
+
+size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity) {
+    return 2 * sizeof(uint16_t) * static_cast<size_t>(config.layer_count) * capacity *
+           config.kv_dim();
+}
+
+size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& options) {
+    const ModelConfig& config = model.config();
+    const kernels::Isa isa = options.isa.value_or(kernels::best_isa());
+    const auto& dots = kernels::dot_table(isa);
+    const kernels::GemmTable* gemm = kernels::gemm_table(isa);
+    int largest = 1;
+    for (const int size : options.chunk_sizes) largest = std::max(largest, size);
+    const size_t dim = static_cast<size_t>(config.embedding_length);
+    const size_t ffn = static_cast<size_t>(config.feed_forward_length);
+    const size_t per_token = 3 * dim + 2 * static_cast<size_t>(config.query_dim()) +
+                             2 * static_cast<size_t>(config.kv_dim()) + 2 * ffn;
+    const size_t floats = per_token * static_cast<size_t>(largest) * sizeof(float);
+    // Mirrors matmul_group: the buffer each product of each step size uses, at its widest.
+    size_t activations = 0, panel = 0, tile = 0;
+    const auto visit = [&](std::initializer_list<const WeightMatrix*> group, int count) {
+        std::vector<kernels::ActivationFormat> formats;
+        size_t quantised = 0;
+        for (const auto* w : group) {
+            const auto id = static_cast<uint32_t>(w->type);
+            const size_t columns = static_cast<size_t>(w->columns);
+            if (uses_panel(gemm, options, *w, count)) {
+                panel = std::max(
+                    panel, kernels::panel_blocks(count, columns) * sizeof(kernels::PanelBlock));
+            } else if (count >= options.blas_threshold) {
+                tile = std::max(tile, kTileRows * columns * sizeof(float));
+            } else if (std::find(formats.begin(), formats.end(), dots.format[id]) ==
+                       formats.end()) {
+                formats.push_back(dots.format[id]);
+                quantised += kernels::activation_row_bytes(dots.format[id], columns) * count;
+            }
+        }
+        activations = std::max(activations, quantised);
+    };
+    const auto& weights = model.weights();
+    for (const int count : options.chunk_sizes) {
+        for (const auto& layer : weights.layers) {
+            visit({&layer.query, &layer.key, &layer.value}, count);
+            visit({&layer.attention_output}, count);
+            visit({&layer.gate, &layer.up}, count);
+            visit({&layer.down}, count);
+        }
+    }
+    visit({&weights.output}, 1);  // the LM head runs on the last row
+    return floats + activations + panel + tile +
+           static_cast<size_t>(config.vocab_size) * sizeof(float);  // one logits row
+}
+
+size_t CpuBackend::allocated_working_bytes() const {
+    size_t floats = 0;
+    for (const auto* buffer : {&m_x, &m_normed, &m_query, &m_key, &m_value, &m_attended, &m_gate,
+                               &m_up, &m_projected, &m_weight_tile}) {
+        floats += buffer->size();
+    }
+    return floats * sizeof(float) + m_activations.size() +
+           m_panel.size() * sizeof(kernels::PanelBlock) +
+           static_cast<size_t>(m_config.vocab_size) * sizeof(float);
+}
+
+std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
+    return std::make_unique<CpuSequence>(m_config, m_rope, capacity);
+}
+
+std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,
+                                       LogitRows rows) {
+    auto* own = dynamic_cast<CpuSequence*>(&sequence);
+    if (own == nullptr) throw std::invalid_argument("the sequence belongs to another backend");
+    check_token_ids(m_config, tokens);
+    own->cache().reserve_positions(static_cast<int>(tokens.size()));
+    std::vector<float> logits;
+    const auto steps = plan_prefill(static_cast<int>(tokens.size()), 0, m_options.chunk_sizes);
+    for (size_t s = 0; s < steps.size(); ++s) {
+        const bool last_step = s + 1 == steps.size();
+        const LogitRows step_rows = last_step || rows == LogitRows::All ? rows : LogitRows::None;
+        forward_chunk(tokens.subspan(steps[s].start, steps[s].tokens), *own, step_rows, logits);
+    }
+    return logits;
+}
+
+void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CpuSequence& sequence,
+                               LogitRows rows, std::vector<float>& logits) {
+    const int count = static_cast<int>(tokens.size());
+    const size_t dim = static_cast<size_t>(m_config.embedding_length);
+    const auto& weights = m_model.weights();
+    const auto grow = [count](std::vector<float>& buffer, size_t width) {
+        if (buffer.size() < width * count) buffer.resize(width * count);
+    };
+    grow(m_x, dim);
+    grow(m_normed, dim);
+    grow(m_query, static_cast<size_t>(m_config.query_dim()));
+    grow(m_key, static_cast<size_t>(m_config.kv_dim()));
+    grow(m_value, static_cast<size_t>(m_config.kv_dim()));
+    grow(m_attended, static_cast<size_t>(m_config.query_dim()));
+    grow(m_gate, static_cast<size_t>(m_config.feed_forward_length));
+    grow(m_up, static_cast<size_t>(m_config.feed_forward_length));
+    grow(m_projected, dim);
+
+    for (int t = 0; t < count; ++t) {
+        dequantize(weights.token_embedding.type, weights.token_embedding.row(tokens[t]),
+                   &m_x[t * dim], dim);
+    }
+    for (int layer = 0; layer < m_config.layer_count; ++layer) run_layer(layer, count, sequence);
+    sequence.cache().commit(count);
+
+    // The LM head runs on the last row only, unless every row was asked for.
+    if (rows == LogitRows::None) return;
+    const int first = rows == LogitRows::All ? 0 : count - 1;
+    const int head_rows = count - first;
+    normalize(&m_x[first * dim], weights.output_norm, head_rows, m_normed.data());
+    const size_t vocab = static_cast<size_t>(m_config.vocab_size);
+    const size_t start = logits.size();
+    logits.resize(start + head_rows * vocab);
+    matmul(weights.output, m_normed.data(), head_rows, logits.data() + start);
+}
+
+void CpuBackend::normalize(const float* in, const std::vector<float>& weight, int count,
+                           float* out) {
+    const size_t dim = weight.size();
+    m_pool.parallel_for(static_cast<size_t>(count), 1, [&](size_t begin, size_t end) {
+        for (size_t t = begin; t < end; ++t) {
+            const float* x = in + t * dim;
+            double sum_squares = 0.0;
+            for (size_t i = 0; i < dim; ++i) sum_squares += static_cast<double>(x[i]) * x[i];
+            const float scale =
+                static_cast<float>(1.0 / std::sqrt(sum_squares / dim + m_config.rms_epsilon));
+            for (size_t i = 0; i < dim; ++i) out[t * dim + i] = x[i] * scale * weight[i];
+        }
+    });
+}
+
+void CpuBackend::matmul(const WeightMatrix& w, const float* in, int count, float* out) {
+    matmul_group({{&w, out}}, in, count);
+}
+
+void CpuBackend::matmul_group(std::initializer_list<Product> products, const float* in, int count) {
+    Product panel[4], other[4];
+    size_t panel_count = 0, other_count = 0;
+    for (const auto& product : products) {
+        if (uses_panel(m_gemm, m_options, *product.weights, count)) {
+            panel[panel_count++] = product;
+        } else {
+            other[other_count++] = product;
+        }
+    }
+    if (panel_count > 0) matmul_panel(std::span(panel, panel_count), in, count);
+    if (other_count == 0) return;
+    if (count >= m_options.blas_threshold) {
+        for (size_t p = 0; p < other_count; ++p) {
+            matmul_blas(*other[p].weights, in, count, other[p].out);
+        }
+        return;
+    }
+    matmul_dots(std::span(other, other_count), in, count);
+}
+
+void CpuBackend::matmul_dots(std::span<const Product> products, const float* in, int count) {
+    struct Part {
+        const WeightMatrix* w;
+        float* out;
+        kernels::DotFunction dot;
+        size_t activation_offset, stride, first_row;
+    };
+    Part parts[4];
+    size_t part_count = 0, total_rows = 0, used = 0;
+    const size_t columns = static_cast<size_t>(products.front().weights->columns);
+    kernels::ActivationFormat prepared[4];
+    size_t prepared_offset[4];
+    size_t prepared_count = 0;
+    for (const auto& product : products) {
+        const auto id = static_cast<uint32_t>(product.weights->type);
+        const auto format = m_dots.format[id];
+        const size_t stride = kernels::activation_row_bytes(format, columns);
+        size_t offset = used;
+        const auto found = std::find(prepared, prepared + prepared_count, format);
+        if (found != prepared + prepared_count) {
+            offset = prepared_offset[found - prepared];
+        } else {
+            prepared[prepared_count] = format;
+            prepared_offset[prepared_count++] = used;
+            used += stride * count;
+        }
+        parts[part_count++] = {product.weights, product.out, m_dots.dot[id],
+                               offset,          stride,      total_rows};
+        total_rows += static_cast<size_t>(product.weights->rows);
+    }
+    if (m_activations.size() < used) m_activations.resize(used);
+    for (size_t p = 0; p < prepared_count; ++p) {
+        const size_t stride = kernels::activation_row_bytes(prepared[p], columns);
+        for (int t = 0; t < count; ++t) {
+            kernels::prepare_activations(prepared[p], in + t * columns,
+                                         m_activations.data() + prepared_offset[p] + t * stride,
+                                         columns);
+        }
+    }
+    const std::byte* activations = m_activations.data();
+    m_pool.parallel_for(total_rows, 16, [&](size_t begin, size_t end) {
+        for (size_t p = 0; p < part_count; ++p) {
+            const Part& part = parts[p];
+            const size_t rows = static_cast<size_t>(part.w->rows);
+            const size_t first = std::max(begin, part.first_row),
+                         last = std::min(end, part.first_row + rows);
+            for (size_t global = first; global < last; ++global) {
+                const size_t r = global - part.first_row;
+                const std::byte* row = part.w->row(static_cast<int64_t>(r));
+                for (int t = 0; t < count; ++t) {
+                    part.out[t * rows + r] = part.dot(
+                        row, activations + part.activation_offset + t * part.stride, columns);
+                }
+            }
+        }
+    });
+}
+
+// The panel is packed once for the group (split over the pool), then the products' rows are
+// handed out in tiles of 16, each thread running the kernel over its tiles for every token.
+void CpuBackend::matmul_panel(std::span<const Product> products, const float* in, int count) {
+    constexpr size_t kRowTile = 16;
+    const size_t columns = static_cast<size_t>(products.front().weights->columns);
+    const size_t tokens = static_cast<size_t>(count);
+    const size_t blocks = kernels::panel_blocks(tokens, columns);
+    if (m_panel.size() < blocks) m_panel.resize(blocks);
+    kernels::PanelBlock* panel = m_panel.data();
+    m_pool.parallel_for(blocks, 8, [&](size_t begin, size_t end) {
+        m_gemm->pack(in, tokens, columns, panel, begin, end);
+    });
+    size_t first_tile[5] = {};
+    for (size_t p = 0; p < products.size(); ++p) {
+        const size_t rows = static_cast<size_t>(products[p].weights->rows);
+        first_tile[p + 1] = first_tile[p] + (rows + kRowTile - 1) / kRowTile;
+    }
+    m_pool.parallel_for(first_tile[products.size()], 1, [&](size_t begin, size_t end) {
+        for (size_t p = 0; p < products.size(); ++p) {
+            const size_t from = std::max(begin, first_tile[p]),
+                         to = std::min(end, first_tile[p + 1]);
+            if (from >= to) continue;
+            const WeightMatrix& w = *products[p].weights;
+            const size_t rows = static_cast<size_t>(w.rows);
+            const size_t first_row = (from - first_tile[p]) * kRowTile;
+            const size_t last_row = std::min(rows, (to - first_tile[p]) * kRowTile);
+            m_gemm->gemm[static_cast<uint32_t>(w.type)](
+                w.row(static_cast<int64_t>(first_row)), w.row_bytes, last_row - first_row, panel,
+                tokens, columns, products[p].out + first_row, rows);
+        }
+    });
+}
+
+// Prefill: each tile of weight rows is dequantised once (split over the pool) and multiplied with
+// all of the chunk's activations in one sgemm, which OpenBLAS threads itself.
+void CpuBackend::matmul_blas(const WeightMatrix& w, const float* in, int count, float* out) {
+    const size_t columns = static_cast<size_t>(w.columns);
+    const size_t rows = static_cast<size_t>(w.rows);
+    if (m_weight_tile.size() < kTileRows * columns) m_weight_tile.resize(kTileRows * columns);
+    for (size_t first = 0; first < rows; first += kTileRows) {
+        const size_t tile = std::min(kTileRows, rows - first);
+        m_pool.parallel_for(tile, 8, [&](size_t begin, size_t end) {
+            for (size_t r = begin; r < end; ++r) {
+                dequantize(w.type, w.row(static_cast<int64_t>(first + r)),
+                           &m_weight_tile[r * columns], columns);
+            }
+        });
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, count, static_cast<int>(tile),
+                    static_cast<int>(columns), 1.0f, in, static_cast<int>(columns),
+                    m_weight_tile.data(), static_cast<int>(columns), 0.0f, out + first,
+                    static_cast<int>(rows));
+    }
+}
+
+void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
+    const auto& w = m_model.weights().layers[layer];
+    const size_t dim = static_cast<size_t>(m_config.embedding_length);
+    const size_t kv_dim = static_cast<size_t>(m_config.kv_dim());
+    const size_t query_dim = static_cast<size_t>(m_config.query_dim());
+    const size_t ffn = static_cast<size_t>(m_config.feed_forward_length);
+    const int head_dim = m_config.head_dim;
+
+    normalize(m_x.data(), w.attention_norm, count, m_normed.data());
+    matmul_group({{&w.query, m_query.data()}, {&w.key, m_key.data()}, {&w.value, m_value.data()}},
+                 m_normed.data(), count);
+    // Per token: biases, rotation (its angles computed once for all heads), the K/V write.
+    m_pool.parallel_for(static_cast<size_t>(count), 1, [&](size_t begin, size_t end) {
+        float cosines[kernels::kMaxAttentionHeadDim / 2], sines[kernels::kMaxAttentionHeadDim / 2];
+        for (size_t t = begin; t < end; ++t) {
+            const int position = sequence.size() + static_cast<int>(t);
+            float* query = &m_query[t * query_dim];
+            float* key = &m_key[t * kv_dim];
+            float* value = &m_value[t * kv_dim];
+            for (size_t i = 0; i < w.query_bias.size(); ++i) query[i] += w.query_bias[i];
+            for (size_t i = 0; i < w.key_bias.size(); ++i) key[i] += w.key_bias[i];
+            for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
+            m_rope.angles(position, cosines, sines);
+            for (int h = 0; h < m_config.head_count; ++h) {
+                m_rope.rotate(query + h * head_dim, cosines, sines);
+            }
+            for (int h = 0; h < m_config.kv_head_count; ++h) {
+                m_rope.rotate(key + h * head_dim, cosines, sines);
+            }
+            kernels::floats_to_halves(key, sequence.cache().key(layer, position), kv_dim);
+            kernels::floats_to_halves(value, sequence.cache().value(layer, position), kv_dim);
+        }
+    });
+    m_attention.run(m_pool, sequence.cache(), layer, static_cast<size_t>(sequence.size()),
+                    static_cast<size_t>(count), m_query.data(), m_attended.data());
+    matmul(w.attention_output, m_attended.data(), count, m_projected.data());
+    for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
+
+    normalize(m_x.data(), w.ffn_norm, count, m_normed.data());
+    matmul_group({{&w.gate, m_gate.data()}, {&w.up, m_up.data()}}, m_normed.data(), count);
+    m_pool.parallel_for(ffn * count, 4096, [&](size_t begin, size_t end) {
+        m_swiglu(&m_gate[begin], &m_up[begin], end - begin);
+    });
+    matmul(w.down, m_gate.data(), count, m_projected.data());
+    for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
+}
+
+}  // namespace hearth

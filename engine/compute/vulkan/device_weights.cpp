@@ -1,0 +1,107 @@
+#include "engine/compute/vulkan/device_weights.h"
+
+#include <algorithm>
+
+#include "engine/model/load_error.h"
+
+namespace hearth::vulkan {
+
+// Uploads one tensor after another, counting bytes for the progress report.
+class DeviceWeights::Uploader {
+public:
+    Uploader(Device& device, size_t max_piece_bytes, size_t total, const UploadProgress& progress)
+        : m_device(device),
+          // Buffers are padded to whole words: keep that padding inside the range too.
+          m_max_piece_bytes(
+              (max_piece_bytes > 0 ? max_piece_bytes : device.info().max_storage_buffer_range) - 4),
+          m_total(total),
+          m_progress(progress) {}
+
+    DeviceMatrix matrix(const WeightMatrix& weights) {
+        DeviceMatrix matrix;
+        matrix.type = weights.type;
+        matrix.rows = static_cast<uint32_t>(weights.rows);
+        matrix.columns = static_cast<uint32_t>(weights.columns);
+        const size_t rows_per_piece =
+            std::max<size_t>(1, m_max_piece_bytes / std::max<size_t>(weights.row_bytes, 1));
+        for (size_t first = 0; first < static_cast<size_t>(weights.rows); first += rows_per_piece) {
+            const size_t rows = std::min(rows_per_piece, static_cast<size_t>(weights.rows) - first);
+            matrix.pieces.push_back(
+                {buffer(weights.row(static_cast<int64_t>(first)), rows * weights.row_bytes),
+                 static_cast<uint32_t>(first), static_cast<uint32_t>(rows)});
+        }
+        return matrix;
+    }
+
+    std::unique_ptr<Buffer> floats(const std::vector<float>& values) {
+        if (values.empty()) return nullptr;
+        return buffer(values.data(), values.size() * sizeof(float));
+    }
+
+    size_t uploaded() const { return m_done; }
+
+private:
+    std::unique_ptr<Buffer> buffer(const void* data, size_t bytes) {
+        auto buffer = std::make_unique<Buffer>(m_device, bytes, Memory::Device);
+        m_device.upload(*buffer, 0, data, bytes);
+        m_done += bytes;
+        if (m_progress && !m_progress(m_done, m_total))
+            throw LoadCancelled("loading the model onto the GPU was cancelled");
+        return buffer;
+    }
+
+    Device& m_device;
+    size_t m_max_piece_bytes;
+    size_t m_total;
+    const UploadProgress& m_progress;
+    size_t m_done = 0;
+};
+
+namespace {
+
+size_t matrix_bytes(const WeightMatrix& w) {
+    return static_cast<size_t>(w.rows) * w.row_bytes;
+}
+
+size_t total_bytes(const ModelWeights& weights, bool tied) {
+    size_t total =
+        matrix_bytes(weights.token_embedding) + (tied ? 0 : matrix_bytes(weights.output));
+    total += weights.output_norm.size() * sizeof(float);
+    for (const auto& layer : weights.layers) {
+        for (const auto* w : layer.matrices()) total += matrix_bytes(*w);
+        for (const auto* v : {&layer.attention_norm, &layer.ffn_norm, &layer.query_bias,
+                              &layer.key_bias, &layer.value_bias})
+            total += v->size() * sizeof(float);
+    }
+    return total;
+}
+
+}  // namespace
+
+DeviceWeights::DeviceWeights(Device& device, const Model& model, size_t max_piece_bytes,
+                             const UploadProgress& progress) {
+    const auto& weights = model.weights();
+    m_tied = weights.output.data == weights.token_embedding.data;
+    Uploader uploader(device, max_piece_bytes, total_bytes(weights, m_tied), progress);
+    m_token_embedding = uploader.matrix(weights.token_embedding);
+    if (!m_tied) m_output = uploader.matrix(weights.output);
+    m_output_norm = uploader.floats(weights.output_norm);
+    for (const auto& layer : weights.layers) {
+        DeviceLayer& out = m_layers.emplace_back();
+        out.attention_norm = uploader.floats(layer.attention_norm);
+        out.ffn_norm = uploader.floats(layer.ffn_norm);
+        out.query_bias = uploader.floats(layer.query_bias);
+        out.key_bias = uploader.floats(layer.key_bias);
+        out.value_bias = uploader.floats(layer.value_bias);
+        out.query = uploader.matrix(layer.query);
+        out.key = uploader.matrix(layer.key);
+        out.value = uploader.matrix(layer.value);
+        out.attention_output = uploader.matrix(layer.attention_output);
+        out.gate = uploader.matrix(layer.gate);
+        out.up = uploader.matrix(layer.up);
+        out.down = uploader.matrix(layer.down);
+    }
+    m_bytes = uploader.uploaded();
+}
+
+}  // namespace hearth::vulkan

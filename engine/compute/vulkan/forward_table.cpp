@@ -1,0 +1,223 @@
+#include "engine/compute/vulkan/forward_table.h"
+
+#include <cmath>
+
+namespace hearth::vulkan {
+namespace {
+
+uint32_t groups_for(uint64_t items, uint32_t size = 64) {
+    return static_cast<uint32_t>((items + size - 1) / size);
+}
+
+std::unique_ptr<Buffer> floats(Device& device, size_t count, Memory memory = Memory::Device) {
+    return std::make_unique<Buffer>(device, std::max<size_t>(count, 1) * sizeof(float), memory);
+}
+
+}  // namespace
+
+Activations::Activations(Device& device, const ModelConfig& config, uint32_t max_tokens,
+                         uint32_t logit_rows, uint32_t ring)
+    : max_tokens(max_tokens), logit_rows(logit_rows), ring(ring) {
+    const size_t t = max_tokens;
+    x = floats(device, t * config.embedding_length);
+    normed = floats(device, t * config.embedding_length);
+    query = floats(device, t * config.query_dim());
+    key = floats(device, t * config.kv_dim());
+    value = floats(device, t * config.kv_dim());
+    attended = floats(device, t * config.query_dim());
+    gate = floats(device, t * config.feed_forward_length);
+    up = floats(device, t * config.feed_forward_length);
+    logits = floats(device, size_t{logit_rows} * config.vocab_size, Memory::Host);
+    tokens = std::make_unique<Buffer>(device, size_t{ring} * sizeof(uint32_t), Memory::Host);
+    none = floats(device, 1);
+}
+
+DeviceKvCache::DeviceKvCache(Device& device, const ModelConfig& config,
+                             const std::vector<double>& frequencies, int capacity)
+    : capacity(capacity) {
+    const size_t bytes = static_cast<size_t>(capacity) * config.kv_dim() * sizeof(uint16_t);
+    for (int layer = 0; layer < config.layer_count; ++layer) {
+        keys.push_back(std::make_unique<Buffer>(device, bytes, Memory::Device));
+        values.push_back(std::make_unique<Buffer>(device, bytes, Memory::Device));
+    }
+    // Angles in double precision, as the CPU's Rope computes them.
+    std::vector<float> table(static_cast<size_t>(capacity) * frequencies.size() * 2);
+    for (size_t position = 0, i = 0; position < static_cast<size_t>(capacity); ++position) {
+        for (const double frequency : frequencies) {
+            const double angle = static_cast<double>(position) * frequency;
+            table[i++] = static_cast<float>(std::cos(angle));
+            table[i++] = static_cast<float>(std::sin(angle));
+        }
+    }
+    angles = floats(device, table.size());
+    device.upload(*angles, 0, table.data(), table.size() * sizeof(float));
+}
+
+ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const DeviceWeights& weights,
+                           const ShaderSet& shaders, const Activations& activations,
+                           const DeviceKvCache& cache)
+    : m_config(config), m_shaders(shaders), m_activations(activations) {
+    const Activations& a = activations;
+    const uint32_t dim = static_cast<uint32_t>(config.embedding_length);
+    const uint32_t head_dim = static_cast<uint32_t>(config.head_dim);
+    const uint32_t pairs = static_cast<uint32_t>(config.rope_dimensions / 2);
+    const uint32_t neox = config.rope_style == RopeStyle::Neox ? 1 : 0;
+    const uint32_t heads = static_cast<uint32_t>(config.head_count);
+    const uint32_t kv_heads = static_cast<uint32_t>(config.kv_head_count);
+    const uint32_t epsilon = std::bit_cast<uint32_t>(config.rms_epsilon);
+    const uint32_t scale = std::bit_cast<uint32_t>(1.0f / std::sqrt(static_cast<float>(head_dim)));
+    std::vector<Pending> layers, head;
+
+    const auto& embedding = weights.token_embedding();
+    for (size_t p = 0; p < embedding.pieces.size(); ++p) {
+        const auto& piece = embedding.pieces[p];
+        add(layers, Op::Embedding, shaders.embedding(embedding.type),
+            {piece.buffer.get(), a.tokens.get(), a.x.get()},
+            {dim, piece.first_row, piece.rows, 0, a.ring}, 0, p + 1 == embedding.pieces.size());
+    }
+    for (int l = 0; l < config.layer_count; ++l) {
+        const DeviceLayer& w = weights.layers()[static_cast<size_t>(l)];
+        const Buffer *k_cache = cache.keys[l].get(), *v_cache = cache.values[l].get();
+        add(layers, Op::Norm, shaders.rmsnorm(),
+            {a.x.get(), w.attention_norm.get(), a.normed.get()}, {0, dim, epsilon}, 0, true);
+        add_matmul(layers, w.query, *a.normed, *a.query, w.query_bias.get(), 0, false);
+        add_matmul(layers, w.key, *a.normed, *a.key, w.key_bias.get(), 0, false);
+        add_matmul(layers, w.value, *a.normed, *a.value, w.value_bias.get(), 0, true);
+        add(layers, Op::Rope, shaders.rope(), {a.query.get(), cache.angles.get()},
+            {0, heads, head_dim, pairs, 0, neox}, heads * pairs, false);
+        add(layers, Op::KvStore, shaders.kv_store(),
+            {a.key.get(), a.value.get(), cache.angles.get(), k_cache, v_cache},
+            {0, kv_heads, head_dim, pairs, 0, neox}, kv_heads * head_dim / 2, true);
+        add(layers, Op::Attention, shaders.attention(),
+            {a.query.get(), k_cache, v_cache, a.attended.get()},
+            {0, heads, kv_heads, head_dim, 0, scale}, heads, true);
+        add_matmul(layers, w.attention_output, *a.attended, *a.x, nullptr, kMatmulAccumulate, true);
+        add(layers, Op::Norm, shaders.rmsnorm(), {a.x.get(), w.ffn_norm.get(), a.normed.get()},
+            {0, dim, epsilon}, 0, true);
+        add_matmul(layers, w.gate, *a.normed, *a.gate, nullptr, 0, false);
+        add_matmul(layers, w.up, *a.normed, *a.up, nullptr, 0, true);
+        add(layers, Op::Swiglu, shaders.swiglu(), {a.gate.get(), a.up.get()}, {0},
+            static_cast<uint32_t>(config.feed_forward_length), true);
+        add_matmul(layers, w.down, *a.gate, *a.x, nullptr, kMatmulAccumulate, true);
+    }
+    add(head, Op::Norm, shaders.rmsnorm(), {a.x.get(), &weights.output_norm(), a.normed.get()},
+        {0, dim, epsilon}, 0, true);
+    add_matmul(head, weights.output(), *a.normed, *a.logits, nullptr, 0, true);
+
+    const auto sets = static_cast<uint32_t>(layers.size() + head.size() + 2);
+    uint32_t descriptors = 4;
+    for (const auto* list : {&layers, &head}) {
+        for (const auto& pending : *list)
+            descriptors += static_cast<uint32_t>(pending.bindings.size());
+    }
+    m_pool = std::make_unique<DescriptorPool>(device, sets, descriptors);
+    m_layers = allocate(std::move(layers));
+    m_head = allocate(std::move(head));
+    const Buffer* choose[] = {a.logits.get(), a.tokens.get()};
+    m_argmax_set = m_pool->allocate(shaders.argmax(), choose);
+    m_sample_set = m_pool->allocate(shaders.sample(), choose);
+}
+
+void ForwardTable::add(std::vector<Pending>& list, Op op, const Pipeline& pipeline,
+                       std::vector<const Buffer*> bindings, std::array<uint32_t, 10> push,
+                       uint32_t per_token, bool barrier_after) {
+    list.push_back(
+        {{op, &pipeline, VK_NULL_HANDLE, push, per_token, barrier_after}, std::move(bindings)});
+}
+
+void ForwardTable::add_matmul(std::vector<Pending>& list, const DeviceMatrix& matrix,
+                              const Buffer& input, const Buffer& output, const Buffer* bias,
+                              uint32_t flags, bool barrier_after) {
+    for (size_t p = 0; p < matrix.pieces.size(); ++p) {
+        const auto& piece = matrix.pieces[p];
+        add(list, Op::Matmul, m_shaders.matmul(matrix.type),
+            {piece.buffer.get(), &input, &output, bias ? bias : m_activations.none.get()},
+            {piece.rows, matrix.columns, 0, 0, piece.first_row, matrix.rows,
+             flags | (bias ? kMatmulBias : 0)},
+            0, barrier_after && p + 1 == matrix.pieces.size());
+    }
+}
+
+std::vector<ForwardTable::Dispatch> ForwardTable::allocate(std::vector<Pending> list) {
+    std::vector<Dispatch> dispatches;
+    dispatches.reserve(list.size());
+    for (auto& pending : list) {
+        pending.dispatch.set = m_pool->allocate(*pending.dispatch.pipeline, pending.bindings);
+        dispatches.push_back(pending.dispatch);
+    }
+    return dispatches;
+}
+
+void ForwardTable::emit(Submission& submission, const Dispatch& d, uint32_t tokens,
+                        uint32_t position, uint32_t slot, uint32_t first_input) const {
+    auto push = d.push;
+    Groups groups{1, 1, 1};
+    switch (d.op) {
+        case Op::Embedding:
+            push[3] = slot;
+            groups[0] = tokens;
+            break;
+        case Op::Norm:
+            push[0] = tokens;
+            groups[0] = tokens;
+            break;
+        case Op::Matmul:
+            push[2] = tokens;
+            push[3] = first_input;
+            {
+                const uint32_t workgroups = groups_for(push[0], m_shaders.rows_per_workgroup());
+                groups = {std::min(workgroups, kSlice), groups_for(tokens, kMatmulTile),
+                          groups_for(workgroups, kSlice)};
+            }
+            break;
+        case Op::Rope:
+        case Op::KvStore:
+            push[0] = tokens;
+            push[4] = position;
+            groups[0] = groups_for(uint64_t{tokens} * d.per_token);
+            break;
+        case Op::Attention:
+            push[0] = tokens;
+            push[4] = position;
+            groups[0] = tokens * d.per_token;
+            break;
+        case Op::Swiglu:
+            push[0] = tokens * d.per_token;
+            groups[0] = groups_for(push[0]);
+            break;
+    }
+    submission.dispatch(*d.pipeline, d.set, push.data(), groups);
+    if (d.barrier_after) submission.barrier();
+}
+
+void ForwardTable::record(Submission& submission, uint32_t tokens, uint32_t position, uint32_t slot,
+                          const HeadRequest& head) const {
+    for (const auto& d : m_layers) emit(submission, d, tokens, position, slot, 0);
+    if (head.rows == HeadRequest::Rows::None) return;
+    const bool all = head.rows == HeadRequest::Rows::All;
+    for (const auto& d : m_head) {
+        // The norm runs on every row (cheap); the LM head only on the rows asked for.
+        if (d.op == Op::Matmul) {
+            emit(submission, d, all ? tokens : 1, position, slot, all ? 0 : tokens - 1);
+        } else {
+            emit(submission, d, tokens, position, slot, 0);
+        }
+    }
+    const uint32_t vocab = static_cast<uint32_t>(m_config.vocab_size);
+    const uint32_t next_slot = (slot + tokens) % m_activations.ring;
+    if (head.choice == HeadRequest::Choice::Argmax) {
+        const ArgmaxPush push{vocab, next_slot};
+        submission.dispatch(m_shaders.argmax(), m_argmax_set, &push, {1, 1, 1});
+        submission.barrier();
+    } else if (head.choice == HeadRequest::Choice::Sample) {
+        SamplePush push = head.sample;
+        push.count = vocab;
+        push.step = position + tokens;
+        push.slot = next_slot;
+        push.ring = m_activations.ring;
+        submission.dispatch(m_shaders.sample(), m_sample_set, &push, {1, 1, 1});
+        submission.barrier();
+    }
+}
+
+}  // namespace hearth::vulkan

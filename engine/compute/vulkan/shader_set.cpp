@@ -1,0 +1,138 @@
+#include "engine/compute/vulkan/shader_set.h"
+
+#include <chrono>
+#include <stdexcept>
+#include <string>
+
+#include "shaders/argmax_spv.h"
+#include "shaders/attention_spv.h"
+#include "shaders/embedding_bf16_spv.h"
+#include "shaders/embedding_f16_spv.h"
+#include "shaders/embedding_f32_spv.h"
+#include "shaders/embedding_q4_0_spv.h"
+#include "shaders/embedding_q4_1_spv.h"
+#include "shaders/embedding_q4_k_spv.h"
+#include "shaders/embedding_q5_0_spv.h"
+#include "shaders/embedding_q5_1_spv.h"
+#include "shaders/embedding_q5_k_spv.h"
+#include "shaders/embedding_q6_k_spv.h"
+#include "shaders/embedding_q8_0_spv.h"
+#include "shaders/kv_store_spv.h"
+#include "shaders/matmul_bf16_spv.h"
+#include "shaders/matmul_f16_spv.h"
+#include "shaders/matmul_f32_spv.h"
+#include "shaders/matmul_q4_0_spv.h"
+#include "shaders/matmul_q4_1_spv.h"
+#include "shaders/matmul_q4_k_spv.h"
+#include "shaders/matmul_q5_0_spv.h"
+#include "shaders/matmul_q5_1_spv.h"
+#include "shaders/matmul_q5_k_spv.h"
+#include "shaders/matmul_q6_k_spv.h"
+#include "shaders/matmul_q8_0_spv.h"
+#include "shaders/matmul_shared_bf16_spv.h"
+#include "shaders/matmul_shared_f16_spv.h"
+#include "shaders/matmul_shared_f32_spv.h"
+#include "shaders/matmul_shared_q4_0_spv.h"
+#include "shaders/matmul_shared_q4_1_spv.h"
+#include "shaders/matmul_shared_q4_k_spv.h"
+#include "shaders/matmul_shared_q5_0_spv.h"
+#include "shaders/matmul_shared_q5_1_spv.h"
+#include "shaders/matmul_shared_q5_k_spv.h"
+#include "shaders/matmul_shared_q6_k_spv.h"
+#include "shaders/matmul_shared_q8_0_spv.h"
+#include "shaders/rmsnorm_spv.h"
+#include "shaders/rope_spv.h"
+#include "shaders/sample_spv.h"
+#include "shaders/swiglu_spv.h"
+
+namespace hearth::vulkan {
+namespace {
+
+struct Variant {
+    TensorType type;
+    std::span<const uint32_t> matmul, matmul_shared, embedding;
+};
+
+const Variant kVariants[] = {
+    {TensorType::F32, matmul_f32_spv, matmul_shared_f32_spv, embedding_f32_spv},
+    {TensorType::F16, matmul_f16_spv, matmul_shared_f16_spv, embedding_f16_spv},
+    {TensorType::BF16, matmul_bf16_spv, matmul_shared_bf16_spv, embedding_bf16_spv},
+    {TensorType::Q4_0, matmul_q4_0_spv, matmul_shared_q4_0_spv, embedding_q4_0_spv},
+    {TensorType::Q4_1, matmul_q4_1_spv, matmul_shared_q4_1_spv, embedding_q4_1_spv},
+    {TensorType::Q5_0, matmul_q5_0_spv, matmul_shared_q5_0_spv, embedding_q5_0_spv},
+    {TensorType::Q5_1, matmul_q5_1_spv, matmul_shared_q5_1_spv, embedding_q5_1_spv},
+    {TensorType::Q8_0, matmul_q8_0_spv, matmul_shared_q8_0_spv, embedding_q8_0_spv},
+    {TensorType::Q4_K, matmul_q4_k_spv, matmul_shared_q4_k_spv, embedding_q4_k_spv},
+    {TensorType::Q5_K, matmul_q5_k_spv, matmul_shared_q5_k_spv, embedding_q5_k_spv},
+    {TensorType::Q6_K, matmul_q6_k_spv, matmul_shared_q6_k_spv, embedding_q6_k_spv},
+};
+
+const Variant& variant(TensorType type) {
+    for (const auto& v : kVariants) {
+        if (v.type == type) return v;
+    }
+    throw std::runtime_error("the Vulkan backend has no shader for " +
+                             std::string(tensor_type_info(type).name) + " weights");
+}
+
+template <typename Push>
+std::unique_ptr<Pipeline> make(Device& device, std::span<const uint32_t> spirv, uint32_t bindings) {
+    return std::make_unique<Pipeline>(device, spirv, bindings, sizeof(Push));
+}
+
+}  // namespace
+
+ShaderSet::ShaderSet(Device& device, const Model& model) {
+    const auto start = std::chrono::steady_clock::now();
+    const auto& config = model.config();
+    if (config.head_dim > static_cast<int>(kMaxHeadDim) || config.head_dim % 2 != 0) {
+        throw std::runtime_error(
+            "the Vulkan backend runs heads of up to " + std::to_string(kMaxHeadDim) +
+            " even dimensions; this model's have " + std::to_string(config.head_dim));
+    }
+    // With subgroup arithmetic each subgroup of a 64-wide workgroup computes one row.
+    const auto& info = device.info();
+    if (info.max_shared_memory < kAttentionSharedBytes) {
+        throw std::runtime_error(info.name + " offers " + std::to_string(info.max_shared_memory) +
+                                 " bytes of shared memory; Hearth's attention shader needs " +
+                                 std::to_string(kAttentionSharedBytes));
+    }
+    const bool subgroups = info.subgroup_arithmetic && 64 % info.subgroup_size == 0;
+    m_rows_per_workgroup = subgroups ? 64 / info.subgroup_size : 1;
+    m_rmsnorm = make<NormPush>(device, rmsnorm_spv, 3);
+    m_rope = make<RopePush>(device, rope_spv, 2);
+    m_kv_store = make<RopePush>(device, kv_store_spv, 5);
+    m_attention = make<AttentionPush>(device, attention_spv, 4);
+    m_swiglu = make<CountPush>(device, swiglu_spv, 2);
+    m_argmax = make<ArgmaxPush>(device, argmax_spv, 2);
+    m_sample = make<SamplePush>(device, sample_spv, 2);
+    const auto add = [&](const WeightMatrix& w) {
+        const auto id = static_cast<size_t>(w.type);
+        if (m_matmul[id]) return;
+        const Variant& v = variant(w.type);
+        m_matmul[id] = make<MatmulPush>(device, subgroups ? v.matmul : v.matmul_shared, 4);
+        m_embedding[id] = make<EmbeddingPush>(device, v.embedding, 3);
+    };
+    const auto& weights = model.weights();
+    add(weights.token_embedding);
+    add(weights.output);
+    for (const auto& layer : weights.layers) {
+        for (const auto* w : layer.matrices()) add(*w);
+    }
+    m_build_ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+const Pipeline& ShaderSet::matmul(TensorType type) const {
+    const auto& pipeline = m_matmul[static_cast<size_t>(type)];
+    if (!pipeline) throw std::logic_error("no product pipeline was built for this weight type");
+    return *pipeline;
+}
+
+const Pipeline& ShaderSet::embedding(TensorType type) const {
+    const auto& pipeline = m_embedding[static_cast<size_t>(type)];
+    if (!pipeline) throw std::logic_error("no embedding pipeline was built for this weight type");
+    return *pipeline;
+}
+
+}  // namespace hearth::vulkan

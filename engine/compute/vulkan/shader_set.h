@@ -1,0 +1,84 @@
+// The compute pipelines of the Vulkan backend, built once from the embedded SPIR-V through the
+// device's pipeline cache: the element-wise and attention shaders, and a product and an
+// embedding lookup for each weight type the model uses.
+#pragma once
+
+#include <array>
+#include <memory>
+#include <span>
+
+#include "engine/model/model.h"
+#include "engine/compute/vulkan/device.h"
+
+namespace hearth::vulkan {
+
+// Push-constant blocks, word for word as the shaders declare them.
+struct MatmulPush {
+    uint32_t rows, columns, tokens, first_input, first_row, output_stride, flags;
+};
+struct EmbeddingPush {
+    uint32_t columns, first_row, rows, slot, ring;
+};
+struct NormPush {
+    uint32_t rows, dim;
+    float epsilon;
+};
+struct RopePush {
+    uint32_t tokens, heads, head_dim, rope_pairs, first_position, neox;
+};
+struct AttentionPush {
+    uint32_t tokens, heads, kv_heads, head_dim, first_position;
+    float scale;
+};
+struct CountPush {
+    uint32_t count;
+};
+struct ArgmaxPush {
+    uint32_t count, slot;
+};
+struct SamplePush {
+    uint32_t count;
+    float temperature;
+    uint32_t top_k;
+    float top_p, min_p;
+    uint32_t seed_low, seed_high, step, slot, ring;
+};
+
+inline constexpr uint32_t kMatmulBias = 1, kMatmulAccumulate = 2;
+inline constexpr uint32_t kMatmulTile = 8;    // tokens per workgroup (matmul.comp TILE)
+inline constexpr uint32_t kSlice = 32768;     // matmul.comp SLICE: workgroups in x
+inline constexpr uint32_t kMaxHeadDim = 128;  // attention.comp MAX_HEAD_DIM
+// attention.comp's shared memory: per lane (32) a running maximum, a sum and MAX_HEAD_DIM floats.
+inline constexpr uint32_t kAttentionSharedBytes = 32 * (2 + kMaxHeadDim) * 4;
+inline constexpr uint32_t kMaxDeviceTopK = 64;  // sample.comp MAX_TOP_K
+
+class ShaderSet {
+public:
+    // Builds the pipelines `model` needs; throws VulkanError, or std::runtime_error naming a
+    // shape the shaders cannot run (a head wider than kMaxHeadDim).
+    ShaderSet(Device& device, const Model& model);
+
+    const Pipeline& rmsnorm() const { return *m_rmsnorm; }
+    const Pipeline& rope() const { return *m_rope; }
+    const Pipeline& kv_store() const { return *m_kv_store; }
+    const Pipeline& attention() const { return *m_attention; }
+    const Pipeline& swiglu() const { return *m_swiglu; }
+    const Pipeline& argmax() const { return *m_argmax; }
+    const Pipeline& sample() const { return *m_sample; }
+    const Pipeline& matmul(TensorType type) const;
+    const Pipeline& embedding(TensorType type) const;
+    // Matrix rows one product workgroup computes.
+    uint32_t rows_per_workgroup() const { return m_rows_per_workgroup; }
+    // How long building the pipelines took (compiling, or loading from the pipeline cache).
+    double build_ms() const { return m_build_ms; }
+
+private:
+    static constexpr size_t kTypes = 31;  // TensorType ids are below this
+    std::unique_ptr<Pipeline> m_rmsnorm, m_rope, m_kv_store, m_attention, m_swiglu, m_argmax,
+        m_sample;
+    std::array<std::unique_ptr<Pipeline>, kTypes> m_matmul, m_embedding;
+    uint32_t m_rows_per_workgroup = 1;
+    double m_build_ms = 0.0;
+};
+
+}  // namespace hearth::vulkan

@@ -1,0 +1,313 @@
+#include "engine/compute/vulkan/vulkan_backend.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <deque>
+#include <stdexcept>
+
+#include "engine/compute/kv_cache.h"
+#include "engine/compute/kv_shift.h"
+#include "engine/generation/prefill_planner.h"
+#include "engine/model/rope.h"
+#include "engine/compute/vulkan/device.h"
+#include "engine/compute/vulkan/device_weights.h"
+#include "engine/compute/vulkan/forward_table.h"
+#include "engine/compute/vulkan/shader_set.h"
+#include "engine/compute/vulkan/submission.h"
+
+namespace hearth {
+
+using vulkan::Activations;
+using vulkan::DeviceKvCache;
+using vulkan::ForwardTable;
+using vulkan::HeadRequest;
+using vulkan::Submission;
+
+// Everything built from the model on the device; sequences point into it.
+struct VulkanBackend::State {
+    State(vulkan::Device& device, const Model& model, const VulkanBackendOptions& options,
+          uint32_t max_tokens, uint32_t logit_rows, uint32_t ring)
+        : rope(model),
+          shaders(device, model),
+          weights(device, model, options.max_piece_bytes, options.progress),
+          activations(device, model.config(), max_tokens, logit_rows, ring),
+          submissions{std::make_unique<Submission>(device), std::make_unique<Submission>(device)} {}
+
+    Rope rope;
+    vulkan::ShaderSet shaders;
+    vulkan::DeviceWeights weights;
+    Activations activations;
+    std::unique_ptr<Submission> submissions[2];
+};
+
+// A sequence's KV cache in device memory and the dispatch table that writes and reads it.
+class VulkanBackend::DeviceSequence final : public Sequence {
+public:
+    DeviceSequence(VulkanBackend& backend, int capacity)
+        : m_backend(backend),
+          m_config(backend.m_model.config()),
+          m_cache(*backend.m_device, m_config, backend.m_state->rope.frequencies(), capacity),
+          m_table(*backend.m_device, m_config, backend.m_state->weights, backend.m_state->shaders,
+                  backend.m_state->activations, m_cache) {}
+
+    // Work still running (a chunk in flight when an error cut a run short) may read the cache.
+    ~DeviceSequence() override { m_backend.m_device->wait_idle(); }
+
+    int size() const override { return m_size; }
+    int capacity() const override { return m_cache.capacity; }
+    void truncate(int length) override {
+        if (length < 0 || length > m_size)
+            throw std::out_of_range("Sequence::truncate past its end");
+        m_size = length;
+    }
+    // Rare (context overflow): the cache visits the host, where the CPU backends' shift runs.
+    void erase(int start, int count) override {
+        auto& device = *m_backend.m_device;
+        KvCacheF16 host(m_config.layer_count, m_cache.capacity, m_config.kv_dim());
+        const size_t bytes = static_cast<size_t>(m_size) * m_config.kv_dim() * sizeof(uint16_t);
+        for (int layer = 0; layer < m_config.layer_count; ++layer) {
+            device.download(*m_cache.keys[layer], 0, host.key(layer, 0), bytes);
+            device.download(*m_cache.values[layer], 0, host.value(layer, 0), bytes);
+        }
+        host.commit(m_size);
+        erase_positions(host, m_backend.m_state->rope, m_config.head_dim, start, count);
+        for (int layer = 0; layer < m_config.layer_count; ++layer) {
+            device.upload(*m_cache.keys[layer], 0, host.key(layer, 0), bytes);
+            device.upload(*m_cache.values[layer], 0, host.value(layer, 0), bytes);
+        }
+        m_size = host.size();
+    }
+
+    void reserve(int count) const { check_room(m_size, m_cache.capacity, count); }
+    void grow(int count) { m_size += count; }
+    const ForwardTable& table() const { return m_table; }
+    const VulkanBackend* owner() const { return &m_backend; }
+
+private:
+    VulkanBackend& m_backend;
+    const ModelConfig& m_config;
+    DeviceKvCache m_cache;
+    ForwardTable m_table;
+    int m_size = 0;
+};
+
+namespace {
+
+constexpr uint32_t kMinimumRing = 1024;
+
+// The last row's logits, and the next token chosen from them on the device under `rule`.
+HeadRequest choosing_head(const SamplerSettings& rule) {
+    HeadRequest head;
+    head.rows = HeadRequest::Rows::Last;
+    if (rule.greedy()) {
+        head.choice = HeadRequest::Choice::Argmax;
+        return head;
+    }
+    head.choice = HeadRequest::Choice::Sample;
+    head.sample.temperature = rule.temperature;
+    head.sample.top_k = static_cast<uint32_t>(rule.top_k);
+    head.sample.top_p = rule.top_p;
+    head.sample.min_p = rule.min_p;
+    head.sample.seed_low = static_cast<uint32_t>(rule.seed);
+    head.sample.seed_high = static_cast<uint32_t>(rule.seed >> 32);
+    return head;
+}
+
+}  // namespace
+
+VulkanBackend::VulkanBackend(const Model& model, VulkanBackendOptions options)
+    : m_model(model), m_options(std::move(options)) {
+    if (m_options.chunk_sizes.empty() || m_options.decode_chunk < 1 ||
+        m_options.decode_chunk > 256) {
+        throw std::invalid_argument(
+            "Vulkan backend: chunk sizes must be given, and the decode "
+            "chunk must be 1 to 256 tokens");
+    }
+    m_device = vulkan::Device::open(m_options.device, m_options.allow_cpu_device,
+                                    m_options.pipeline_cache);
+    m_device->set_staging_only(m_options.staging_only);
+    const auto& config = model.config();
+    const uint32_t max_tokens = static_cast<uint32_t>(
+        *std::max_element(m_options.chunk_sizes.begin(), m_options.chunk_sizes.end()));
+    const uint64_t row_bytes = static_cast<uint64_t>(config.vocab_size) * sizeof(float);
+    const uint32_t logit_rows = static_cast<uint32_t>(
+        std::clamp<uint64_t>(m_device->info().max_storage_buffer_range / row_bytes, 1, max_tokens));
+    const uint32_t ring = std::max(
+        {kMinimumRing, 2 * max_tokens, 4 * static_cast<uint32_t>(m_options.decode_chunk) + 4});
+    const size_t cached = m_device->pipeline_cache_bytes();
+    const auto start = std::chrono::steady_clock::now();
+    m_state = std::make_unique<State>(*m_device, model, m_options, max_tokens, logit_rows, ring);
+    const auto ready = std::chrono::steady_clock::now();
+    m_device->save_pipeline_cache();
+    spdlog::info(
+        "Vulkan backend on {} ({}): pipelines built in {:.1f} ms (pipeline cache: {} "
+        "bytes loaded, {} now), {} MiB of weights uploaded, ready in {:.1f} ms",
+        m_device->info().name, m_device->info().type_name(), m_state->shaders.build_ms(), cached,
+        m_device->pipeline_cache_bytes(), m_state->weights.bytes() >> 20,
+        std::chrono::duration<double, std::milli>(ready - start).count());
+}
+
+VulkanBackend::~VulkanBackend() = default;
+
+std::string VulkanBackend::name() const {
+    return "vulkan (" + m_device->info().name + ")";
+}
+
+size_t VulkanBackend::weight_bytes() const {
+    return m_state->weights.bytes();
+}
+
+bool VulkanBackend::chooses_on_device(const SamplerSettings& settings) {
+    if (settings.greedy()) return true;
+    if (settings.top_k > static_cast<int>(vulkan::kMaxDeviceTopK)) return false;
+    return settings.top_k > 0 || settings.top_p >= 1.0f;
+}
+
+std::unique_ptr<Sequence> VulkanBackend::create_sequence(int capacity) {
+    if (capacity < 1) throw std::invalid_argument("a sequence needs room for a token");
+    return std::make_unique<DeviceSequence>(*this, capacity);
+}
+
+size_t VulkanBackend::dispatches_per_token() {
+    const DeviceSequence probe(*this, 1);
+    return probe.table().dispatches_per_token();
+}
+
+VulkanBackend::DeviceSequence& VulkanBackend::own(Sequence& sequence) const {
+    auto* own = dynamic_cast<DeviceSequence*>(&sequence);
+    if (own == nullptr || own->owner() != this)
+        throw std::invalid_argument("the sequence belongs to another backend");
+    return *own;
+}
+
+std::vector<float> VulkanBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,
+                                          LogitRows rows) {
+    DeviceSequence& own = this->own(sequence);
+    check_token_ids(m_model.config(), tokens);
+    own.reserve(static_cast<int>(tokens.size()));
+    Activations& a = m_state->activations;
+    const size_t vocab = static_cast<size_t>(m_model.config().vocab_size);
+    // Every row's logits must fit the logits buffer at once.
+    std::vector<int> sizes;
+    for (const int size : m_options.chunk_sizes) {
+        if (rows != LogitRows::All || size <= static_cast<int>(a.logit_rows)) sizes.push_back(size);
+    }
+    if (sizes.empty()) sizes.push_back(1);
+    const auto steps = plan_prefill(static_cast<int>(tokens.size()), 0, sizes);
+
+    Submission& submission = *m_state->submissions[0];
+    auto* ring = static_cast<uint32_t*>(a.tokens->data());
+    const auto* logits = static_cast<const float*>(a.logits->data());
+    std::vector<float> result;
+    submission.begin();
+    uint32_t used = 0;  // ring slots taken by steps recorded since the last wait
+    try {
+        const auto flush = [&] {
+            submission.submit();
+            submission.wait();
+            submission.begin();
+            used = 0;
+        };
+        for (size_t s = 0; s < steps.size(); ++s) {
+            const auto& step = steps[s];
+            const auto count = static_cast<uint32_t>(step.tokens);
+            if (used + count > a.ring) flush();
+            for (uint32_t t = 0; t < count; ++t)
+                ring[used + t] = static_cast<uint32_t>(tokens[static_cast<size_t>(step.start) + t]);
+            HeadRequest head;
+            if (rows == LogitRows::All) head.rows = HeadRequest::Rows::All;
+            if (rows == LogitRows::Last && s + 1 == steps.size())
+                head.rows = HeadRequest::Rows::Last;
+            own.table().record(submission, count, static_cast<uint32_t>(own.size() + step.start),
+                               used, head);
+            used += count;
+            if (rows == LogitRows::All) {
+                flush();
+                result.insert(result.end(), logits, logits + count * vocab);
+            }
+        }
+        submission.submit();
+        submission.wait();
+    } catch (...) {
+        m_device->wait_idle();
+        throw;
+    }
+    if (rows == LogitRows::Last) result.assign(logits, logits + vocab);
+    own.grow(static_cast<int>(tokens.size()));
+    return result;
+}
+
+int VulkanBackend::decode(Sequence& sequence, int32_t input, int count, TokenPicker& picker) {
+    DeviceSequence& own = this->own(sequence);
+    const auto rule = picker.device_rule();
+    if (!rule || !chooses_on_device(*rule)) return Backend::decode(sequence, input, count, picker);
+    return decode_on_device(own, input, count, *rule, picker);
+}
+
+// Chain decode: chunks of N steps, each recorded into one submission with the next token chosen
+// on the device; while the host hands one chunk's tokens to the picker, the next chunk runs.
+// A declined token ends the run: later tokens (and the chunk in flight) are discarded and the
+// sequence's length rolls back to the last accepted token.
+int VulkanBackend::decode_on_device(DeviceSequence& sequence, int32_t input, int count,
+                                    const SamplerSettings& rule, TokenPicker& picker) {
+    if (count <= 0) return 0;
+    check_token_ids(m_model.config(), std::span(&input, 1));
+    sequence.reserve(count);
+    Activations& a = m_state->activations;
+    auto* ring = static_cast<uint32_t*>(a.tokens->data());
+    ring[0] = static_cast<uint32_t>(input);
+
+    const HeadRequest head = choosing_head(rule);
+    const int position = sequence.size();
+    struct Chunk {
+        Submission* submission;
+        int first, steps;
+    };
+    std::deque<Chunk> in_flight;
+    int next = 0;  // the next step to record
+    const auto launch = [&](Submission& submission) {
+        const int steps = std::min(m_options.decode_chunk, count - next);
+        submission.begin();
+        for (int s = next; s < next + steps; ++s) {
+            sequence.table().record(submission, 1, static_cast<uint32_t>(position + s),
+                                    static_cast<uint32_t>(s) % a.ring, head);
+        }
+        submission.submit();
+        in_flight.push_back({&submission, next, steps});
+        next += steps;
+    };
+    int accepted = 0;
+    bool declined = false;
+    std::vector<int32_t> chosen;
+    try {
+        launch(*m_state->submissions[0]);
+        if (next < count) launch(*m_state->submissions[1]);
+        while (!in_flight.empty() && !declined) {
+            const Chunk chunk = in_flight.front();
+            in_flight.pop_front();
+            chunk.submission->wait();
+            chosen.clear();
+            for (int s = chunk.first; s < chunk.first + chunk.steps; ++s)
+                chosen.push_back(static_cast<int32_t>(ring[static_cast<uint32_t>(s + 1) % a.ring]));
+            if (next < count) launch(*chunk.submission);
+            for (const int32_t token : chosen) {
+                ++accepted;
+                if (!picker.accept(token)) {
+                    declined = true;
+                    break;
+                }
+            }
+        }
+    } catch (...) {
+        m_device->wait_idle();  // nothing may still run when the caller frees the sequence
+        throw;
+    }
+    for (const Chunk& chunk : in_flight) chunk.submission->wait();  // discarded work
+    sequence.grow(accepted);
+    return accepted;
+}
+
+}  // namespace hearth

@@ -1,0 +1,331 @@
+#include "engine/format/gguf_file.h"
+
+#include <algorithm>
+#include <cstring>
+#include <numeric>
+
+#include "engine/model/load_error.h"
+
+namespace hearth {
+namespace {
+
+constexpr uint32_t kMagic = 0x46554747;  // "GGUF" little-endian
+constexpr int kMaxArrayDepth = 4;
+constexpr size_t kMaxNameLength = 1024;
+
+// Bounds-checked sequential reads over the mapped bytes.
+class ByteReader {
+public:
+    ByteReader(std::span<const std::byte> bytes, std::string file)
+        : m_bytes(bytes), m_file(std::move(file)) {}
+
+    size_t position() const { return m_position; }
+    size_t remaining() const { return m_bytes.size() - m_position; }
+
+    [[noreturn]] void fail(const std::string& message) const {
+        throw LoadError(m_file + ": " + message);
+    }
+
+    void need(size_t count, const std::string& what) const {
+        if (count > remaining()) {
+            fail("the file ends at byte " + std::to_string(m_bytes.size()) + " while reading " +
+                 what + " at byte " + std::to_string(m_position) + ": truncated or corrupt file");
+        }
+    }
+
+    template <typename T>
+    T read(const std::string& what) {
+        need(sizeof(T), what);
+        T value;
+        std::memcpy(&value, m_bytes.data() + m_position, sizeof(T));
+        m_position += sizeof(T);
+        return value;
+    }
+
+    std::string read_string(const std::string& what) {
+        const auto length = read<uint64_t>("the length of " + what);
+        if (length > remaining()) {
+            fail(what + " claims " + std::to_string(length) + " bytes but only " +
+                 std::to_string(remaining()) + " remain: truncated or corrupt file");
+        }
+        std::string text(reinterpret_cast<const char*>(m_bytes.data() + m_position), length);
+        m_position += length;
+        return text;
+    }
+
+private:
+    std::span<const std::byte> m_bytes;
+    std::string m_file;
+    size_t m_position = 0;
+};
+
+GgufValueType read_value_type(ByteReader& reader, const std::string& what) {
+    const auto raw = reader.read<uint32_t>("the value type of " + what);
+    if (raw > static_cast<uint32_t>(GgufValueType::Float64)) {
+        reader.fail(what + " has unknown value type " + std::to_string(raw));
+    }
+    return static_cast<GgufValueType>(raw);
+}
+
+// Smallest encoding of one value of `type`, used to refuse absurd array counts before allocating.
+size_t minimum_encoded_size(GgufValueType type) {
+    switch (type) {
+        case GgufValueType::UInt8:
+        case GgufValueType::Int8:
+        case GgufValueType::Bool:
+            return 1;
+        case GgufValueType::UInt16:
+        case GgufValueType::Int16:
+            return 2;
+        case GgufValueType::UInt32:
+        case GgufValueType::Int32:
+        case GgufValueType::Float32:
+            return 4;
+        case GgufValueType::String:
+        case GgufValueType::UInt64:
+        case GgufValueType::Int64:
+        case GgufValueType::Float64:
+            return 8;
+        case GgufValueType::Array:
+            return 12;
+    }
+    return 1;
+}
+
+GgufValue read_value(ByteReader& reader, GgufValueType type, const std::string& what, int depth);
+
+GgufValue read_array(ByteReader& reader, const std::string& what, int depth) {
+    if (depth >= kMaxArrayDepth) reader.fail(what + " nests arrays too deeply");
+    GgufArray array;
+    array.element_type = read_value_type(reader, "the elements of " + what);
+    const auto count = reader.read<uint64_t>("the element count of " + what);
+    if (count > reader.remaining() / minimum_encoded_size(array.element_type)) {
+        reader.fail(what + " claims " + std::to_string(count) + " elements but only " +
+                    std::to_string(reader.remaining()) +
+                    " bytes remain: truncated or corrupt file");
+    }
+    array.items.reserve(count);
+    for (uint64_t i = 0; i < count; ++i) {
+        array.items.push_back(read_value(reader, array.element_type, what, depth + 1));
+    }
+    return GgufValue(std::move(array));
+}
+
+GgufValue read_value(ByteReader& reader, GgufValueType type, const std::string& what, int depth) {
+    switch (type) {
+        case GgufValueType::UInt8:
+            return GgufValue(reader.read<uint8_t>(what));
+        case GgufValueType::Int8:
+            return GgufValue(reader.read<int8_t>(what));
+        case GgufValueType::UInt16:
+            return GgufValue(reader.read<uint16_t>(what));
+        case GgufValueType::Int16:
+            return GgufValue(reader.read<int16_t>(what));
+        case GgufValueType::UInt32:
+            return GgufValue(reader.read<uint32_t>(what));
+        case GgufValueType::Int32:
+            return GgufValue(reader.read<int32_t>(what));
+        case GgufValueType::Float32:
+            return GgufValue(reader.read<float>(what));
+        case GgufValueType::UInt64:
+            return GgufValue(reader.read<uint64_t>(what));
+        case GgufValueType::Int64:
+            return GgufValue(reader.read<int64_t>(what));
+        case GgufValueType::Float64:
+            return GgufValue(reader.read<double>(what));
+        case GgufValueType::Bool: {
+            const auto raw = reader.read<uint8_t>(what);
+            if (raw > 1)
+                reader.fail(what + " is a bool with the invalid value " + std::to_string(raw));
+            return GgufValue(raw == 1);
+        }
+        case GgufValueType::String:
+            return GgufValue(reader.read_string(what));
+        case GgufValueType::Array:
+            return read_array(reader, what, depth);
+    }
+    reader.fail(what + " has an unknown value type");
+}
+
+std::string in_quotes(const std::string& name) {
+    return "'" + name + "'";
+}
+
+}  // namespace
+
+GgufFile::GgufFile(std::filesystem::path path, const MapOptions& options)
+    : m_path(std::move(path)), m_map(std::make_unique<MappedFile>(m_path, options)) {
+    parse();
+}
+
+void GgufFile::parse() {
+    ByteReader reader(m_map->bytes(), m_path.string());
+    if (reader.read<uint32_t>("the file header") != kMagic) {
+        reader.fail("not a GGUF file (the first four bytes are not 'GGUF')");
+    }
+    m_version = reader.read<uint32_t>("the format version");
+    if (m_version != 2 && m_version != 3) {
+        reader.fail("GGUF version " + std::to_string(m_version) +
+                    " is not supported (Hearth reads versions 2 and 3)");
+    }
+    const auto tensor_count = reader.read<uint64_t>("the tensor count");
+    const auto metadata_count = reader.read<uint64_t>("the metadata count");
+    // Each metadata entry needs at least 13 bytes and each tensor entry at least 28.
+    if (metadata_count > reader.remaining() / 13 || tensor_count > reader.remaining() / 28) {
+        reader.fail("the header claims " + std::to_string(metadata_count) +
+                    " metadata entries and " + std::to_string(tensor_count) +
+                    " tensors, more than the file can hold: truncated or corrupt file");
+    }
+
+    for (uint64_t i = 0; i < metadata_count; ++i) {
+        auto key = reader.read_string("metadata key #" + std::to_string(i));
+        if (key.empty() || key.size() > kMaxNameLength) {
+            reader.fail("metadata key #" + std::to_string(i) + " has an invalid length " +
+                        std::to_string(key.size()));
+        }
+        const std::string what = "metadata key " + in_quotes(key);
+        const auto type = read_value_type(reader, what);
+        auto value = read_value(reader, type, what, 0);
+        if (!m_metadata.emplace(key, std::move(value)).second) {
+            reader.fail(what + " appears twice");
+        }
+    }
+
+    if (const auto* value = find("general.alignment")) {
+        const auto alignment = value->as_integer();
+        if (!alignment || *alignment <= 0 || *alignment > (1 << 16) ||
+            (*alignment & (*alignment - 1)) != 0) {
+            reader.fail("metadata key 'general.alignment' must be a power of two up to 65536");
+        }
+        m_alignment = static_cast<uint64_t>(*alignment);
+    }
+
+    m_tensors.reserve(tensor_count);
+    for (uint64_t i = 0; i < tensor_count; ++i) {
+        GgufTensor tensor;
+        tensor.name = reader.read_string("the name of tensor #" + std::to_string(i));
+        if (tensor.name.empty() || tensor.name.size() > kMaxNameLength) {
+            reader.fail("tensor #" + std::to_string(i) + " has an invalid name length " +
+                        std::to_string(tensor.name.size()));
+        }
+        const std::string what = "tensor " + in_quotes(tensor.name);
+        const auto dims = reader.read<uint32_t>("the dimension count of " + what);
+        if (dims == 0 || dims > kMaxTensorDims) {
+            reader.fail(what + " has " + std::to_string(dims) + " dimensions (1 to 4 allowed)");
+        }
+        tensor.elements = 1;
+        for (uint32_t d = 0; d < dims; ++d) {
+            const auto extent = reader.read<uint64_t>("the shape of " + what);
+            if (extent == 0 || extent > (uint64_t{1} << 40) ||
+                tensor.elements > (uint64_t{1} << 48) / extent) {
+                reader.fail(what + " has an impossible shape (dimension " + std::to_string(d) +
+                            " is " + std::to_string(extent) + ")");
+            }
+            tensor.shape.push_back(extent);
+            tensor.elements *= extent;
+        }
+        const auto type_id = reader.read<uint32_t>("the type of " + what);
+        const auto type = tensor_type_from_id(type_id);
+        if (!type) {
+            reader.fail(what + " has type " + tensor_type_name(type_id) +
+                        ", which Hearth does not support (supported: F32, F16, BF16, Q8_0, Q4_0, "
+                        "Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K)");
+        }
+        tensor.type = *type;
+        const auto block = static_cast<uint64_t>(tensor_type_info(tensor.type).block_elements);
+        if (tensor.shape[0] % block != 0) {
+            reader.fail(what + " has rows of " + std::to_string(tensor.shape[0]) +
+                        " elements, not a multiple of " +
+                        std::string(tensor_type_info(*type).name) + "'s block of " +
+                        std::to_string(block));
+        }
+        tensor.bytes = tensor_bytes(tensor.type, tensor.elements);
+        tensor.offset = reader.read<uint64_t>("the offset of " + what);
+        if (tensor.offset % m_alignment != 0) {
+            reader.fail(what + " starts at offset " + std::to_string(tensor.offset) +
+                        ", which is not a multiple of the alignment " +
+                        std::to_string(m_alignment));
+        }
+        if (!m_tensor_index.emplace(tensor.name, m_tensors.size()).second) {
+            reader.fail(what + " appears twice");
+        }
+        m_tensors.push_back(std::move(tensor));
+    }
+
+    const uint64_t data_start = (reader.position() + m_alignment - 1) / m_alignment * m_alignment;
+    m_data_offset = data_start;
+    const uint64_t file_size = m_map->size();
+    for (auto& tensor : m_tensors) {
+        const uint64_t begin = data_start + tensor.offset;
+        if (tensor.offset > file_size || begin > file_size || tensor.bytes > file_size - begin) {
+            reader.fail("tensor " + in_quotes(tensor.name) + " ends at byte " +
+                        std::to_string(begin + tensor.bytes) + " but the file has " +
+                        std::to_string(file_size) + " bytes: truncated or corrupt file");
+        }
+        tensor.data = m_map->bytes().data() + begin;
+    }
+
+    std::vector<const GgufTensor*> by_offset;
+    for (const auto& tensor : m_tensors) by_offset.push_back(&tensor);
+    std::sort(by_offset.begin(), by_offset.end(),
+              [](const auto* a, const auto* b) { return a->offset < b->offset; });
+    for (size_t i = 1; i < by_offset.size(); ++i) {
+        if (by_offset[i - 1]->offset + by_offset[i - 1]->bytes > by_offset[i]->offset) {
+            reader.fail("tensors " + in_quotes(by_offset[i - 1]->name) + " and " +
+                        in_quotes(by_offset[i]->name) + " overlap: corrupt file");
+        }
+    }
+}
+
+const GgufValue* GgufFile::find(const std::string& key) const {
+    const auto it = m_metadata.find(key);
+    return it == m_metadata.end() ? nullptr : &it->second;
+}
+
+void GgufFile::type_error(const std::string& key, const char* expected) const {
+    throw LoadError(m_path.string() + ": metadata key " + in_quotes(key) + " has type " +
+                    std::string(gguf_value_type_name(find(key)->type())) + ", expected " +
+                    expected);
+}
+
+std::optional<int64_t> GgufFile::get_integer(const std::string& key) const {
+    const auto* value = find(key);
+    if (value == nullptr) return std::nullopt;
+    if (auto integer = value->as_integer()) return integer;
+    type_error(key, "an integer");
+}
+
+std::optional<double> GgufFile::get_number(const std::string& key) const {
+    const auto* value = find(key);
+    if (value == nullptr) return std::nullopt;
+    if (auto number = value->as_number()) return number;
+    type_error(key, "a number");
+}
+
+std::optional<std::string> GgufFile::get_string(const std::string& key) const {
+    const auto* value = find(key);
+    if (value == nullptr) return std::nullopt;
+    if (const auto* text = value->as_string()) return *text;
+    type_error(key, "a string");
+}
+
+std::optional<bool> GgufFile::get_bool(const std::string& key) const {
+    const auto* value = find(key);
+    if (value == nullptr) return std::nullopt;
+    if (auto flag = value->as_bool()) return flag;
+    type_error(key, "a bool");
+}
+
+const GgufArray* GgufFile::get_array(const std::string& key) const {
+    const auto* value = find(key);
+    if (value == nullptr) return nullptr;
+    if (const auto* array = value->as_array()) return array;
+    type_error(key, "an array");
+}
+
+const GgufTensor* GgufFile::find_tensor(const std::string& name) const {
+    const auto it = m_tensor_index.find(name);
+    return it == m_tensor_index.end() ? nullptr : &m_tensors[it->second];
+}
+
+}  // namespace hearth

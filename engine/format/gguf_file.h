@@ -1,0 +1,81 @@
+// A parsed, validated, memory-mapped GGUF file: metadata, tensor directory and tensor bytes.
+// Nothing in the file is trusted: every count, length, offset, shape and type is checked
+// against the file before use, and anything wrong is a LoadError naming the file and the part.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/format/gguf_value.h"
+#include "engine/format/mapped_file.h"
+#include "engine/format/tensor_types.h"
+
+namespace hearth {
+
+inline constexpr int kMaxTensorDims = 4;
+
+struct GgufTensor {
+    std::string name;
+    TensorType type = TensorType::F32;
+    std::vector<uint64_t> shape;  // innermost (contiguous) dimension first, as ggml stores it
+    uint64_t elements = 0;
+    uint64_t offset = 0;  // from the start of the data section
+    size_t bytes = 0;
+    const std::byte* data = nullptr;  // points into the mapping, valid while the file lives
+
+    uint64_t row_length() const { return shape.empty() ? 0 : shape[0]; }
+    uint64_t rows() const { return shape.empty() ? 0 : elements / shape[0]; }
+};
+
+class GgufFile final {
+public:
+    // Maps and parses the file. Throws LoadError on any problem.
+    explicit GgufFile(std::filesystem::path path, const MapOptions& options = {});
+    static std::unique_ptr<GgufFile> open(const std::filesystem::path& path,
+                                          const MapOptions& options = {}) {
+        return std::make_unique<GgufFile>(path, options);
+    }
+    GgufFile(const GgufFile&) = delete;
+    GgufFile& operator=(const GgufFile&) = delete;
+
+    const std::filesystem::path& path() const { return m_path; }
+    uint32_t version() const { return m_version; }
+    uint64_t alignment() const { return m_alignment; }
+    size_t file_size() const { return m_map->size(); }
+    // Where tensor data begins; tensor offsets count from here.
+    uint64_t data_offset() const { return m_data_offset; }
+
+    const std::map<std::string, GgufValue>& metadata() const { return m_metadata; }
+    const GgufValue* find(const std::string& key) const;
+    // Typed look-ups: nullopt when the key is absent; LoadError when it has the wrong type.
+    std::optional<int64_t> get_integer(const std::string& key) const;
+    std::optional<double> get_number(const std::string& key) const;
+    std::optional<std::string> get_string(const std::string& key) const;
+    std::optional<bool> get_bool(const std::string& key) const;
+    const GgufArray* get_array(const std::string& key) const;
+
+    const std::vector<GgufTensor>& tensors() const { return m_tensors; }
+    const GgufTensor* find_tensor(const std::string& name) const;
+
+private:
+    void parse();
+    [[noreturn]] void type_error(const std::string& key, const char* expected) const;
+
+    std::filesystem::path m_path;
+    std::unique_ptr<MappedFile> m_map;
+    uint32_t m_version = 0;
+    uint64_t m_alignment = 32;
+    uint64_t m_data_offset = 0;
+    std::map<std::string, GgufValue> m_metadata;
+    std::vector<GgufTensor> m_tensors;
+    std::map<std::string, size_t, std::less<>> m_tensor_index;
+};
+
+}  // namespace hearth

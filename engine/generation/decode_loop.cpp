@@ -1,0 +1,260 @@
+#include "engine/generation/decode_loop.h"
+
+#include <algorithm>
+
+#include "engine/generation/ngram_drafter.h"
+#include "engine/generation/prefill_planner.h"
+
+namespace hearth {
+namespace {
+
+bool has_penalties(const SamplerSettings& s) {
+    return s.repeat_penalty != 1.0f || s.presence_penalty != 0.0f || s.frequency_penalty != 0.0f;
+}
+
+}  // namespace
+
+DecodeLoop::DecodeLoop(DecodeContext context, const GenerationRequest& request,
+                       const GenerationSink& sink)
+    : m_context(std::move(context)),
+      m_request(request),
+      m_sink(sink),
+      m_sampler(request.sampler),
+      m_stop_strings(request.stop_strings) {
+    if (request.grammar) {
+        if (!m_context.trie) throw std::invalid_argument("JSON mode needs the vocabulary's trie");
+        m_constraint.emplace(request.grammar, m_context.trie, m_context.tokenizer);
+    }
+    for (const int32_t token : m_context.history.cached()) m_sampler.accept(token);
+}
+
+int64_t DecodeLoop::elapsed_ns() const {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - m_start).count();
+}
+
+bool DecodeLoop::cancelled() const {
+    return m_request.cancel != nullptr && m_request.cancel->load(std::memory_order_relaxed);
+}
+
+void DecodeLoop::stop(StopReason reason) {
+    if (m_stopped) return;
+    m_stopped = true;
+    m_result.stats.stop_reason = reason;
+}
+
+GenerationResult DecodeLoop::run(std::span<const int32_t> prefill_tokens, GenerationStats stats) {
+    m_start = Clock::now();
+    m_result.stats = std::move(stats);
+    auto logits = prefill(prefill_tokens);
+    m_result.stats.prefill_ns = elapsed_ns();
+    if (!logits) {
+        finish();
+        return std::move(m_result);
+    }
+    if (m_request.max_tokens <= 0) {
+        stop(StopReason::MaxTokens);
+        finish();
+        return std::move(m_result);
+    }
+    const int32_t first = pick(*logits);
+    if (emit(first)) {
+        const bool speculative = m_request.speculative && m_sampler.settings().greedy() &&
+                                 !has_penalties(m_sampler.settings()) && !m_constraint;
+        if (speculative) {
+            decode_speculative(first);
+        } else {
+            decode_plain(first);
+        }
+    }
+    finish();
+    return std::move(m_result);
+}
+
+// Planner-sized steps with a cancellation check and a progress report between them (a device
+// backend takes several steps per call, submitted back to back); the LM head runs on the last
+// row of the last step only.
+std::optional<std::vector<float>> DecodeLoop::prefill(std::span<const int32_t> tokens) {
+    const auto steps =
+        plan_prefill(static_cast<int>(tokens.size()), 0, m_context.backend.chunk_sizes());
+    const int batch = m_context.backend.prefill_batch_tokens();
+    std::vector<float> logits;
+    for (size_t s = 0; s < steps.size();) {
+        if (cancelled()) {
+            stop(StopReason::Cancelled);
+            return std::nullopt;
+        }
+        // Steps [s, next) go in one call: one step, or as many as fit the backend's batch.
+        size_t next = s + 1;
+        int count = steps[s].tokens;
+        while (next < steps.size() && count + steps[next].tokens <= batch)
+            count += steps[next++].tokens;
+        const bool last = next == steps.size();
+        logits = m_context.backend.forward(
+            tokens.subspan(static_cast<size_t>(steps[s].start), static_cast<size_t>(count)),
+            m_context.sequence, last ? LogitRows::Last : LogitRows::None);
+        const int done = steps[s].start + count;
+        if (m_sink.on_prefill && !m_sink.on_prefill(done, static_cast<int>(tokens.size()))) {
+            stop(StopReason::Cancelled);
+            return std::nullopt;
+        }
+        s = next;
+    }
+    return logits;
+}
+
+bool DecodeLoop::ensure_room() {
+    if (m_context.sequence.size() < m_context.sequence.capacity()) return true;
+    if (!m_context.make_room || m_context.make_room() == 0) {
+        stop(StopReason::ContextFull);
+        return false;
+    }
+    return true;
+}
+
+void DecodeLoop::decode_plain(int32_t input) {
+    while (!m_stopped) {
+        if (!ensure_room()) return;
+        const int room = m_context.sequence.capacity() - m_context.sequence.size();
+        const int left = m_request.max_tokens - m_result.stats.generated_tokens;
+        m_run.clear();
+        const int accepted =
+            m_context.backend.decode(m_context.sequence, input, std::min(room, left), *this);
+        if (accepted == 0) return;
+        m_context.history.append(input);
+        m_context.history.append(std::span(m_run).first(static_cast<size_t>(accepted - 1)));
+        input = m_run.back();
+    }
+}
+
+// Prompt-lookup drafts verified in one batched pass: row j of the logits says what follows
+// input + drafts[0..j), so the tokens emitted are exactly plain greedy's.
+void DecodeLoop::decode_speculative(int32_t input) {
+    std::vector<int32_t> lookup = m_context.history.cached();
+    lookup.push_back(input);
+    const size_t vocab = static_cast<size_t>(m_context.tokenizer.vocabulary().size());
+    // Draft length adapts: it doubles after a fully accepted draft and falls back to what was
+    // accepted plus one after a miss, so verification rows are not wasted on text the
+    // conversation does not repeat.
+    int draft_length = std::max(1, m_request.draft_tokens / 2);
+    while (!m_stopped) {
+        if (!ensure_room()) return;
+        const int room = m_context.sequence.capacity() - m_context.sequence.size();
+        const int left = m_request.max_tokens - m_result.stats.generated_tokens;
+        const DraftSettings settings{.max_tokens =
+                                         std::max(0, std::min({draft_length, room - 1, left - 1}))};
+        auto batch =
+            settings.max_tokens > 0 ? draft_by_lookup(lookup, settings) : std::vector<int32_t>{};
+        const int drafted = static_cast<int>(batch.size());
+        batch.insert(batch.begin(), input);
+        const int base = m_context.sequence.size();
+        const auto logits = m_context.backend.forward(batch, m_context.sequence, LogitRows::All);
+        m_result.stats.draft_tokens += drafted;
+        int emitted = 0;
+        for (int row = 0; row <= drafted && !m_stopped; ++row) {
+            const int32_t token = pick(std::span(logits).subspan(row * vocab, vocab));
+            ++emitted;
+            const bool matched = row < drafted && token == batch[static_cast<size_t>(row + 1)];
+            if (matched) ++m_result.stats.accepted_draft_tokens;
+            input = token;
+            lookup.push_back(token);
+            if (!emit(token) || !matched) break;
+        }
+        if (drafted > 0) {
+            const int accepted = emitted - 1;
+            draft_length = accepted == drafted ? std::min(2 * drafted, m_request.draft_tokens)
+                                               : std::max(1, accepted + 1);
+        }
+        // The cache keeps the input and the emitted tokens but the last (the next input).
+        m_context.sequence.truncate(base + emitted);
+        m_context.history.append(std::span(batch).first(static_cast<size_t>(emitted)));
+    }
+}
+
+int32_t DecodeLoop::pick(std::span<const float> logits) {
+    if (!m_constraint) return m_sampler.sample(logits);
+    const int left = m_request.max_tokens - m_result.stats.generated_tokens;
+    return m_constraint->pick(logits, m_sampler, left);
+}
+
+bool DecodeLoop::accept(int32_t token) {
+    m_run.push_back(token);
+    return emit(token);
+}
+
+std::optional<SamplerSettings> DecodeLoop::device_rule() const {
+    if (m_constraint || has_penalties(m_sampler.settings()) || !m_request.stop_strings.empty())
+        return std::nullopt;
+    return m_sampler.settings();
+}
+
+bool DecodeLoop::emit(int32_t token) {
+    const int64_t now = elapsed_ns();
+    auto& stats = m_result.stats;
+    if (stats.generated_tokens == 0) stats.time_to_first_token_ns = now;
+    if (token < 0) {
+        stop(StopReason::NoValidToken);
+        return false;
+    }
+    if (m_context.tokenizer.is_end_of_generation(token)) {
+        stop(StopReason::EndOfGeneration);
+        return false;
+    }
+    ++stats.generated_tokens;
+    stats.token_times_ns.push_back(now);
+    m_result.tokens.push_back(token);
+    m_sampler.accept(token);
+    if (m_constraint) m_constraint->accept(token);
+
+    const auto out = m_stop_strings.push(m_utf8.push(m_context.tokenizer.token_to_piece(token)));
+    m_chunk.tokens.push_back(token);
+    m_chunk.token_times_ns.push_back(now);
+    m_chunk.text += out.text;
+    if (out.stopped) {
+        stop(StopReason::StopString);
+    } else if (m_constraint && m_constraint->finished()) {
+        stop(StopReason::DocumentComplete);
+    } else if (stats.generated_tokens >= m_request.max_tokens) {
+        stop(StopReason::MaxTokens);
+    }
+    if (m_stopped) return false;
+    // The first token goes out at once (time to first token is what users feel); then N tokens
+    // or the interval, whichever comes first.
+    const auto interval =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(m_request.handoff.interval).count();
+    if (stats.generated_tokens == 1 ||
+        static_cast<int>(m_chunk.tokens.size()) >= m_request.handoff.chunk_tokens ||
+        now - m_last_handoff_ns >= interval) {
+        if (!hand_off(now)) stop(StopReason::Cancelled);
+    }
+    if (!m_stopped && cancelled()) stop(StopReason::Cancelled);
+    return !m_stopped;
+}
+
+bool DecodeLoop::hand_off(int64_t now_ns) {
+    m_last_handoff_ns = now_ns;
+    if (m_chunk.empty()) return true;
+    m_result.text += m_chunk.text;
+    const bool go_on = !m_sink.on_chunk || m_sink.on_chunk(m_chunk);
+    m_chunk.clear();
+    return go_on;
+}
+
+// Releases held-back text (unless a stop string claimed it) in one last chunk.
+void DecodeLoop::finish() {
+    auto& stats = m_result.stats;
+    if (stats.stop_reason != StopReason::StopString) {
+        const auto out = m_stop_strings.push(m_utf8.flush());
+        m_chunk.text += out.text;
+        if (out.stopped) {
+            stats.stop_reason = StopReason::StopString;
+        } else {
+            m_chunk.text += m_stop_strings.flush();
+        }
+    }
+    hand_off(elapsed_ns());
+    if (stats.generated_tokens > 0) {
+        stats.decode_ns = stats.token_times_ns.back() - stats.token_times_ns.front();
+    }
+}
+
+}  // namespace hearth

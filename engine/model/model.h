@@ -1,0 +1,117 @@
+// A loaded model: its configuration (the blueprint) and its weights (views into the mapped file).
+// Config and weights are separate plain structs; run state (activations, KV cache) lives elsewhere.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/format/gguf_file.h"
+#include "engine/format/tensor_types.h"
+
+namespace hearth {
+
+enum class Architecture { Llama, Qwen2 };
+
+// How RoPE pairs the dimensions of a head.
+enum class RopeStyle {
+    AdjacentPairs,  // (2i, 2i+1): ggml's "normal" mode, used by llama files
+    Neox,           // (i, i + d/2): used by qwen2
+};
+
+struct ModelConfig {
+    Architecture architecture = Architecture::Llama;
+    std::string architecture_name;
+    std::string name;
+    int embedding_length = 0;  // dim
+    int layer_count = 0;
+    int head_count = 0;
+    int kv_head_count = 0;
+    int head_dim = 0;
+    int feed_forward_length = 0;
+    int vocab_size = 0;
+    int context_length = 0;   // the length the model was trained for
+    int rope_dimensions = 0;  // leading dimensions of each head that RoPE rotates
+    double rope_base = 10000.0;
+    double rope_scale = 1.0;  // linear RoPE scaling: positions are multiplied by this
+    float rms_epsilon = 1e-5f;
+    RopeStyle rope_style = RopeStyle::AdjacentPairs;
+    bool tied_embeddings = false;  // the LM head reuses the token embedding matrix
+
+    int kv_dim() const { return kv_head_count * head_dim; }
+    int query_dim() const { return head_count * head_dim; }
+};
+
+// A row-major matrix stored in the file: `rows` rows of `columns` elements, each row a whole
+// number of blocks of `type`.
+struct WeightMatrix {
+    TensorType type = TensorType::F32;
+    const std::byte* data = nullptr;
+    int64_t rows = 0;
+    int64_t columns = 0;
+    size_t row_bytes = 0;
+
+    const std::byte* row(int64_t index) const {
+        return data + static_cast<size_t>(index) * row_bytes;
+    }
+};
+
+struct LayerWeights {
+    std::vector<float> attention_norm;  // (dim)
+    WeightMatrix query;                 // (head_count * head_dim, dim)
+    WeightMatrix key;                   // (kv_head_count * head_dim, dim)
+    WeightMatrix value;                 // (kv_head_count * head_dim, dim)
+    std::vector<float> query_bias;      // (head_count * head_dim) or empty
+    std::vector<float> key_bias;        // (kv_head_count * head_dim) or empty
+    std::vector<float> value_bias;      // (kv_head_count * head_dim) or empty
+    WeightMatrix attention_output;      // (dim, head_count * head_dim)
+    std::vector<float> ffn_norm;        // (dim)
+    WeightMatrix gate;                  // (ffn, dim)
+    WeightMatrix up;                    // (ffn, dim)
+    WeightMatrix down;                  // (dim, ffn)
+
+    // The seven weight matrices, for code that treats them alike (uploads, pipelines).
+    std::array<const WeightMatrix*, 7> matrices() const {
+        return {&query, &key, &value, &attention_output, &gate, &up, &down};
+    }
+};
+
+struct ModelWeights {
+    WeightMatrix token_embedding;  // (vocab, dim)
+    std::vector<LayerWeights> layers;
+    std::vector<float> output_norm;   // (dim)
+    WeightMatrix output;              // (vocab, dim); the token embedding when tied
+    std::vector<float> rope_factors;  // (rope_dimensions / 2) frequency divisors, or empty
+
+    // Memory held beside the mapped file: the float vectors above.
+    size_t owned_bytes() const;
+};
+
+// Throws std::invalid_argument for no tokens and std::out_of_range naming the first id outside
+// the vocabulary: every forward pass checks its input with this before touching any state.
+void check_token_ids(const ModelConfig& config, std::span<const int32_t> tokens);
+
+class Model final {
+public:
+    // Opens, validates and maps a GGUF model. Throws LoadError naming what is wrong, and
+    // LoadCancelled when `options.progress` asks to stop.
+    static std::unique_ptr<Model> load(const std::filesystem::path& path,
+                                       const MapOptions& options = {});
+    explicit Model(std::unique_ptr<GgufFile> file);
+
+    const ModelConfig& config() const { return m_config; }
+    const ModelWeights& weights() const { return m_weights; }
+    const GgufFile& file() const { return *m_file; }
+
+private:
+    std::unique_ptr<GgufFile> m_file;
+    ModelConfig m_config;
+    ModelWeights m_weights;
+};
+
+}  // namespace hearth

@@ -1,0 +1,92 @@
+#include "engine/model/model_info.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "engine/text/chat_template.h"
+
+namespace hearth {
+namespace {
+
+// llama.cpp's general.file_type values (enum llama_ftype).
+std::string file_type_name(int64_t type) {
+    static const std::map<int64_t, const char*> kNames = {
+        {0, "F32"},     {1, "F16"},     {2, "Q4_0"},    {3, "Q4_1"},    {7, "Q8_0"},
+        {8, "Q5_0"},    {9, "Q5_1"},    {10, "Q2_K"},   {11, "Q3_K_S"}, {12, "Q3_K_M"},
+        {13, "Q3_K_L"}, {14, "Q4_K_S"}, {15, "Q4_K_M"}, {16, "Q5_K_S"}, {17, "Q5_K_M"},
+        {18, "Q6_K"},   {32, "BF16"},
+    };
+    const auto found = kNames.find(type);
+    return found == kNames.end() ? "" : found->second;
+}
+
+std::string family_name(ChatFamily family) {
+    switch (family) {
+        case ChatFamily::Llama2:
+            return "llama2";
+        case ChatFamily::Llama3:
+            return "llama3";
+        case ChatFamily::ChatMl:
+            return "chatml";
+        case ChatFamily::Mistral:
+            return "mistral";
+        case ChatFamily::Gemma:
+            return "gemma";
+        case ChatFamily::Phi3:
+            return "phi3";
+        case ChatFamily::Zephyr:
+            return "zephyr";
+        case ChatFamily::None:
+            break;
+    }
+    return "none";
+}
+
+// Without general.file_type: the type holding most of the weight bytes.
+std::string dominant_type(const GgufFile& file) {
+    std::map<TensorType, uint64_t> bytes;
+    for (const auto& tensor : file.tensors()) bytes[tensor.type] += tensor.bytes;
+    TensorType best = TensorType::F32;
+    uint64_t most = 0;
+    for (const auto& [type, count] : bytes) {
+        if (count > most) {
+            best = type;
+            most = count;
+        }
+    }
+    return tensor_type_name(static_cast<uint32_t>(best));
+}
+
+}  // namespace
+
+ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOptions& options) {
+    const auto model = Model::load(path, {.prefault = false});
+    const GgufFile& file = model->file();
+    const ModelConfig& config = model->config();
+    ModelInfo info;
+    info.path = path;
+    info.name = config.name.empty() ? path.stem().string() : config.name;
+    info.architecture = config.architecture_name;
+    for (const auto& tensor : file.tensors()) info.parameters += tensor.elements;
+    const auto file_type = file.get_integer("general.file_type");
+    info.quantization = file_type ? file_type_name(*file_type) : "";
+    if (info.quantization.empty()) info.quantization = dominant_type(file);
+    info.file_bytes = file.file_size();
+    info.context_length = config.context_length;
+    info.chat_family =
+        family_name(detect_chat_family(file.get_string("tokenizer.chat_template").value_or("")));
+    info.weight_bytes = file.file_size() + model->weights().owned_bytes();
+    info.working_bytes = CpuBackend::working_bytes(*model, options);
+    info.kv_bytes_per_token = CpuBackend::kv_bytes(config, 1);
+    return info;
+}
+
+std::string parameter_count_text(uint64_t parameters) {
+    if (parameters >= 1'000'000'000) return fmt::format("{:.1f}B", parameters / 1e9);
+    if (parameters >= 1'000'000) return fmt::format("{:.0f}M", parameters / 1e6);
+    if (parameters >= 1'000) return fmt::format("{:.0f}K", parameters / 1e3);
+    return std::to_string(parameters);
+}
+
+}  // namespace hearth

@@ -1,0 +1,39 @@
+// What the model picker shows about a GGUF file before loading it, read from its metadata
+// (pages are mapped, not pre-faulted, so listing many large files is quick), and the exact
+// memory the CPU backend would need for it at a given context length.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "engine/compute/cpu_backend.h"
+
+namespace hearth {
+
+struct ModelInfo {
+    std::filesystem::path path;
+    std::string name;          // general.name, else the file name
+    std::string architecture;  // llama, qwen2, ...
+    uint64_t parameters = 0;   // elements of all tensors
+    std::string quantization;  // Q4_K_M, Q8_0, F16, ...
+    uint64_t file_bytes = 0;
+    int context_length = 0;      // trained
+    std::string chat_family;     // llama3, chatml, ... or "none"
+    uint64_t weight_bytes = 0;   // the mapped file plus the model's own float vectors
+    uint64_t working_bytes = 0;  // the backend's scratch
+    uint64_t kv_bytes_per_token = 0;
+    std::string sha256;  // of the whole file, hex; filled in when the model is loaded
+
+    uint64_t memory_bytes(int context) const {
+        return weight_bytes + working_bytes + kv_bytes_per_token * static_cast<uint64_t>(context);
+    }
+};
+
+// Throws LoadError naming what is wrong with the file (the same checks as loading it).
+ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOptions& options = {});
+
+// "1.1B", "135M": how parameter counts are usually written.
+std::string parameter_count_text(uint64_t parameters);
+
+}  // namespace hearth

@@ -1,0 +1,66 @@
+#include "engine/text/chat_prompt.h"
+
+#include <algorithm>
+
+#include "engine/text/jinja/access.h"
+
+namespace hearth {
+
+namespace {
+
+// Where each message's content (as is, or trimmed as most templates print it) appears in the
+// rendered text, searched in conversation order. A template that rewrites content beyond
+// trimming leaves that message unprotected; its special tokens then come from the template's
+// own rewriting rules.
+std::vector<std::pair<size_t, size_t>> content_ranges(const std::string& text,
+                                                      const std::vector<ChatMessage>& messages) {
+    std::vector<std::pair<size_t, size_t>> ranges;
+    size_t cursor = 0;
+    for (const auto& message : messages) {
+        for (const std::string& candidate :
+             {message.content, jinja::strip(message.content, "", true, true)}) {
+            if (candidate.empty()) continue;
+            const size_t found = text.find(candidate, cursor);
+            if (found == std::string::npos) continue;
+            ranges.emplace_back(found, found + candidate.size());
+            cursor = found + candidate.size();
+            break;
+        }
+    }
+    return ranges;
+}
+
+}  // namespace
+
+size_t shared_prefix_length(std::span<const int32_t> a, std::span<const int32_t> b) {
+    return static_cast<size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first -
+                               a.begin());
+}
+
+ChatPrompt build_chat_prompt(const ChatTemplate& chat_template, const Tokenizer& tokenizer,
+                             const std::vector<ChatMessage>& messages,
+                             const ChatRenderOptions& options,
+                             std::span<const int32_t> previous_tokens) {
+    ChatPrompt prompt;
+    const auto& vocab = tokenizer.vocabulary();
+    if (!chat_template.has_template()) {
+        // Plain continuation: the messages are text a user typed, so no special-token parsing.
+        prompt.text = chat_template.render(messages, options);
+        prompt.tokens =
+            tokenizer.encode(prompt.text, {.add_special = true, .parse_special = false});
+    } else {
+        // Templates print their own special tokens as text, BOS included for most families.
+        // Where the messages' words landed, special-token text stays text: a user who types
+        // "<|im_end|>" cannot end their own turn.
+        prompt.text = chat_template.render(messages, options);
+        const auto plain = content_ranges(prompt.text, messages);
+        const bool has_bos =
+            vocab.valid(vocab.bos) && prompt.text.starts_with(vocab.tokens[vocab.bos]);
+        prompt.tokens = tokenizer.encode(
+            prompt.text, {.add_special = !has_bos, .parse_special = true, .plain_ranges = plain});
+    }
+    prompt.shared_prefix = shared_prefix_length(prompt.tokens, previous_tokens);
+    return prompt;
+}
+
+}  // namespace hearth

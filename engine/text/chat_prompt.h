@@ -1,0 +1,29 @@
+// Conversation -> prompt tokens: the template's text, tokenized with special tokens recognised
+// only inside the template's output (user text never becomes a control token).
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "engine/text/chat_template.h"
+#include "engine/text/tokenizer.h"
+
+namespace hearth {
+
+struct ChatPrompt {
+    std::string text;
+    std::vector<int32_t> tokens;
+    size_t shared_prefix =
+        0;  // leading tokens equal to the previous turn's: the KV cache keeps them
+};
+
+ChatPrompt build_chat_prompt(const ChatTemplate& chat_template, const Tokenizer& tokenizer,
+                             const std::vector<ChatMessage>& messages,
+                             const ChatRenderOptions& options,
+                             std::span<const int32_t> previous_tokens = {});
+
+size_t shared_prefix_length(std::span<const int32_t> a, std::span<const int32_t> b);
+
+}  // namespace hearth

@@ -1,0 +1,75 @@
+// Turns a conversation into the exact prompt text a model was trained on, using the model's own
+// tokenizer.chat_template. When the template uses something Hearth's interpreter lacks, a
+// built-in formatter for the detected family takes over and the reason is kept for the user;
+// a model without a template continues plain text.
+#pragma once
+
+#include <ctime>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/format/gguf_file.h"
+#include "engine/text/jinja/template.h"
+#include "engine/text/vocabulary.h"
+
+namespace hearth {
+
+struct ChatMessage {
+    std::string role;  // "system", "user", "assistant", …
+    std::string content;
+};
+
+// Values may be stored with settings: do not change or reuse.
+enum class ChatFamily {
+    None = 0,
+    Llama2 = 1,
+    Llama3 = 2,
+    ChatMl = 3,
+    Mistral = 4,
+    Gemma = 5,
+    Phi3 = 6,
+    Zephyr = 7
+};
+
+// Guesses the family from the template text; None when nothing matches.
+ChatFamily detect_chat_family(const std::string& source);
+
+struct ChatRenderOptions {
+    bool add_generation_prompt = true;
+    jinja::Object extra_variables;  // tools, date_string, enable_thinking, …
+    std::optional<std::tm> now;     // what strftime_now() sees; the local time when empty
+};
+
+class ChatTemplate final {
+public:
+    // The model's template (or none), with its BOS/EOS token texts.
+    static ChatTemplate from_model(const GgufFile& file, const Vocabulary& vocabulary);
+    // `source` empty means no template. Empty token texts are left undefined in the template.
+    ChatTemplate(std::string source, std::string bos_token, std::string eos_token);
+
+    bool has_template() const { return !m_source.empty(); }
+    // Set when the model's template could not be used and a built-in formatter renders instead.
+    const std::string& fallback_reason() const { return m_fallback_reason; }
+    ChatFamily family() const { return m_family; }
+
+    // Throws jinja::TemplateRaised with the template's own message when it rejects the
+    // conversation, and jinja::RenderError for other failures.
+    std::string render(const jinja::Value& messages, const ChatRenderOptions& options) const;
+    std::string render(const std::vector<ChatMessage>& messages,
+                       const ChatRenderOptions& options) const;
+
+private:
+    std::string render_builtin(const jinja::Value& messages, bool add_generation_prompt) const;
+
+    std::string m_source;
+    std::string m_bos_token;
+    std::string m_eos_token;
+    std::optional<jinja::Template> m_compiled;
+    ChatFamily m_family = ChatFamily::None;
+    mutable std::string m_fallback_reason;
+};
+
+jinja::Value messages_value(const std::vector<ChatMessage>& messages);
+
+}  // namespace hearth

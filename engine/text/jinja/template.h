@@ -1,0 +1,30 @@
+// A compiled Jinja template, rendered the way transformers renders chat templates
+// (trim_blocks, lstrip_blocks, raise_exception, strftime_now, namespace, tojson as json.dumps).
+#pragma once
+
+#include <ctime>
+#include <string>
+#include <string_view>
+
+#include "engine/text/jinja/ast.h"
+#include "engine/text/jinja/value.h"
+
+namespace hearth::jinja {
+
+class Template final {
+public:
+    // Throws RenderError for a malformed template, UnsupportedTemplate for a missing feature.
+    explicit Template(std::string_view source);
+
+    // `now` is what strftime_now() formats. Throws TemplateRaised for raise_exception(), and
+    // RenderError (or UnsupportedTemplate) for anything else that fails.
+    std::string render(const Object& variables, const std::tm& now) const;
+
+private:
+    Body m_body;
+};
+
+// strftime with English month and day names whatever the process locale is.
+std::string format_time(const std::string& format, const std::tm& time);
+
+}  // namespace hearth::jinja

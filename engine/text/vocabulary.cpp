@@ -1,0 +1,113 @@
+#include "engine/text/vocabulary.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "engine/model/load_error.h"
+
+namespace hearth {
+namespace {
+
+[[noreturn]] void fail(const GgufFile& file, const std::string& message) {
+    throw LoadError(file.path().string() + ": " + message);
+}
+
+// A special-token id key; ids outside the vocabulary are ignored with a warning, as some
+// converters write 0xFFFFFFFF for "none".
+int32_t special_id(const GgufFile& file, const std::string& key, int32_t size) {
+    const auto value = file.get_integer(key);
+    if (!value) return -1;
+    if (*value < 0 || *value >= size) {
+        spdlog::debug("{}: ignoring {} = {}, which is not a token id", file.path().string(), key,
+                      *value);
+        return -1;
+    }
+    return static_cast<int32_t>(*value);
+}
+
+}  // namespace
+
+Vocabulary Vocabulary::from_gguf(const GgufFile& file) {
+    Vocabulary vocab;
+    const auto model = file.get_string("tokenizer.ggml.model");
+    if (!model) fail(file, "the file has no tokenizer (metadata key 'tokenizer.ggml.model')");
+    vocab.model = *model;
+    vocab.pre_tokenizer = file.get_string("tokenizer.ggml.pre").value_or("default");
+
+    const auto* tokens = file.get_array("tokenizer.ggml.tokens");
+    if (tokens == nullptr || tokens->items.empty()) fail(file, "the vocabulary has no tokens");
+    if (tokens->items.size() > (1u << 22)) fail(file, "the vocabulary is implausibly large");
+    for (const auto& item : tokens->items) {
+        const auto* text = item.as_string();
+        if (text == nullptr) fail(file, "tokenizer.ggml.tokens must hold strings");
+        vocab.tokens.push_back(*text);
+    }
+    const size_t count = vocab.tokens.size();
+
+    if (const auto* scores = file.get_array("tokenizer.ggml.scores")) {
+        if (scores->items.size() != count) fail(file, "tokenizer.ggml.scores has the wrong length");
+        for (const auto& item : scores->items) {
+            const auto number = item.as_number();
+            if (!number) fail(file, "tokenizer.ggml.scores must hold numbers");
+            vocab.scores.push_back(static_cast<float>(*number));
+        }
+    } else {
+        vocab.scores.assign(count, 0.0f);
+    }
+
+    if (const auto* kinds = file.get_array("tokenizer.ggml.token_type")) {
+        if (kinds->items.size() != count)
+            fail(file, "tokenizer.ggml.token_type has the wrong length");
+        for (const auto& item : kinds->items) {
+            const auto kind = item.as_integer();
+            if (!kind || *kind < 0 || *kind > static_cast<int64_t>(TokenKind::Byte)) {
+                fail(file, "tokenizer.ggml.token_type holds an unknown token type");
+            }
+            vocab.kinds.push_back(static_cast<TokenKind>(*kind));
+        }
+    } else {
+        vocab.kinds.assign(count, TokenKind::Normal);
+    }
+
+    if (const auto* merges = file.get_array("tokenizer.ggml.merges")) {
+        vocab.merges.reserve(merges->items.size());
+        for (const auto& item : merges->items) {
+            const auto* text = item.as_string();
+            if (text == nullptr) fail(file, "tokenizer.ggml.merges must hold strings");
+            vocab.merges.push_back(*text);
+        }
+    }
+
+    const auto size = static_cast<int32_t>(count);
+    vocab.bos = special_id(file, "tokenizer.ggml.bos_token_id", size);
+    vocab.eos = special_id(file, "tokenizer.ggml.eos_token_id", size);
+    vocab.eot = special_id(file, "tokenizer.ggml.eot_token_id", size);
+    vocab.unknown = special_id(file, "tokenizer.ggml.unknown_token_id", size);
+    vocab.padding = special_id(file, "tokenizer.ggml.padding_token_id", size);
+    for (const int32_t id :
+         {vocab.eos, vocab.eot, special_id(file, "tokenizer.ggml.eom_token_id", size)}) {
+        if (id >= 0) vocab.end_of_generation.push_back(id);
+    }
+    static const char* const kEndMarkers[] = {
+        "<|eot_id|>",    "<|eom_id|>",    "<|im_end|>",      "<|end|>",
+        "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<｜end▁of▁sentence｜>"};
+    for (int32_t id = 0; id < size; ++id) {
+        if (vocab.kinds[id] != TokenKind::Control && vocab.kinds[id] != TokenKind::UserDefined)
+            continue;
+        for (const char* marker : kEndMarkers) {
+            if (vocab.tokens[id] == marker &&
+                std::find(vocab.end_of_generation.begin(), vocab.end_of_generation.end(), id) ==
+                    vocab.end_of_generation.end()) {
+                vocab.end_of_generation.push_back(id);
+            }
+        }
+    }
+    const bool spm = vocab.model == "llama";
+    vocab.add_bos = file.get_bool("tokenizer.ggml.add_bos_token").value_or(spm) && vocab.bos >= 0;
+    vocab.add_eos = file.get_bool("tokenizer.ggml.add_eos_token").value_or(false) && vocab.eos >= 0;
+    vocab.add_space_prefix = file.get_bool("tokenizer.ggml.add_space_prefix").value_or(spm);
+    return vocab;
+}
+
+}  // namespace hearth

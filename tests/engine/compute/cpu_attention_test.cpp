@@ -1,0 +1,100 @@
+// CPU attention over an F16 cache: against a double-precision softmax, and bit for bit the same
+// for a token whether it came alone (a decode step, whose spans run in parallel) or inside a
+// chunk (spans folded in one item), past several spans of context.
+#include "engine/compute/cpu_attention.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernels/half.h"
+#include "tests/support/random_weights.h"
+
+namespace hearth {
+namespace {
+
+constexpr AttentionShape kShape{64, 8, 2};  // four query heads per KV head
+constexpr size_t kQueryDim = 8 * 64, kKvDim = 2 * 64;
+
+// A one-layer cache of `positions` random keys and values.
+KvCacheF16 random_cache(size_t positions, std::mt19937& random) {
+    KvCacheF16 cache(1, static_cast<int>(positions), static_cast<int>(kKvDim));
+    for (size_t p = 0; p < positions; ++p) {
+        const auto keys = random_floats(kKvDim, random), values = random_floats(kKvDim, random);
+        for (size_t i = 0; i < kKvDim; ++i) {
+            cache.key(0, static_cast<int>(p))[i] = kernels::float_to_half(keys[i]);
+            cache.value(0, static_cast<int>(p))[i] = kernels::float_to_half(values[i]);
+        }
+    }
+    return cache;
+}
+
+// Head h of the token at `position`, by the definition.
+std::vector<double> expected_head(const KvCacheF16& cache, const float* query, size_t head,
+                                  size_t position) {
+    const size_t head_dim = kShape.head_dim, kv = head / (kShape.heads / kShape.kv_heads);
+    std::vector<double> scores(position + 1);
+    double largest = -1e300;
+    for (size_t p = 0; p <= position; ++p) {
+        const uint16_t* key = cache.key(0, static_cast<int>(p)) + kv * head_dim;
+        double dot = 0.0;
+        for (size_t d = 0; d < head_dim; ++d) dot += query[d] * kernels::half_to_float(key[d]);
+        scores[p] = dot / std::sqrt(static_cast<double>(head_dim));
+        largest = std::max(largest, scores[p]);
+    }
+    double total = 0.0;
+    for (auto& score : scores) total += (score = std::exp(score - largest));
+    std::vector<double> out(head_dim, 0.0);
+    for (size_t p = 0; p <= position; ++p) {
+        const uint16_t* value = cache.value(0, static_cast<int>(p)) + kv * head_dim;
+        for (size_t d = 0; d < head_dim; ++d) {
+            out[d] += scores[p] / total * kernels::half_to_float(value[d]);
+        }
+    }
+    return out;
+}
+
+TEST(CpuAttention, DecodeStepsPastSeveralSpansAreTheSoftmax) {
+    std::mt19937 random(11);
+    const size_t positions = 700;  // three spans
+    const auto cache = random_cache(positions, random);
+    const auto queries = random_floats(kQueryDim, random);
+    ThreadPool pool(2);
+    CpuAttention attention(kShape, kernels::best_isa());
+    for (const size_t position : {0, 255, 256, 300, 699}) {
+        std::vector<float> out(kQueryDim);
+        attention.run(pool, cache, 0, position, 1, queries.data(), out.data());
+        for (size_t h = 0; h < kShape.heads; ++h) {
+            const auto expected = expected_head(cache, &queries[h * 64], h, position);
+            for (size_t d = 0; d < 64; ++d) {
+                ASSERT_NEAR(out[h * 64 + d], expected[d], 1e-4)
+                    << "position " << position << " head " << h << " dim " << d;
+            }
+        }
+    }
+}
+
+TEST(CpuAttention, ATokenGetsTheSameBitsAloneAsInAChunk) {
+    std::mt19937 random(12);
+    const size_t first = 230, count = 300;  // the chunk crosses into a third span
+    const auto cache = random_cache(first + count, random);
+    const auto queries = random_floats(count * kQueryDim, random);
+    ThreadPool pool(2);
+    CpuAttention attention(kShape, kernels::best_isa());
+    std::vector<float> chunk(count * kQueryDim);
+    attention.run(pool, cache, 0, first, count, queries.data(), chunk.data());
+    for (size_t t = 0; t < count; t += 37) {
+        std::vector<float> alone(kQueryDim);
+        attention.run(pool, cache, 0, first + t, 1, &queries[t * kQueryDim], alone.data());
+        for (size_t i = 0; i < kQueryDim; ++i) {
+            ASSERT_EQ(alone[i], chunk[t * kQueryDim + i]) << "token " << t << " element " << i;
+        }
+        const auto expected = expected_head(cache, &queries[t * kQueryDim], 0, first + t);
+        ASSERT_NEAR(alone[0], expected[0], 1e-4) << "token " << t;
+    }
+}
+
+}  // namespace
+}  // namespace hearth

@@ -1,0 +1,115 @@
+// The fast CPU path against llama.cpp's own outputs for every shared model (the native
+// references: llama.cpp also quantises activations), and against itself under any chunking.
+#include "engine/compute/cpu_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "tests/support/backend_checks.h"
+#include "tests/support/fixture_check.h"
+#include "tests/support/shared_data.h"
+
+namespace hearth {
+namespace {
+
+class CpuBackendFixtureTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(CpuBackendFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
+    const auto counts = test::check_native_fixture(GetParam(), [](const Model& model) {
+        return std::make_unique<CpuBackend>(model, CpuBackendOptions{.threads = 2});
+    });
+    EXPECT_GT(counts.top1_checked, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedModels, CpuBackendFixtureTest,
+                         testing::ValuesIn(test::native_model_fixtures()),
+                         [](const auto& info) { return test::parameter_name(info.param); });
+
+TEST(CpuBackend, AnyChunkingGivesTheSameLogitsAsTokenByToken) {
+    const auto model = Model::load(test::model_path("synth-llama-256-Q4_K_M.gguf"));
+    std::vector<int32_t> tokens{1};
+    for (int i = 0; i < 150; ++i) tokens.push_back(3 + (i * 37) % 500);
+    // Without panels or sgemm every chunking runs the same integer kernels: equal results.
+    CpuBackend chunked(*model, {.threads = 2, .chunk_sizes = {1, 8, 16}, .panel_threshold = 1000});
+    auto whole = chunked.create_sequence(256);
+    const auto expected = chunked.forward(tokens, *whole, LogitRows::Last);
+    CpuBackend single(*model, {.threads = 1, .chunk_sizes = {1}});
+    auto stepwise = single.create_sequence(256);
+    std::vector<float> last;
+    for (const int32_t token : tokens)
+        last = single.forward(std::span(&token, 1), *stepwise, LogitRows::Last);
+    ASSERT_EQ(last.size(), expected.size());
+    for (size_t i = 0; i < last.size(); ++i) ASSERT_NEAR(last[i], expected[i], 1e-5) << i;
+    EXPECT_EQ(whole->size(), 151);
+}
+
+// The largest logit difference between two backends' prefills of the same prompt (all rows).
+double largest_difference(const Model& model, const CpuBackendOptions& first,
+                          const CpuBackendOptions& second, int prompt_length, int stride) {
+    std::vector<int32_t> tokens{1};
+    for (int i = 1; i < prompt_length; ++i) tokens.push_back(3 + (i * stride) % 500);
+    CpuBackend a(model, first), b(model, second);
+    auto sequence_a = a.create_sequence(256), sequence_b = b.create_sequence(256);
+    const auto x = a.forward(tokens, *sequence_a, LogitRows::All),
+               y = b.forward(tokens, *sequence_b, LogitRows::All);
+    EXPECT_EQ(x.size(), y.size());
+    double worst = 0.0;
+    for (size_t i = 0; i < std::min(x.size(), y.size()); ++i)
+        worst = std::max(worst, static_cast<double>(std::fabs(x[i] - y[i])));
+    return worst;
+}
+
+const CpuBackendOptions kDotsOnly{
+    .threads = 2, .chunk_sizes = {1, 8, 64}, .panel_threshold = 1000, .blas_threshold = 1000};
+
+TEST(CpuBackend, SgemmPrefillAgreesWithTheIntegerKernels) {
+    const auto model = Model::load(test::model_path("synth-qwen2-256-Q4_K_M.gguf"));
+    CpuBackendOptions blas = kDotsOnly;
+    blas.blas_threshold = 32;
+    const double worst = largest_difference(*model, blas, kDotsOnly, 200, 53);
+    // Float activations against 8-bit ones: the difference llama.cpp's own f32 and native runs
+    // show.
+    EXPECT_LT(worst, 0.05);
+    EXPECT_GT(worst, 0.0);
+}
+
+// The panel kernels quantise activations per 32 elements like the Q8 dot path (Q4_K's dot path
+// quantises per 256); float sums in another order flip a few roundings of the next layer's
+// 8-bit activations, which is the spread the fixtures' tolerance allows for.
+TEST(CpuBackend, PanelPrefillAgreesWithTheDotKernels) {
+    for (const char* name :
+         {"synth-llama-256-Q4_0.gguf", "synth-llama-256-Q8_0.gguf", "synth-llama-256-Q4_K_M.gguf",
+          "synth-llama-256-Q6_K.gguf", "synth-qwen2-256-Q8_0.gguf"}) {
+        const auto model = Model::load(test::model_path(name));
+        CpuBackendOptions panel = kDotsOnly;
+        panel.panel_threshold = 16;
+        const double worst = largest_difference(*model, panel, kDotsOnly, 151, 41);
+        EXPECT_LT(worst, 0.05) << name;
+        RecordProperty(name, std::to_string(worst));
+    }
+}
+
+// hearth-bench --isa runs the lower kernel levels on a machine that has higher ones: they must
+// compute the same model.
+TEST(CpuBackend, LowerKernelLevelsGiveTheSameLogits) {
+    const auto model = Model::load(test::model_path("synth-llama-256-Q4_0.gguf"));
+    CpuBackendOptions best = kDotsOnly;
+    best.panel_threshold = 16;
+    for (const auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2}) {
+        if (isa > kernels::best_isa()) continue;
+        CpuBackendOptions lower = best;
+        lower.isa = isa;
+        EXPECT_EQ(CpuBackend(*model, lower).name().find(kernels::isa_name(isa)), 5u);
+        EXPECT_LT(largest_difference(*model, lower, best, 70, 29), 0.05) << kernels::isa_name(isa);
+    }
+}
+
+TEST(CpuBackend, RefusesWhatDoesNotFitAndLeavesTheSequenceAsItWas) {
+    const auto model = Model::load(test::model_path("stories260K.gguf"));
+    CpuBackend backend(*model, {.threads = 2});
+    test::expect_context_limits(backend);
+}
+
+}  // namespace
+}  // namespace hearth

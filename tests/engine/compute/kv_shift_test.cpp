@@ -1,0 +1,123 @@
+// The rolling window's cache shift: dropping positions from the middle of the KV cache and
+// re-rotating the later keys for their new positions.
+//
+// What a shift can and cannot reproduce: the first layer's keys and values depend only on the
+// token and its position, so after a shift they must equal a fresh prefill of the shortened
+// history. Deeper layers' entries were computed while attending to the dropped tokens and
+// legitimately differ from a fresh prefill (llama.cpp's context shift behaves the same way);
+// the session tests check that generation carries on past the context through shifts.
+#include "engine/compute/kv_shift.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/model/reference_forward.h"
+#include "kernels/half.h"
+#include "tests/support/shared_data.h"
+
+namespace hearth {
+namespace {
+
+constexpr int kStart = 5, kCount = 17, kLength = 48;
+
+struct Caches {
+    KvCache shifted;  // prefilled with every token, then shifted
+    KvCache fresh;    // prefilled with the shortened history
+};
+
+Caches prefill_both(const Model& model) {
+    ReferenceForward forward(model);
+    std::vector<int32_t> tokens;
+    for (int i = 0; i < kLength; ++i)
+        tokens.push_back(1 + (i * 37 + 11) % (model.config().vocab_size - 1));
+    std::vector<int32_t> shortened(tokens.begin(), tokens.begin() + kStart);
+    shortened.insert(shortened.end(), tokens.begin() + kStart + kCount, tokens.end());
+    Caches caches{forward.make_cache(64), forward.make_cache(64)};
+    forward.forward(tokens, caches.shifted, LogitRows::None);
+    forward.forward(shortened, caches.fresh, LogitRows::None);
+    return caches;
+}
+
+float first_layer_difference(const KvCache& a, const KvCache& b, bool keys) {
+    float worst = 0.0f;
+    for (int position = 0; position < b.size(); ++position) {
+        const float* x = keys ? a.key(0, position) : a.value(0, position);
+        const float* y = keys ? b.key(0, position) : b.value(0, position);
+        for (int i = 0; i < a.kv_dim(); ++i) worst = std::max(worst, std::fabs(x[i] - y[i]));
+    }
+    return worst;
+}
+
+const char* const kModels[] = {
+    "stories260K.gguf",            // adjacent-pair RoPE
+    "synth-qwen2-256-Q8_0.gguf",   // NEOX halves
+    "synth-llama3-256-Q8_0.gguf",  // rope_freqs factors
+};
+
+TEST(KvShift, FirstLayerEntriesMatchAFreshPrefill) {
+    for (const char* name : kModels) {
+        const auto model = Model::load(test::model_path(name));
+        auto caches = prefill_both(*model);
+        const Rope rope(*model);
+        const float before = first_layer_difference(caches.shifted, caches.fresh, true);
+        erase_positions(caches.shifted, rope, model->config().head_dim, kStart, kCount);
+        ASSERT_EQ(caches.shifted.size(), caches.fresh.size());
+        EXPECT_LT(first_layer_difference(caches.shifted, caches.fresh, true), 2e-5f) << name;
+        EXPECT_EQ(first_layer_difference(caches.shifted, caches.fresh, false), 0.0f) << name;
+        EXPECT_GT(before, 0.1f) << name;  // the comparison can fail
+    }
+}
+
+// The CPU backend keeps keys in f16: the same shift, within f16 rounding.
+TEST(KvShift, HalfPrecisionCachesShiftTheSameWay) {
+    for (const char* name : kModels) {
+        const auto model = Model::load(test::model_path(name));
+        const auto caches = prefill_both(*model);
+        const auto& config = model->config();
+        KvCacheF16 half(config.layer_count, 64, config.kv_dim());
+        half.reserve_positions(kLength);
+        for (int layer = 0; layer < config.layer_count; ++layer) {
+            for (int position = 0; position < kLength; ++position) {
+                for (int i = 0; i < config.kv_dim(); ++i) {
+                    half.key(layer, position)[i] =
+                        kernels::float_to_half(caches.shifted.key(layer, position)[i]);
+                }
+            }
+        }
+        half.commit(kLength);
+        erase_positions(half, Rope(*model), config.head_dim, kStart, kCount);
+        for (int position = 0; position < half.size(); ++position) {
+            for (int i = 0; i < config.kv_dim(); ++i) {
+                const float expected = caches.fresh.key(0, position)[i];
+                EXPECT_NEAR(kernels::half_to_float(half.key(0, position)[i]), expected,
+                            2e-3f * std::max(1.0f, std::fabs(expected)))
+                    << name << " position " << position;
+            }
+        }
+    }
+}
+
+TEST(KvShift, ErasingMovesLaterPositionsDown) {
+    KvCache cache(2, 8, 4);
+    cache.reserve_positions(6);
+    for (int layer = 0; layer < 2; ++layer) {
+        for (int position = 0; position < 6; ++position) {
+            for (int i = 0; i < 4; ++i) {
+                cache.key(layer, position)[i] = static_cast<float>(layer * 100 + position);
+                cache.value(layer, position)[i] = static_cast<float>(-position);
+            }
+        }
+    }
+    cache.commit(6);
+    cache.erase(1, 2);
+    EXPECT_EQ(cache.size(), 4);
+    EXPECT_EQ(cache.key(1, 1)[0], 103.0f);
+    EXPECT_EQ(cache.value(0, 3)[3], -5.0f);
+    cache.erase(2, 2);  // the tail: a truncation
+    EXPECT_EQ(cache.size(), 2);
+    EXPECT_THROW(cache.erase(1, 2), std::out_of_range);
+}
+
+}  // namespace
+}  // namespace hearth

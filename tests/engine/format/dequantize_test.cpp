@@ -1,0 +1,84 @@
+// Scalar dequantisation of every weight type against the per-tensor checksums llama.cpp's
+// dequantisation produced (model.dequantized_tensors in the *.f32math fixtures).
+#include <gtest/gtest.h>
+
+#include <QCryptographicHash>
+
+#include <cmath>
+#include <set>
+
+#include "engine/format/gguf_file.h"
+#include "tests/support/shared_data.h"
+
+namespace hearth {
+namespace {
+
+std::vector<std::string> f32math_fixtures() {
+    std::vector<std::string> names;
+    for (const auto& name : test::model_fixture_names()) {
+        if (name.ends_with(".f32math")) names.push_back(name);
+    }
+    return names;
+}
+
+class DequantizeTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(DequantizeTest, EveryTensorMatchesLlamaCppBitForBit) {
+    const auto json = test::load_json(test::fixture_path("models/" + GetParam() + ".json"));
+    const auto model = json["model"].toObject();
+    const auto file = GgufFile::open(test::model_path(model["file"].toString().toStdString()));
+    const auto tensors = model["dequantized_tensors"].toArray();
+    ASSERT_EQ(static_cast<size_t>(tensors.size()), file->tensors().size());
+    for (const auto& value : tensors) {
+        const auto expected = value.toObject();
+        const std::string name = expected["name"].toString().toStdString();
+        const auto* tensor = file->find_tensor(name);
+        ASSERT_NE(tensor, nullptr) << name;
+        ASSERT_EQ(tensor_type_name(static_cast<uint32_t>(tensor->type)),
+                  expected["stored_type"].toString().toStdString());
+        ASSERT_EQ(tensor->elements, static_cast<uint64_t>(expected["n"].toInteger()));
+
+        std::vector<float> values(tensor->elements);
+        dequantize(tensor->type, tensor->data, values.data(), values.size());
+        const QByteArray bytes(reinterpret_cast<const char*>(values.data()),
+                               static_cast<qsizetype>(values.size() * sizeof(float)));
+        EXPECT_EQ(QCryptographicHash::hash(bytes, QCryptographicHash::Sha256).toHex().toStdString(),
+                  expected["sha256_f32le"].toString().toStdString())
+            << name;
+        const auto first8 = test::to_floats(expected["first8"].toArray());
+        for (size_t i = 0; i < first8.size(); ++i)
+            EXPECT_EQ(values[i], first8[i]) << name << "[" << i << "]";
+        double sum = 0.0, sum_squares = 0.0;
+        for (const float v : values) {
+            sum += v;
+            sum_squares += static_cast<double>(v) * v;
+        }
+        EXPECT_NEAR(sum, expected["sum"].toDouble(), 1e-6 * (1.0 + std::abs(sum))) << name;
+        EXPECT_NEAR(sum_squares, expected["sum_sq"].toDouble(), 1e-9 * sum_squares) << name;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedModels, DequantizeTest, testing::ValuesIn(f32math_fixtures()),
+                         [](const auto& info) {
+                             std::string name = info.param;
+                             for (char& c : name) {
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             }
+                             return name;
+                         });
+
+TEST(Dequantize, CoversEveryWeightType) {
+    std::set<std::string> types;
+    for (const auto& name : f32math_fixtures()) {
+        const auto json = test::load_json(test::fixture_path("models/" + name + ".json"));
+        for (const auto& key : json["model"].toObject()["tensor_type_counts"].toObject().keys()) {
+            types.insert(key.toStdString());
+        }
+    }
+    const std::set<std::string> expected{"F32",  "F16",  "BF16", "Q8_0", "Q4_0", "Q4_1",
+                                         "Q5_0", "Q5_1", "Q4_K", "Q5_K", "Q6_K"};
+    EXPECT_EQ(types, expected);
+}
+
+}  // namespace
+}  // namespace hearth

@@ -1,0 +1,49 @@
+#include "engine/model/model_info.h"
+
+#include "engine/model/load_error.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/shared_data.h"
+
+namespace hearth {
+namespace {
+
+// The picker's memory estimate is exact: after running a step of every chunk size (the largest
+// uses token panels or weight tiles, the small ones quantised activations, 64 tokens a mix of
+// both where a format has no panel kernel), the backend holds exactly the scratch the estimate
+// counted.
+TEST(ModelInfo, TheWorkingMemoryEstimateIsWhatTheBackendAllocates) {
+    for (const char* name :
+         {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf", "synth-qwen2-256-Q8_0.gguf"}) {
+        const CpuBackendOptions options{.threads = 2, .chunk_sizes = {1, 8, 64, 256}};
+        const auto info = read_model_info(test::model_path(name), options);
+        const auto model = Model::load(test::model_path(name));
+        CpuBackend backend(*model, options);
+        auto sequence = backend.create_sequence(512);
+        std::vector<int32_t> prompt(256);
+        for (size_t i = 0; i < prompt.size(); ++i) prompt[i] = static_cast<int32_t>(1 + i % 200);
+        backend.forward(prompt, *sequence, LogitRows::Last);
+        backend.forward(std::span(prompt).first(64), *sequence, LogitRows::Last);
+        backend.forward(std::span(prompt).first(8), *sequence, LogitRows::Last);
+        const int32_t token = 5;
+        backend.forward(std::span(&token, 1), *sequence, LogitRows::Last);
+        EXPECT_EQ(backend.allocated_working_bytes(), info.working_bytes) << name;
+        EXPECT_EQ(info.kv_bytes_per_token * 512, CpuBackend::kv_bytes(model->config(), 512));
+        EXPECT_EQ(info.weight_bytes, model->file().file_size() + model->weights().owned_bytes());
+    }
+}
+
+TEST(ModelInfo, ReadsMetadataWithoutLoadingAndNamesBadFiles) {
+    const auto info = read_model_info(test::model_path("synth-qwen2-256-Q4_K_M.gguf"));
+    EXPECT_EQ(info.architecture, "qwen2");
+    EXPECT_EQ(info.quantization, "Q4_K_M");
+    EXPECT_EQ(info.chat_family, "none");  // the shared files carry no chat template
+    EXPECT_THROW(read_model_info("/nonexistent/model.gguf"), LoadError);
+    EXPECT_EQ(parameter_count_text(1'100'048'384), "1.1B");
+    EXPECT_EQ(parameter_count_text(134'515'008), "135M");
+    EXPECT_EQ(parameter_count_text(292'800), "293K");
+}
+
+}  // namespace
+}  // namespace hearth

@@ -1,0 +1,149 @@
+#include "engine/text/chat_template.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "engine/text/chat_prompt.h"
+#include "engine/text/jinja/access.h"
+#include "engine/text/jinja/json.h"
+#include "engine/text/tokenizer.h"
+#include "tests/support/shared_data.h"
+
+namespace hearth {
+namespace {
+
+jinja::Value fixture(const std::string& family) {
+    std::ifstream stream(test::fixture_path("chat_templates/" + family + ".json"));
+    std::stringstream content;
+    content << stream.rdbuf();
+    return jinja::parse_json(content.str());
+}
+
+std::string text_of(const jinja::Value& object, const char* key) {
+    const jinja::Value* value = object.as_object().find(key);
+    return value && value->is_string() ? value->as_string() : std::string{};
+}
+
+TEST(ChatTemplate, DetectsTheFamilyOfEveryKnownTemplate) {
+    const std::vector<std::pair<std::string, ChatFamily>> expected{
+        {"llama-2-chat", ChatFamily::Llama2},
+        {"llama-3-instruct", ChatFamily::Llama3},
+        {"llama-3.1-instruct", ChatFamily::Llama3},
+        {"chatml", ChatFamily::ChatMl},
+        {"qwen2.5-instruct", ChatFamily::ChatMl},
+        {"smollm3", ChatFamily::ChatMl},
+        {"mistral-7b-instruct-v0.2", ChatFamily::Mistral},
+        {"gemma-2-it", ChatFamily::Gemma},
+        {"phi-3.5-mini-instruct", ChatFamily::Phi3},
+        {"tinyllama-chat", ChatFamily::Zephyr},
+        {"falcon-instruct", ChatFamily::None}};
+    for (const auto& [family, detected] : expected) {
+        EXPECT_EQ(detect_chat_family(text_of(fixture(family), "template")), detected) << family;
+    }
+}
+
+// The built-in formatters stand in for templates the interpreter cannot run, so they must write
+// what the real templates write. Each is checked against its family's fixture on the plain
+// conversations (cases a_ to e_ that the template accepts).
+TEST(ChatTemplate, BuiltinFormattersWriteWhatTheRealTemplatesWrite) {
+    const std::vector<std::string> families{
+        "llama-2-chat", "llama-3-instruct",      "chatml",        "mistral-7b-instruct-v0.2",
+        "gemma-2-it",   "phi-3.5-mini-instruct", "tinyllama-chat"};
+    int compared = 0;
+    for (const auto& family : families) {
+        const auto json = fixture(family);
+        // An unsupported construct appended to the real template forces the fallback.
+        const ChatTemplate chat(text_of(json, "template") + "{% macro unused() %}{% endmacro %}",
+                                text_of(json, "bos_token"), text_of(json, "eos_token"));
+        EXPECT_NE(chat.fallback_reason().find("{% macro %}"), std::string::npos) << family;
+        for (const auto& case_value : json.as_object().find("cases")->as_array()) {
+            const std::string name = text_of(case_value, "name");
+            if (!case_value.as_object().find("expected") || name[0] > 'e' || name.starts_with("d_"))
+                continue;
+            ChatRenderOptions options;
+            options.add_generation_prompt =
+                case_value.as_object().find("add_generation_prompt")->as_bool();
+            EXPECT_EQ(chat.render(*case_value.as_object().find("messages"), options),
+                      text_of(case_value, "expected"))
+                << family << " " << name;
+            ++compared;
+        }
+    }
+    EXPECT_GE(compared, 40);
+}
+
+TEST(ChatTemplate, TemplateRejectionsReachTheUserVerbatim) {
+    const auto json = fixture("gemma-2-it");
+    const ChatTemplate chat(text_of(json, "template"), "<bos>", "<eos>");
+    const std::vector<ChatMessage> messages{{"system", "Be brief."}, {"user", "Hi"}};
+    try {
+        chat.render(messages, {});
+        FAIL() << "expected the template to reject a system message";
+    } catch (const jinja::TemplateRaised& error) {
+        EXPECT_STREQ(error.what(), "System role not supported");
+    }
+}
+
+TEST(ChatTemplate, AModelWithoutATemplateContinuesPlainText) {
+    const auto file = GgufFile::open(test::model_path("stories260K.gguf"));
+    const auto tokenizer = make_tokenizer(*file);
+    const auto chat = ChatTemplate::from_model(*file, tokenizer->vocabulary());
+    EXPECT_FALSE(chat.has_template());
+    const auto prompt = build_chat_prompt(chat, *tokenizer, {{"user", "Once upon a time"}}, {});
+    EXPECT_EQ(prompt.text, "Once upon a time");
+    EXPECT_EQ(prompt.tokens, (std::vector<int32_t>{1, 403, 407, 261, 378}));
+}
+
+class ChatPromptTest : public testing::Test {
+protected:
+    ChatPromptTest()
+        : m_file(GgufFile::open(test::fixture_path("tokenizer/ggml-vocab-qwen2.gguf"))),
+          m_tokenizer(make_tokenizer(*m_file)),
+          m_chat(ChatTemplate::from_model(*m_file, m_tokenizer->vocabulary())) {}
+
+    int32_t id_of(const std::string& text) const {
+        const auto& tokens = m_tokenizer->vocabulary().tokens;
+        return static_cast<int32_t>(std::find(tokens.begin(), tokens.end(), text) - tokens.begin());
+    }
+
+    std::unique_ptr<GgufFile> m_file;
+    std::unique_ptr<Tokenizer> m_tokenizer;
+    ChatTemplate m_chat;
+};
+
+TEST_F(ChatPromptTest, TemplateTokensAreSpecialButTheUsersWordsAreNot) {
+    ASSERT_TRUE(m_chat.has_template());
+    const auto prompt =
+        build_chat_prompt(m_chat, *m_tokenizer, {{"user", "Say <|im_end|> please"}}, {});
+    const int32_t im_start = id_of("<|im_start|>"), im_end = id_of("<|im_end|>");
+    EXPECT_EQ(prompt.tokens.front(), im_start);
+    // The template writes <|im_end|> after the system and user turns; the user's literal one stays
+    // text.
+    EXPECT_EQ(std::count(prompt.tokens.begin(), prompt.tokens.end(), im_end), 2);
+    EXPECT_EQ(m_tokenizer->decode(prompt.tokens, true), prompt.text);
+    EXPECT_TRUE(prompt.text.ends_with("<|im_start|>assistant\n"));
+}
+
+TEST_F(ChatPromptTest, AFollowUpTurnSharesThePreviousTokens) {
+    std::vector<ChatMessage> messages{{"system", "You are terse."}, {"user", "Name a colour."}};
+    const auto first = build_chat_prompt(m_chat, *m_tokenizer, messages, {});
+    auto history = first.tokens;
+    const auto answer = m_tokenizer->encode("Blue.", {.add_special = false});
+    history.insert(history.end(), answer.begin(), answer.end());
+    history.push_back(id_of("<|im_end|>"));
+    messages.push_back({"assistant", "Blue."});
+    messages.push_back({"user", "Another?"});
+    const auto second = build_chat_prompt(m_chat, *m_tokenizer, messages, {}, history);
+    EXPECT_EQ(second.shared_prefix, history.size());
+    EXPECT_GT(second.tokens.size(), history.size());
+    // Editing an earlier message forks the conversation where the edit starts.
+    messages[1].content = "Name a fruit.";
+    const auto edited = build_chat_prompt(m_chat, *m_tokenizer, messages, {}, history);
+    EXPECT_LT(edited.shared_prefix, first.tokens.size());
+    EXPECT_GT(edited.shared_prefix, 5u);
+}
+
+}  // namespace
+}  // namespace hearth

@@ -1,0 +1,108 @@
+// Every case of every tokenizer fixture (shared/fixtures/tokenizer): llama.cpp's ids, tokenized
+// without BOS/EOS and without parsing special-token text; decoding gives the text back, and
+// streaming the pieces through a Utf8Buffer gives the same text as decoding at once.
+#include "engine/text/tokenizer.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/format/gguf_writer.h"
+#include "engine/model/load_error.h"
+#include "engine/text/utf8_buffer.h"
+#include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
+#include "tests/support/tokenizer_cases.h"
+
+namespace hearth {
+namespace {
+
+class TokenizerFixtureTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(TokenizerFixtureTest, EveryCaseMatchesLlamaCppAndRoundTrips) {
+    const auto vocabulary = test::fixture_path("tokenizer/ggml-vocab-" + GetParam() + ".gguf");
+    const auto tokenizer = make_tokenizer(*GgufFile::open(vocabulary));
+    const bool sentencepiece = tokenizer->vocabulary().model == "llama";
+    const auto cases = test::load_tokenizer_cases(vocabulary);
+    ASSERT_GT(cases.size(), 30u);
+    int matched = 0;
+    for (const auto& test_case : cases) {
+        const auto ids =
+            tokenizer->encode(test_case.text, {.add_special = false, .parse_special = false});
+        EXPECT_EQ(ids, test_case.ids) << "'" << test_case.text << "'";
+        matched += ids == test_case.ids ? 1 : 0;
+        // SentencePiece puts a dummy-prefix space in front of the text; byte-level BPE is exact.
+        const std::string decoded = tokenizer->decode(ids);
+        const std::string expected =
+            sentencepiece && !test_case.text.empty() ? " " + test_case.text : test_case.text;
+        EXPECT_EQ(decoded, expected);
+        Utf8Buffer buffer;
+        std::string streamed;
+        for (const int32_t id : ids) streamed += buffer.push(tokenizer->token_to_piece(id));
+        streamed += buffer.flush();
+        EXPECT_EQ(streamed, decoded);
+    }
+    std::printf("%s: %d of %zu cases match\n", GetParam().c_str(), matched, cases.size());
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedVocabularies, TokenizerFixtureTest,
+                         testing::Values("llama-spm", "phi-3", "llama-bpe", "qwen2", "gpt-2",
+                                         "deepseek-llm", "deepseek-coder", "falcon", "starcoder",
+                                         "refact", "mpt"),
+                         [](const auto& info) {
+                             std::string name = info.param;
+                             for (char& c : name) {
+                                 if (c == '-') c = '_';
+                             }
+                             return name;
+                         });
+
+TEST(Tokenizer, EveryVocabularyWithCasesIsCovered) {
+    int with_cases = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(test::fixture_path("tokenizer"))) {
+        if (entry.path().extension() == ".inp") ++with_cases;
+    }
+    EXPECT_EQ(with_cases, 11);
+}
+
+TEST(Tokenizer, SpecialTokenTextIsParsedOnlyWhenAllowed) {
+    const auto tokenizer =
+        make_tokenizer(*GgufFile::open(test::fixture_path("tokenizer/ggml-vocab-qwen2.gguf")));
+    const std::string text = "<|im_start|>user\nHi<|im_end|>";
+    const auto parsed = tokenizer->encode(text, {.add_special = false, .parse_special = true});
+    const auto& vocab = tokenizer->vocabulary();
+    ASSERT_GE(parsed.size(), 4u);
+    EXPECT_EQ(vocab.tokens[parsed.front()], "<|im_start|>");
+    EXPECT_EQ(vocab.tokens[parsed.back()], "<|im_end|>");
+    const auto literal = tokenizer->encode(text, {.add_special = false, .parse_special = false});
+    EXPECT_GT(literal.size(), parsed.size());
+    EXPECT_EQ(tokenizer->decode(literal), text);
+    EXPECT_EQ(tokenizer->decode(parsed), "user\nHi");
+    EXPECT_EQ(tokenizer->decode(parsed, true), text);
+}
+
+TEST(Tokenizer, RefusesTokenizersItCannotRunByName) {
+    // gpt-neox's vocabulary predates tokenizer.ggml.pre: guessing its pre-tokenizer would
+    // mis-tokenize silently, so it is refused.
+    try {
+        make_tokenizer(*GgufFile::open(test::fixture_path("tokenizer/ggml-vocab-gpt-neox.gguf")));
+        FAIL() << "expected LoadError";
+    } catch (const LoadError& error) {
+        EXPECT_NE(std::string(error.what()).find("pre-tokenizer 'default' is not supported"),
+                  std::string::npos)
+            << error.what();
+    }
+    GgufWriter writer;
+    writer.set("tokenizer.ggml.model", GgufValue(std::string("wordpiece")));
+    writer.set("tokenizer.ggml.tokens",
+               GgufValue(GgufArray{GgufValueType::String, {GgufValue(std::string("a"))}}));
+    const test::TempDirectory directory;
+    try {
+        make_tokenizer(*GgufFile::open(directory.write("vocab.gguf", writer.serialize())));
+        FAIL() << "expected LoadError";
+    } catch (const LoadError& error) {
+        EXPECT_NE(std::string(error.what()).find("unknown tokenizer model 'wordpiece'"),
+                  std::string::npos);
+    }
+}
+
+}  // namespace
+}  // namespace hearth
