@@ -1,0 +1,28 @@
+// One answer to a conversation, as every front end (window, CLI, server) asks the engine for
+// it: the messages in the engine's own shape and the generation settings that apply to them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/generation/generation_request.h"
+#include "engine/text/chat_template.h"
+
+namespace hearth {
+
+struct ChatRequest {
+    // Which conversation: requests with the same id reuse its KV cache (only what follows the
+    // prefix it already holds is prefilled).
+    int64_t conversation = 0;
+    std::vector<ChatMessage> messages;  // the whole thread, oldest first, a system prompt first
+    int context_length = 0;             // 0: the model's default (trained length, capped)
+    int max_tokens = 512;
+    SamplerSettings sampler;
+    bool fresh_seed = true;  // a new random seed for this answer instead of sampler.seed
+    OverflowPolicy overflow = OverflowPolicy::RollingWindow;
+    bool json_mode = false;  // constrain the answer to a JSON object
+    std::vector<std::string> stop_strings;
+};
+
+}  // namespace hearth
