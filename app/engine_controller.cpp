@@ -25,11 +25,11 @@ void lower_engine_priority() {
 
 EngineController::EngineController(QObject* parent)
     : QObject(parent), m_worker(new InferenceWorker(m_stop, m_cancel_load)) {
-    qRegisterMetaType<hearth::ui::ChatRequest>();
+    qRegisterMetaType<hearth::ChatRequest>();
     qRegisterMetaType<hearth::TokenChunk>();
     qRegisterMetaType<hearth::GenerationResult>();
     qRegisterMetaType<hearth::ModelInfo>();
-    qRegisterMetaType<hearth::ui::BenchmarkResult>();
+    qRegisterMetaType<hearth::core::BenchmarkResult>();
     m_thread.setObjectName(QStringLiteral("engine"));
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);

@@ -28,7 +28,7 @@ public slots:
 
 signals:
     void loadModelRequested(const QString& path);
-    void generateRequested(const hearth::ui::ChatRequest& request);
+    void generateRequested(const hearth::ChatRequest& request);
     void configureRequested(int threads, int chunk_tokens, bool speculative,
                             const QString& backend);
     void benchmarkRequested(int prompt_tokens, int generated_tokens);

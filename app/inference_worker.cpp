@@ -284,23 +284,17 @@ Session& InferenceWorker::session_for(int conversation, int context_length) {
     return *m_sessions.front().session;
 }
 
-void InferenceWorker::generate(const ui::ChatRequest& chat) {
+void InferenceWorker::generate(const ChatRequest& chat) {
     if (!m_model) {
         emit errorOccurred(tr("No model is loaded."));
         return;
     }
     m_stop = false;
     try {
-        const auto& settings = chat.settings;
+        const auto& settings = chat;  // the request carries the conversation's settings
         const int context = settings.context_length > 0 ? settings.context_length
                                                         : default_context_length(m_model->config());
-        std::vector<ChatMessage> messages;
-        if (!settings.system_prompt.trimmed().isEmpty()) {
-            messages.push_back({"system", settings.system_prompt.toStdString()});
-        }
-        for (const auto& [role, text] : chat.messages) {
-            messages.push_back({role.toStdString(), text.toStdString()});
-        }
+        const auto& messages = chat.messages;  // a system prompt, if any, comes first
         const auto prompt = build_chat_prompt(*m_chat_template, *m_tokenizer, messages, {});
         GenerationRequest request;
         request.prompt = prompt.tokens;
@@ -315,7 +309,7 @@ void InferenceWorker::generate(const ui::ChatRequest& chat) {
         request.overflow = settings.overflow;
         request.max_tokens = settings.max_tokens;
         request.sampler = settings.sampler;
-        if (settings.random_seed) request.sampler.seed = std::random_device{}();
+        if (settings.fresh_seed) request.sampler.seed = std::random_device{}();
         if (settings.json_mode) {
             if (!m_json) m_json = std::make_shared<const JsonGrammar>(JsonSchema::any_object());
             request.grammar = m_json;
@@ -390,7 +384,7 @@ void InferenceWorker::runBenchmark(int prompt_tokens, int generated_tokens) {
         if (m_stop || decoded < generated_tokens) throw std::runtime_error("cancelled");
         const double decode_seconds =
             std::chrono::duration<double>(Clock::now() - decode_start).count();
-        ui::BenchmarkResult result;
+        core::BenchmarkResult result;
         result.created_ms = QDateTime::currentMSecsSinceEpoch();
         result.model_file = m_model_path;
         result.model_sha256 = m_model_sha256;

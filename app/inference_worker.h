@@ -12,9 +12,8 @@
 #include <memory>
 #include <optional>
 
-#include "ui/benchmark_result.h"
-#include "ui/chat_request.h"
-#include "ui/metatypes.h"
+#include "app/core/benchmark_result.h"
+#include "app/core/metatypes.h"
 
 namespace hearth {
 
@@ -47,7 +46,7 @@ public:
 
 public slots:
     void loadModel(const QString& path);
-    void generate(const hearth::ui::ChatRequest& request);
+    void generate(const hearth::ChatRequest& request);
     void configure(int threads, int chunk_tokens, bool speculative, const QString& backend);
     // Prompt processing and generation speed on the loaded model (cancelled by the stop flag).
     void runBenchmark(int prompt_tokens, int generated_tokens);
@@ -66,7 +65,7 @@ signals:
     // why it is not the one asked for, if it is not.
     void backendChanged(const QString& name, const QString& notice);
     void benchmarkProgress(int percent);
-    void benchmarkFinished(const hearth::ui::BenchmarkResult& result);
+    void benchmarkFinished(const hearth::core::BenchmarkResult& result);
     void benchmarkFailed(const QString& message);
 
 private:

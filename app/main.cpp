@@ -7,10 +7,10 @@
 #include <QFileInfo>
 #include <QStandardPaths>
 
-#include "app/app_settings.h"
 #include "app/bundled_model.h"
+#include "app/core/app_settings.h"
+#include "app/core/model_catalog.h"
 #include "app/engine_controller.h"
-#include "app/model_catalog.h"
 #include "app/screenshot_tour.h"
 #include "app/wiring.h"
 #include "ui/main_window.h"
@@ -29,12 +29,12 @@ int main(int argc, char** argv) {
     parser.addOption(screenshots);
     parser.process(application);
 
-    auto settings = hearth::load_global_settings();
+    auto settings = hearth::core::load_global_settings();
     hearth::ui::apply_theme(settings.theme, settings.font_size);
     hearth::ui::MainWindow window(settings);
     const QString data = QStandardPaths::writableLocation(QStandardPaths::AppDataLocation);
     QDir().mkpath(data);
-    hearth::ui::HistoryStore history(data + QStringLiteral("/history.sqlite"));
+    hearth::core::HistoryStore history(data + QStringLiteral("/history.sqlite"));
     window.set_history(&history);
     hearth::EngineController engine;
     hearth::wire(window, engine);
@@ -45,11 +45,12 @@ int main(int argc, char** argv) {
         window.showError(QString::fromStdString(error.what()));
     }
     window.set_model_source([bundled](const QStringList& folders) {
-        return hearth::scan_models(hearth::model_folders(folders), bundled);
+        return hearth::core::scan_models(hearth::core::model_folders(folders), bundled);
     });
-    QObject::connect(
-        &window, &hearth::ui::MainWindow::globalSettingsChanged,
-        [](const hearth::ui::GlobalSettings& changed) { hearth::save_global_settings(changed); });
+    QObject::connect(&window, &hearth::ui::MainWindow::globalSettingsChanged,
+                     [](const hearth::core::GlobalSettings& changed) {
+                         hearth::core::save_global_settings(changed);
+                     });
     if (parser.isSet(screenshots)) {
         hearth::start_screenshot_tour(window, engine, parser.value(screenshots));
     }
@@ -66,6 +67,6 @@ int main(int argc, char** argv) {
     }
     const int status = QApplication::exec();
     window.purge_deleted();
-    hearth::save_global_settings(window.global_settings());
+    hearth::core::save_global_settings(window.global_settings());
     return status;
 }

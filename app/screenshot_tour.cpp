@@ -7,7 +7,7 @@
 #include <QPushButton>
 #include <QTimer>
 
-#include "app/engine_controller.h"
+#include "app/wiring.h"
 #include "ui/main_window.h"
 #include "ui/model_picker.h"
 #include "ui/settings_dialog.h"
@@ -24,107 +24,88 @@ const char* const kEarlierAnswer =
     "    std::printf(\"hello %d\\n\", 42);\n    return 0;\n}\n```\n\n"
     "- It compiles with `g++ hello.cpp`\n- and prints *hello 42*.";
 
-class Tour final : public QObject {
-public:
-    Tour(ui::MainWindow& window, EngineController& engine, QString folder)
-        : QObject(&window), m_window(window), m_engine(engine), m_folder(std::move(folder)) {
-        QDir().mkpath(m_folder);
-        connect(
-            engine.worker(), &InferenceWorker::modelLoaded, this, [this] { next(); },
-            Qt::QueuedConnection);
-        connect(
-            engine.worker(), &InferenceWorker::tokensReady, this, [this] { ++m_chunks; },
-            Qt::QueuedConnection);
-        connect(
-            engine.worker(), &InferenceWorker::generationFinished, this,
-            [this] { QTimer::singleShot(100, this, [this] { next(); }); }, Qt::QueuedConnection);
-    }
-
-private:
-    void save(QWidget& widget, const char* name) {
-        // Let layouts settle (a resize re-fixes paragraph heights, which lays out again).
-        for (int i = 0; i < 5; ++i) QApplication::processEvents();
-        const QString path = QDir(m_folder).filePath(QString::fromLatin1(name) + ".png");
-        widget.grab().save(path);
-        spdlog::info("saved {}", path.toStdString());
-    }
-
-    void ask(const QString& text) {
-        m_chunks = 0;
-        m_window.findChild<QPlainTextEdit*>(QStringLiteral("prompt"))->setPlainText(text);
-        m_window.send();
-        wait_mid_stream();
-    }
-
-    void wait_mid_stream() {
-        QTimer::singleShot(20, this, [this] {
-            if (!m_window.generating()) return;
-            if (m_chunks < 3) return wait_mid_stream();
-            save(m_window, m_step == 1 ? "chat-streaming-light" : "chat-streaming-dark");
-        });
-    }
-
-    void next() {
-        switch (++m_step) {
-            case 1: {
-                auto* conversation = m_window.current_conversation();
-                const int question = conversation->add(-1, "user", "Show me hello world in C++.");
-                conversation->add(question, "assistant", kEarlierAnswer);
-                m_window.renameConversation(conversation->id(), "Hello world, then a story");
-                ask("Once upon a time");
-                break;
-            }
-            case 2: {
-                save(m_window, "chat-finished-light");
-                auto settings = m_window.global_settings();
-                settings.theme = ui::Theme::Dark;
-                m_window.apply_global_settings(settings);
-                ask("Tell me about a dog named Max.");
-                break;
-            }
-            case 3: {
-                save(m_window, "chat-finished-dark");
-                // The dashboard beside the chat, after the answer it measured.
-                m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))->setChecked(true);
-                m_window.resize(1500, 900);
-                save(m_window, "dashboard");
-                m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))
-                    ->setChecked(false);
-                ui::SettingsDialog settings(m_window.current_conversation()->settings(),
-                                            m_window.global_settings(), &m_window);
-                settings.show();
-                save(settings, "settings-dialog");
-                ui::ModelPicker picker(m_picker_scan, 4096, &m_window);
-                picker.show();
-                save(picker, "model-picker");
-                QTimer::singleShot(0, qApp, &QApplication::quit);
-                break;
-            }
-            default:
-                break;
-        }
-    }
-
-public:
-    ui::ModelPicker::Scan m_picker_scan;
-
-private:
-    ui::MainWindow& m_window;
-    EngineController& m_engine;
-    QString m_folder;
-    int m_step = 0;
-    int m_chunks = 0;
-};
-
 }  // namespace
+
+ScreenshotTour::ScreenshotTour(ui::MainWindow& window, QString folder)
+    : QObject(&window), m_window(window), m_folder(std::move(folder)) {
+    QDir().mkpath(m_folder);
+}
+
+void ScreenshotTour::answerFinished() {
+    QTimer::singleShot(100, this, [this] { next(); });
+}
+
+void ScreenshotTour::save(QWidget& widget, const char* name) {
+    // Let layouts settle (a resize re-fixes paragraph heights, which lays out again).
+    for (int i = 0; i < 5; ++i) QApplication::processEvents();
+    const QString path = QDir(m_folder).filePath(QString::fromLatin1(name) + ".png");
+    widget.grab().save(path);
+    spdlog::info("saved {}", path.toStdString());
+}
+
+void ScreenshotTour::ask(const QString& text) {
+    m_chunks = 0;
+    m_window.findChild<QPlainTextEdit*>(QStringLiteral("prompt"))->setPlainText(text);
+    m_window.send();
+    wait_mid_stream();
+}
+
+void ScreenshotTour::wait_mid_stream() {
+    QTimer::singleShot(20, this, [this] {
+        if (!m_window.generating()) return;
+        if (m_chunks < 3) return wait_mid_stream();
+        save(m_window, m_step == 1 ? "chat-streaming-light" : "chat-streaming-dark");
+    });
+}
+
+void ScreenshotTour::next() {
+    switch (++m_step) {
+        case 1: {
+            auto* conversation = m_window.current_conversation();
+            const int question = conversation->add(-1, "user", "Show me hello world in C++.");
+            conversation->add(question, "assistant", kEarlierAnswer);
+            m_window.renameConversation(conversation->id(), "Hello world, then a story");
+            ask("Once upon a time");
+            break;
+        }
+        case 2: {
+            save(m_window, "chat-finished-light");
+            auto settings = m_window.global_settings();
+            settings.theme = core::Theme::Dark;
+            m_window.apply_global_settings(settings);
+            ask("Tell me about a dog named Max.");
+            break;
+        }
+        case 3: {
+            save(m_window, "chat-finished-dark");
+            // The dashboard beside the chat, after the answer it measured.
+            m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))->setChecked(true);
+            m_window.resize(1500, 900);
+            save(m_window, "dashboard");
+            m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))->setChecked(false);
+            ui::SettingsDialog settings(m_window.current_conversation()->settings(),
+                                        m_window.global_settings(), &m_window);
+            settings.show();
+            save(settings, "settings-dialog");
+            const auto scan = [this] {
+                const auto& source = m_window.model_source();
+                return source ? source(m_window.global_settings().model_folders)
+                              : std::vector<core::ModelEntry>{};
+            };
+            ui::ModelPicker picker(scan, 4096, &m_window);
+            picker.show();
+            save(picker, "model-picker");
+            QTimer::singleShot(0, qApp, &QApplication::quit);
+            break;
+        }
+        default:
+            break;
+    }
+}
 
 void start_screenshot_tour(ui::MainWindow& window, EngineController& engine,
                            const QString& folder) {
-    auto* tour = new Tour(window, engine, folder);
-    tour->m_picker_scan = [&window] {
-        return window.model_source() ? window.model_source()(window.global_settings().model_folders)
-                                     : std::vector<ui::ModelEntry>{};
-    };
+    wire(*new ScreenshotTour(window, folder), engine);  // owned by the window
 }
 
 }  // namespace hearth

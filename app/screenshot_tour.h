@@ -4,6 +4,7 @@
 // on machines without a desktop (under Xvfb or the offscreen platform).
 #pragma once
 
+#include <QObject>
 #include <QString>
 
 namespace hearth {
@@ -13,6 +14,31 @@ namespace ui {
 class MainWindow;
 }
 
+// Steps through the tour as the engine reports back (app/wiring.cpp connects it).
+class ScreenshotTour final : public QObject {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ScreenshotTour)
+
+public:
+    ScreenshotTour(ui::MainWindow& window, QString folder);
+
+    void modelLoaded() { next(); }
+    void chunkArrived() { ++m_chunks; }
+    void answerFinished();
+
+private:
+    void save(QWidget& widget, const char* name);
+    void ask(const QString& text);
+    void wait_mid_stream();
+    void next();
+
+    ui::MainWindow& m_window;
+    QString m_folder;
+    int m_step = 0;
+    int m_chunks = 0;
+};
+
+// Starts the tour; it ends by quitting the application. The window owns the tour.
 void start_screenshot_tour(ui::MainWindow& window, EngineController& engine, const QString& folder);
 
 }  // namespace hearth

@@ -1,6 +1,7 @@
 #include "app/wiring.h"
 
 #include "app/engine_controller.h"
+#include "app/screenshot_tour.h"
 #include "ui/main_window.h"
 
 namespace hearth {
@@ -17,7 +18,7 @@ void wire(ui::MainWindow& window, EngineController& engine) {
     QObject::connect(&window, &ui::MainWindow::cancelLoadRequested, &engine,
                      &EngineController::cancelLoad);
     QObject::connect(&window, &ui::MainWindow::globalSettingsChanged, &engine,
-                     [&engine](const ui::GlobalSettings& settings) {
+                     [&engine](const core::GlobalSettings& settings) {
                          emit engine.configureRequested(settings.threads, settings.chunk_tokens,
                                                         settings.speculative, settings.backend);
                      });
@@ -47,6 +48,16 @@ void wire(ui::MainWindow& window, EngineController& engine) {
     const auto& settings = window.global_settings();
     emit engine.configureRequested(settings.threads, settings.chunk_tokens, settings.speculative,
                                    settings.backend);
+}
+
+void wire(ScreenshotTour& tour, EngineController& engine) {
+    auto* worker = engine.worker();
+    QObject::connect(worker, &InferenceWorker::modelLoaded, &tour, &ScreenshotTour::modelLoaded,
+                     Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::tokensReady, &tour, &ScreenshotTour::chunkArrived,
+                     Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::generationFinished, &tour,
+                     &ScreenshotTour::answerFinished, Qt::QueuedConnection);
 }
 
 }  // namespace hearth

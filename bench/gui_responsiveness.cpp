@@ -157,7 +157,7 @@ int main(int argc, char** argv) {
             std::thread producer;
             QObject::connect(
                 &window, &hearth::ui::MainWindow::generateRequested, &window,
-                [&](const hearth::ui::ChatRequest& request) {
+                [&](const hearth::ChatRequest& request) {
                     producer = std::thread(synthetic_producer, &window, request.conversation,
                                            tokens, rate);
                 },
@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
     // The real engine, with the performance dashboard hidden and then shown: its charts must not
     // slow generation (compare the two rows' tok/s).
     for (const bool dashboard : {false, true}) {
-        hearth::ui::GlobalSettings global;
+        hearth::core::GlobalSettings global;
         global.threads = threads;
         hearth::ui::MainWindow window(global);
         hearth::EngineController engine;

@@ -67,7 +67,7 @@ HistogramChart::HistogramChart(QWidget* parent) : QWidget(parent) {
     setMinimumHeight(100);
 }
 
-void HistogramChart::set_histogram(Histogram histogram) {
+void HistogramChart::set_histogram(core::Histogram histogram) {
     m_histogram = std::move(histogram);
     update();
 }

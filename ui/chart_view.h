@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "ui/token_rate.h"
+#include "app/core/token_rate.h"
 
 namespace hearth::ui {
 
@@ -26,14 +26,14 @@ private:
 class HistogramChart final : public QWidget {
 public:
     explicit HistogramChart(QWidget* parent = nullptr);
-    void set_histogram(Histogram histogram);
-    const Histogram& histogram() const { return m_histogram; }
+    void set_histogram(core::Histogram histogram);
+    const core::Histogram& histogram() const { return m_histogram; }
 
 protected:
     void paintEvent(QPaintEvent* event) override;
 
 private:
-    Histogram m_histogram;
+    core::Histogram m_histogram;
 };
 
 }  // namespace hearth::ui

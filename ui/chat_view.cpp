@@ -25,7 +25,7 @@ ChatView::ChatView(QWidget* parent)
     });
 }
 
-void ChatView::show_conversation(const Conversation& conversation, int streaming_id) {
+void ChatView::show_conversation(const core::Conversation& conversation, int streaming_id) {
     const auto thread = conversation.thread();
     // The same messages as on screen (an answer finished, a setting changed): only headers
     // change, and the rendered text stays.
@@ -39,7 +39,7 @@ void ChatView::show_conversation(const Conversation& conversation, int streaming
     m_streaming = nullptr;
     const bool dark = is_dark();
     for (size_t i = 0; i < thread.size(); ++i) {
-        const Message& message = *conversation.find(thread[i]);
+        const core::Message& message = *conversation.find(thread[i]);
         const auto siblings = conversation.siblings(message.id);
         MessageWidget::Context context;
         context.branches = static_cast<int>(siblings.size());

@@ -3,7 +3,7 @@
 
 #include <QScrollArea>
 
-#include "ui/conversation.h"
+#include "app/core/conversation.h"
 
 class QVBoxLayout;
 
@@ -19,7 +19,7 @@ public:
     explicit ChatView(QWidget* parent = nullptr);
 
     // Rebuilds the view; `streaming_id` is the answer being written (-1: none).
-    void show_conversation(const Conversation& conversation, int streaming_id);
+    void show_conversation(const core::Conversation& conversation, int streaming_id);
     // The view of the answer being written, if it is on screen.
     MarkdownView* streaming_view() const { return m_streaming; }
     MessageWidget* message_widget(int id) const;

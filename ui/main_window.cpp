@@ -17,8 +17,9 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
+#include "app/core/conversation_request.h"
+#include "app/core/history_json.h"
 #include "ui/chat_view.h"
-#include "ui/history_json.h"
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
 #include "ui/performance_dashboard.h"
@@ -45,7 +46,7 @@ QString title_from(const QString& text) {
 
 }  // namespace
 
-MainWindow::MainWindow(GlobalSettings settings, QWidget* parent)
+MainWindow::MainWindow(core::GlobalSettings settings, QWidget* parent)
     : QMainWindow(parent), m_settings(std::move(settings)) {
     setWindowTitle(QStringLiteral("Hearth"));
     resize(1100, 760);
@@ -209,19 +210,19 @@ MainWindow::MainWindow(GlobalSettings settings, QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-Conversation* MainWindow::conversation_by_id(int id) {
+core::Conversation* MainWindow::conversation_by_id(int id) {
     for (auto& conversation : m_conversations) {
         if (conversation->id() == id) return conversation.get();
     }
     return nullptr;
 }
 
-Conversation* MainWindow::current_conversation() {
+core::Conversation* MainWindow::current_conversation() {
     return conversation_by_id(m_current);
 }
 
 void MainWindow::newConversation() {
-    auto conversation = std::make_unique<Conversation>(0, tr("New chat"));
+    auto conversation = std::make_unique<core::Conversation>(0, tr("New chat"));
     if (auto* current = current_conversation()) conversation->settings() = current->settings();
     add_conversation(std::move(conversation), true);
     m_prompt->setFocus();
@@ -229,7 +230,7 @@ void MainWindow::newConversation() {
 
 // Gives the conversation its id (the history's, or an in-memory one when the history cannot
 // take it), lists it and shows it.
-void MainWindow::add_conversation(std::unique_ptr<Conversation> conversation, bool front) {
+void MainWindow::add_conversation(std::unique_ptr<core::Conversation> conversation, bool front) {
     conversation->set_id(m_next_conversation++);
     m_current = conversation->id();
     auto* shown = conversation.get();
@@ -240,7 +241,7 @@ void MainWindow::add_conversation(std::unique_ptr<Conversation> conversation, bo
     refresh();
 }
 
-void MainWindow::ensure_stored(Conversation& conversation) {
+void MainWindow::ensure_stored(core::Conversation& conversation) {
     if (m_history == nullptr || in_history(conversation)) return;
     const int id = m_history->create(conversation);
     report_history_problem();
@@ -251,7 +252,7 @@ void MainWindow::ensure_stored(Conversation& conversation) {
     for (const auto& message : conversation.messages()) save_message(conversation, message.id);
 }
 
-void MainWindow::set_history(HistoryStore* history) {
+void MainWindow::set_history(core::HistoryStore* history) {
     m_history = history;
     m_dashboard->set_history(history);
     m_conversations.clear();
@@ -259,7 +260,7 @@ void MainWindow::set_history(HistoryStore* history) {
     for (const auto& entry : history->conversations()) {
         if (auto loaded = history->load(entry.id)) {
             m_stored.insert(entry.id);
-            m_conversations.push_back(std::make_unique<Conversation>(std::move(*loaded)));
+            m_conversations.push_back(std::make_unique<core::Conversation>(std::move(*loaded)));
         }
     }
     report_history_problem();
@@ -283,24 +284,24 @@ void MainWindow::report_history_problem() {
     m_status->setText(m_history->problem());
 }
 
-bool MainWindow::in_history(const Conversation& conversation) const {
+bool MainWindow::in_history(const core::Conversation& conversation) const {
     return m_history != nullptr && m_stored.count(conversation.id()) > 0;
 }
 
-void MainWindow::save_header(const Conversation& conversation) {
+void MainWindow::save_header(const core::Conversation& conversation) {
     if (!in_history(conversation)) return;
     m_history->save_header(conversation);
     report_history_problem();
 }
 
-void MainWindow::save_message(const Conversation& conversation, int id) {
+void MainWindow::save_message(const core::Conversation& conversation, int id) {
     if (!in_history(conversation) || conversation.find(id) == nullptr) return;
     m_history->save_message(conversation.id(), *conversation.find(id));
     report_history_problem();
 }
 
 void MainWindow::renameConversation(int id, const QString& title) {
-    Conversation* conversation = conversation_by_id(id);
+    core::Conversation* conversation = conversation_by_id(id);
     const QString trimmed = title.simplified();
     if (conversation == nullptr || trimmed.isEmpty() || trimmed == conversation->title()) {
         refresh_list();
@@ -312,7 +313,7 @@ void MainWindow::renameConversation(int id, const QString& title) {
 }
 
 void MainWindow::deleteConversation() {
-    Conversation* conversation = current_conversation();
+    core::Conversation* conversation = current_conversation();
     if (conversation == nullptr || generating()) return;
     if (in_history(*conversation)) m_history->set_deleted(conversation->id(), true);
     const auto it = std::find_if(m_conversations.begin(), m_conversations.end(),
@@ -361,7 +362,7 @@ void MainWindow::search(const QString& query) {
 }
 
 void MainWindow::openSearchHit(int conversation_id, int message_id) {
-    Conversation* conversation = conversation_by_id(conversation_id);
+    core::Conversation* conversation = conversation_by_id(conversation_id);
     if (conversation == nullptr || generating()) return;
     m_current = conversation_id;
     conversation->show_branch(message_id);
@@ -372,15 +373,15 @@ void MainWindow::openSearchHit(int conversation_id, int message_id) {
 }
 
 bool MainWindow::exportConversation(const QString& path) {
-    const Conversation* conversation = current_conversation();
+    const core::Conversation* conversation = current_conversation();
     QFile file(path);
     if (conversation == nullptr || !file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
         m_status->setText(tr("Could not write %1: %2").arg(path, file.errorString()));
         return false;
     }
     const QByteArray bytes = path.endsWith(QLatin1String(".md"), Qt::CaseInsensitive)
-                                 ? conversation_to_markdown(*conversation).toUtf8()
-                                 : conversation_to_json(*conversation);
+                                 ? core::conversation_to_markdown(*conversation).toUtf8()
+                                 : core::conversation_to_json(*conversation);
     if (file.write(bytes) != bytes.size() || !file.flush()) {
         m_status->setText(tr("Could not write %1: %2").arg(path, file.errorString()));
         return false;
@@ -396,7 +397,8 @@ bool MainWindow::importConversation(const QString& path) {
         return false;
     }
     try {
-        auto conversation = std::make_unique<Conversation>(conversation_from_json(file.readAll()));
+        auto conversation =
+            std::make_unique<core::Conversation>(core::conversation_from_json(file.readAll()));
         add_conversation(std::move(conversation), true);
     } catch (const std::exception& error) {
         m_status->setText(tr("Could not import %1: %2").arg(path, QString::fromUtf8(error.what())));
@@ -417,13 +419,13 @@ void MainWindow::refresh_list() {
 }
 
 void MainWindow::refresh() {
-    Conversation* conversation = current_conversation();
+    core::Conversation* conversation = current_conversation();
     if (conversation == nullptr) return;
     const bool streaming_here = m_streaming_conversation == conversation->id();
     m_chat->show_conversation(*conversation, streaming_here ? m_streaming_message : -1);
     int used = 0;
     for (const int id : conversation->thread()) {
-        const Message* message = conversation->find(id);
+        const core::Message* message = conversation->find(id);
         if (message->generation) {
             used = message->generation->stats.prompt_tokens +
                    message->generation->stats.generated_tokens;
@@ -432,13 +434,13 @@ void MainWindow::refresh() {
     show_context(used);
 }
 
-int MainWindow::context_length(const Conversation& conversation) const {
+int MainWindow::context_length(const core::Conversation& conversation) const {
     if (conversation.settings().context_length > 0) return conversation.settings().context_length;
     return m_model_context > 0 ? m_model_context : kDefaultContextCap;
 }
 
 void MainWindow::show_context(int used) {
-    const Conversation* conversation = const_cast<MainWindow*>(this)->current_conversation();
+    const core::Conversation* conversation = const_cast<MainWindow*>(this)->current_conversation();
     const int capacity = conversation != nullptr ? context_length(*conversation) : 1;
     m_context_meter->setRange(0, capacity);
     m_context_meter->setValue(std::min(used, capacity));
@@ -446,7 +448,7 @@ void MainWindow::show_context(int used) {
 
 void MainWindow::send() {
     const QString text = m_prompt->toPlainText().trimmed();
-    Conversation* conversation = current_conversation();
+    core::Conversation* conversation = current_conversation();
     if (text.isEmpty() || conversation == nullptr || generating()) return;
     if (!m_model_ready) {
         showError(tr("Load a model first (Models…)."));
@@ -464,17 +466,17 @@ void MainWindow::send() {
 }
 
 void MainWindow::regenerate(int answer_id) {
-    Conversation* conversation = current_conversation();
+    core::Conversation* conversation = current_conversation();
     if (conversation == nullptr || generating() || !m_model_ready) return;
-    const Message* answer = conversation->find(answer_id);
+    const core::Message* answer = conversation->find(answer_id);
     if (answer == nullptr) return;
     start_answer(*conversation, answer->parent);
 }
 
 void MainWindow::resend(int user_id, const QString& text) {
-    Conversation* conversation = current_conversation();
+    core::Conversation* conversation = current_conversation();
     if (conversation == nullptr || generating() || !m_model_ready) return;
-    const Message* old = conversation->find(user_id);
+    const core::Message* old = conversation->find(user_id);
     if (old == nullptr) return;
     const int user = conversation->add(old->parent, QStringLiteral("user"), text);
     save_message(*conversation, user);
@@ -482,26 +484,21 @@ void MainWindow::resend(int user_id, const QString& text) {
 }
 
 // Adds an empty answer under `user_id` and asks for it, with the thread up to that message.
-void MainWindow::start_answer(Conversation& conversation, int user_id) {
+void MainWindow::start_answer(core::Conversation& conversation, int user_id) {
     ensure_stored(conversation);
-    conversation.show_branch(user_id);
-    ChatRequest request;
-    request.conversation = conversation.id();
-    request.settings = conversation.settings();
+    // Not down to the newest answer: a regenerated answer must not be shown the one it replaces.
+    conversation.show_thread_to(user_id);
+    ChatRequest request = core::chat_request(conversation);
     // The seed is chosen here so the history can say which one made the answer.
-    if (request.settings.random_seed) {
-        request.settings.sampler.seed = QRandomGenerator::global()->generate64();
-        request.settings.random_seed = false;
+    if (request.fresh_seed) {
+        request.sampler.seed = QRandomGenerator::global()->generate64();
+        request.fresh_seed = false;
     }
-    m_streaming_request = request.settings;
-    for (const int id : conversation.thread()) {
-        const Message* message = conversation.find(id);
-        request.messages.emplace_back(message->role, message->text);
-    }
+    m_streaming_sampler = request.sampler;
     m_streaming_conversation = conversation.id();
     m_streaming_message = conversation.add(user_id, QStringLiteral("assistant"), {}, false);
     save_message(conversation, m_streaming_message);
-    m_saver = std::make_unique<StreamingSaver>(m_history, conversation.id());
+    m_saver = std::make_unique<core::StreamingSaver>(m_history, conversation.id());
     m_dashboard->generation_started(context_length(conversation));
     set_generating(true);
     refresh();
@@ -510,7 +507,7 @@ void MainWindow::start_answer(Conversation& conversation, int user_id) {
 }
 
 void MainWindow::step_branch(int id, int step) {
-    Conversation* conversation = current_conversation();
+    core::Conversation* conversation = current_conversation();
     if (conversation == nullptr || generating()) return;
     const auto siblings = conversation->siblings(id);
     const auto at = std::find(siblings.begin(), siblings.end(), id) - siblings.begin();
@@ -563,8 +560,8 @@ void MainWindow::showPrefillProgress(int conversation_id, int done, int total) {
 
 void MainWindow::appendChunk(int conversation_id, const hearth::TokenChunk& chunk) {
     if (conversation_id != m_streaming_conversation) return;
-    Conversation* conversation = conversation_by_id(conversation_id);
-    Message* message = conversation ? conversation->find(m_streaming_message) : nullptr;
+    core::Conversation* conversation = conversation_by_id(conversation_id);
+    core::Message* message = conversation ? conversation->find(m_streaming_message) : nullptr;
     if (message == nullptr) return;
     message->text += QString::fromStdString(chunk.text);
     if (m_saver) m_saver->update(*message);
@@ -576,14 +573,14 @@ void MainWindow::appendChunk(int conversation_id, const hearth::TokenChunk& chun
 
 void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationResult& result) {
     if (conversation_id != m_streaming_conversation) return;
-    Conversation* conversation = conversation_by_id(conversation_id);
-    if (Message* message = conversation ? conversation->find(m_streaming_message) : nullptr) {
-        GenerationRecord record;
+    core::Conversation* conversation = conversation_by_id(conversation_id);
+    if (core::Message* message = conversation ? conversation->find(m_streaming_message) : nullptr) {
+        core::GenerationRecord record;
         record.model_file = m_model_path;
         record.model_sha256 = m_model_sha256;
         record.backend = m_backend_name.isEmpty() ? m_settings.backend : m_backend_name;
-        record.seed = m_streaming_request.sampler.seed;
-        record.sampler = m_streaming_request.sampler;
+        record.seed = m_streaming_sampler.seed;
+        record.sampler = m_streaming_sampler;
         record.stats = result.stats;
         message->generation = record;
         message->finished = result.stats.stop_reason != StopReason::Cancelled;
@@ -613,8 +610,9 @@ void MainWindow::showError(const QString& message) {
     m_cancel_load->hide();
     if (generating()) {
         // The answer that failed stays as it is, marked unfinished.
-        if (Conversation* conversation = conversation_by_id(m_streaming_conversation)) {
-            if (Message* message = conversation->find(m_streaming_message); message && m_saver) {
+        if (core::Conversation* conversation = conversation_by_id(m_streaming_conversation)) {
+            if (core::Message* message = conversation->find(m_streaming_message);
+                message && m_saver) {
                 m_saver->finish(*message);
             }
         }
@@ -628,7 +626,7 @@ void MainWindow::showError(const QString& message) {
 void MainWindow::open_model_picker() {
     const auto scan = [this] {
         return m_model_source ? m_model_source(m_settings.model_folders)
-                              : std::vector<ModelEntry>{};
+                              : std::vector<core::ModelEntry>{};
     };
     ModelPicker picker(scan, m_model_context > 0 ? m_model_context : kDefaultContextCap, this);
     connect(&picker, &ModelPicker::addFolderRequested, this, [this](const QString& folder) {
@@ -644,7 +642,7 @@ void MainWindow::open_model_picker() {
 }
 
 void MainWindow::open_settings() {
-    Conversation* conversation = current_conversation();
+    core::Conversation* conversation = current_conversation();
     if (conversation == nullptr) return;
     SettingsDialog dialog(conversation->settings(), m_settings, this);
     if (dialog.exec() != QDialog::Accepted) return;
@@ -652,15 +650,15 @@ void MainWindow::open_settings() {
     apply_global_settings(dialog.global());
 }
 
-void MainWindow::apply_conversation_settings(const ConversationSettings& settings) {
-    if (Conversation* conversation = current_conversation()) {
+void MainWindow::apply_conversation_settings(const core::ConversationSettings& settings) {
+    if (core::Conversation* conversation = current_conversation()) {
         conversation->settings() = settings;
         save_header(*conversation);
     }
     refresh();
 }
 
-void MainWindow::apply_global_settings(const GlobalSettings& settings) {
+void MainWindow::apply_global_settings(const core::GlobalSettings& settings) {
     const bool restyle =
         settings.theme != m_settings.theme || settings.font_size != m_settings.font_size;
     m_settings = settings;
@@ -676,7 +674,7 @@ void MainWindow::showBenchmarkProgress(int percent) {
     m_dashboard->show_benchmark_progress(percent);
 }
 
-void MainWindow::showBenchmark(const hearth::ui::BenchmarkResult& result) {
+void MainWindow::showBenchmark(const hearth::core::BenchmarkResult& result) {
     m_dashboard->show_benchmark(result);
     m_status->setText(tr("Benchmark: prompt %1 tok/s, generation %2 tok/s.")
                           .arg(result.prompt_tokens_per_second, 0, 'f', 1)

@@ -10,15 +10,14 @@
 #include <set>
 #include <vector>
 
+#include "app/core/conversation.h"
+#include "app/core/global_settings.h"
+#include "app/core/history_store.h"
+#include "app/core/metatypes.h"
+#include "app/core/streaming_saver.h"
 #include "engine/generation/generation_request.h"
 #include "engine/model/model_info.h"
-#include "ui/chat_request.h"
-#include "ui/conversation.h"
-#include "ui/global_settings.h"
-#include "ui/history_store.h"
-#include "ui/metatypes.h"
 #include "ui/model_picker.h"
-#include "ui/streaming_saver.h"
 
 class QLabel;
 class QLineEdit;
@@ -37,35 +36,36 @@ class MainWindow final : public QMainWindow {
     Q_DISABLE_COPY_MOVE(MainWindow)
 
 public:
-    explicit MainWindow(GlobalSettings settings = {}, QWidget* parent = nullptr);
+    explicit MainWindow(core::GlobalSettings settings = {}, QWidget* parent = nullptr);
     ~MainWindow() override;
 
     // Conversations are kept in `history` from now on, and those it holds are listed.
-    void set_history(HistoryStore* history);
+    void set_history(core::HistoryStore* history);
     // Deleted conversations stay restorable (Undo) until this runs (when the app closes).
     void purge_deleted();
 
-    using ModelSource = std::function<std::vector<ModelEntry>(const QStringList& extra_folders)>;
+    using ModelSource =
+        std::function<std::vector<core::ModelEntry>(const QStringList& extra_folders)>;
     void set_model_source(ModelSource source) { m_model_source = std::move(source); }
     const ModelSource& model_source() const { return m_model_source; }
 
     // For tests and the screenshot tour: the conversation on screen and the answer streaming.
-    Conversation* current_conversation();
+    core::Conversation* current_conversation();
     bool generating() const { return m_streaming_message >= 0; }
     ChatView* chat_view() const { return m_chat; }
     PerformanceDashboard* dashboard() const { return m_dashboard; }
-    const GlobalSettings& global_settings() const { return m_settings; }
-    void apply_global_settings(const GlobalSettings& settings);
-    void apply_conversation_settings(const ConversationSettings& settings);
+    const core::GlobalSettings& global_settings() const { return m_settings; }
+    void apply_global_settings(const core::GlobalSettings& settings);
+    void apply_conversation_settings(const core::ConversationSettings& settings);
     void open_model_picker();
     void open_settings();
 
 signals:
     void loadModelRequested(const QString& path);
     void cancelLoadRequested();
-    void generateRequested(const hearth::ui::ChatRequest& request);
+    void generateRequested(const hearth::ChatRequest& request);
     void stopRequested();
-    void globalSettingsChanged(const hearth::ui::GlobalSettings& settings);
+    void globalSettingsChanged(const hearth::core::GlobalSettings& settings);
     void runBenchmarkRequested(int prompt_tokens, int generated_tokens);
 
 public slots:
@@ -78,7 +78,7 @@ public slots:
     // The backend running the model; a notice says why it is not the one the settings ask for.
     void showBackend(const QString& name, const QString& notice);
     void showBenchmarkProgress(int percent);
-    void showBenchmark(const hearth::ui::BenchmarkResult& result);
+    void showBenchmark(const hearth::core::BenchmarkResult& result);
     void showBenchmarkFailure(const QString& message);
     void send();
     void newConversation();
@@ -93,40 +93,40 @@ public slots:
     bool importConversation(const QString& path);
 
 private:
-    void start_answer(Conversation& conversation, int user_id);
-    void add_conversation(std::unique_ptr<Conversation> conversation, bool front);
+    void start_answer(core::Conversation& conversation, int user_id);
+    void add_conversation(std::unique_ptr<core::Conversation> conversation, bool front);
     // Conversations reach the history with their first message (empty ones are not kept).
-    void ensure_stored(Conversation& conversation);
-    bool in_history(const Conversation& conversation) const;
+    void ensure_stored(core::Conversation& conversation);
+    bool in_history(const core::Conversation& conversation) const;
     void show_first_conversation();
-    void save_header(const Conversation& conversation);
-    void save_message(const Conversation& conversation, int id);
+    void save_header(const core::Conversation& conversation);
+    void save_message(const core::Conversation& conversation, int id);
     void report_history_problem();
     void step_branch(int id, int step);
     void refresh();
     void refresh_list();
     void set_generating(bool generating);
     void show_context(int used);
-    int context_length(const Conversation& conversation) const;
-    Conversation* conversation_by_id(int id);
+    int context_length(const core::Conversation& conversation) const;
+    core::Conversation* conversation_by_id(int id);
 
-    GlobalSettings m_settings;
-    HistoryStore* m_history = nullptr;
-    std::unique_ptr<StreamingSaver> m_saver;
-    std::vector<std::unique_ptr<Conversation>> m_deleted;  // restorable with Undo
+    core::GlobalSettings m_settings;
+    core::HistoryStore* m_history = nullptr;
+    std::unique_ptr<core::StreamingSaver> m_saver;
+    std::vector<std::unique_ptr<core::Conversation>> m_deleted;  // restorable with Undo
     bool m_history_problem_shown = false;
-    std::vector<SearchHit> m_hits;
+    std::vector<core::SearchHit> m_hits;
     std::set<int> m_stored;  // conversation ids the history holds
     ModelSource m_model_source;
-    std::vector<std::unique_ptr<Conversation>> m_conversations;
+    std::vector<std::unique_ptr<core::Conversation>> m_conversations;
     int m_current = -1;                   // conversation id on screen
     int m_next_conversation = 1'000'000;  // ids for conversations the history could not take
     int m_streaming_conversation = -1;
     int m_streaming_message = -1;
     bool m_model_ready = false;
     QString m_model_path, m_model_sha256;
-    QString m_backend_name;  // as the engine reports it, e.g. "vulkan (NVIDIA …)"
-    ConversationSettings m_streaming_request;
+    QString m_backend_name;               // as the engine reports it, e.g. "vulkan (NVIDIA …)"
+    SamplerSettings m_streaming_sampler;  // of the answer streaming
     int m_model_context = 0;
 
     QListWidget* m_list = nullptr;
@@ -147,4 +147,4 @@ private:
 
 }  // namespace hearth::ui
 
-Q_DECLARE_METATYPE(hearth::ui::GlobalSettings)
+Q_DECLARE_METATYPE(hearth::core::GlobalSettings)

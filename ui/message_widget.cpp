@@ -23,7 +23,7 @@ QPushButton* small_button(const QString& text, const QString& name, const QStrin
 
 }  // namespace
 
-MessageWidget::MessageWidget(const Message& message, const Context& context, bool dark,
+MessageWidget::MessageWidget(const core::Message& message, const Context& context, bool dark,
                              QWidget* parent)
     : QFrame(parent), m_id(message.id), m_user(message.role == QLatin1String("user")) {
     setObjectName(m_user ? QStringLiteral("userMessage") : QStringLiteral("assistantMessage"));
@@ -66,7 +66,7 @@ MessageWidget::MessageWidget(const Message& message, const Context& context, boo
 
 // The header (who, branch switcher, actions) depends on the message's place in the thread and
 // on whether an answer is streaming; it is rebuilt alone, leaving the rendered text as it is.
-void MessageWidget::set_context(const Message& message, const Context& context) {
+void MessageWidget::set_context(const core::Message& message, const Context& context) {
     m_context = context;
     delete m_header;
     m_header = new QWidget;

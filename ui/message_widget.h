@@ -5,7 +5,7 @@
 
 #include <QFrame>
 
-#include "ui/conversation.h"
+#include "app/core/conversation.h"
 
 class QLabel;
 class QPlainTextEdit;
@@ -27,12 +27,12 @@ public:
         bool streaming = false;
         bool operator==(const Context&) const = default;
     };
-    MessageWidget(const Message& message, const Context& context, bool dark,
+    MessageWidget(const core::Message& message, const Context& context, bool dark,
                   QWidget* parent = nullptr);
 
     int message_id() const { return m_id; }
     const Context& context() const { return m_context; }
-    void set_context(const Message& message, const Context& context);
+    void set_context(const core::Message& message, const Context& context);
     MarkdownView* view() const { return m_view; }
     void begin_edit();
     void set_note(const QString& note);

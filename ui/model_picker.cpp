@@ -95,7 +95,7 @@ ModelPicker::ModelPicker(Scan scan, int context_length, QWidget* parent)
 }
 
 void ModelPicker::rescan() {
-    m_entries = m_scan ? m_scan() : std::vector<ModelEntry>{};
+    m_entries = m_scan ? m_scan() : std::vector<core::ModelEntry>{};
     fill();
 }
 

@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "app/core/model_catalog.h"
 #include "engine/model/model_info.h"
 
 class QSpinBox;
@@ -15,21 +16,16 @@ class QPushButton;
 
 namespace hearth::ui {
 
-struct ModelEntry {
-    ModelInfo info;  // info.path is always set
-    QString error;   // why the file cannot be used; empty when it can
-};
-
 class ModelPicker final : public QDialog {
     Q_OBJECT
 
 public:
-    using Scan = std::function<std::vector<ModelEntry>()>;
+    using Scan = std::function<std::vector<core::ModelEntry>()>;
     ModelPicker(Scan scan, int context_length, QWidget* parent = nullptr);
 
     QString selected_path() const;
     int row_count() const;
-    const std::vector<ModelEntry>& entries() const { return m_entries; }
+    const std::vector<core::ModelEntry>& entries() const { return m_entries; }
     void rescan();
 
 signals:
@@ -40,7 +36,7 @@ private:
     void update_memory();
 
     Scan m_scan;
-    std::vector<ModelEntry> m_entries;
+    std::vector<core::ModelEntry> m_entries;
     QTableWidget* m_table = nullptr;
     QSpinBox* m_context = nullptr;
     QPushButton* m_load = nullptr;

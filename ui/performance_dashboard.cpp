@@ -14,9 +14,9 @@
 
 #include <unistd.h>
 
-#include "ui/history_store.h"
+#include "app/core/history_store.h"
+#include "app/core/token_rate.h"
 #include "ui/model_picker.h"
-#include "ui/token_rate.h"
 
 namespace hearth::ui {
 namespace {
@@ -126,7 +126,7 @@ PerformanceDashboard::PerformanceDashboard(QWidget* parent)
     update_memory();
 }
 
-void PerformanceDashboard::set_history(HistoryStore* history) {
+void PerformanceDashboard::set_history(core::HistoryStore* history) {
     m_history = history;
     refresh_tables();
 }
@@ -151,8 +151,8 @@ void PerformanceDashboard::add_chunk(const TokenChunk& chunk) {
 
 void PerformanceDashboard::redraw() {
     ++m_redraws;
-    auto rates = per_token_rates(m_times);
-    auto average = moving_average(rates, kAverageWindow);
+    auto rates = core::per_token_rates(m_times);
+    auto average = core::moving_average(rates, kAverageWindow);
     m_tokens->setText(QString::number(m_times.size()));
     if (!average.empty()) m_decode->setText(tr("%1 tok/s").arg(average.back(), 0, 'f', 1));
     m_rate->set_values(std::move(rates), std::move(average));
@@ -170,7 +170,8 @@ void PerformanceDashboard::generation_finished(const GenerationStats& stats) {
     m_tokens->setText(QString::number(stats.generated_tokens));
     m_decode->setText(tr("%1 tok/s").arg(stats.decode_tokens_per_second(), 0, 'f', 1));
     m_prompt_tokens = stats.prompt_tokens + stats.generated_tokens;
-    m_histogram->set_histogram(histogram(token_latencies_ms(stats.token_times_ns), kHistogramBins));
+    m_histogram->set_histogram(
+        core::histogram(core::token_latencies_ms(stats.token_times_ns), kHistogramBins));
     update_memory();
     refresh_tables();
 }
@@ -211,7 +212,7 @@ void PerformanceDashboard::show_benchmark_progress(int percent) {
     m_progress->setValue(percent);
 }
 
-void PerformanceDashboard::show_benchmark(const BenchmarkResult& result) {
+void PerformanceDashboard::show_benchmark(const core::BenchmarkResult& result) {
     m_run->setEnabled(true);
     m_cancel->hide();
     m_progress->hide();

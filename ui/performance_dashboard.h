@@ -9,11 +9,15 @@
 
 #include <vector>
 
+#include "app/core/benchmark_result.h"
 #include "engine/generation/generation_stats.h"
-#include "engine/model/model_info.h"
 #include "engine/generation/token_chunk.h"
-#include "ui/benchmark_result.h"
+#include "engine/model/model_info.h"
 #include "ui/chart_view.h"
+
+namespace hearth::core {
+class HistoryStore;
+}
 
 class QLabel;
 class QProgressBar;
@@ -22,21 +26,19 @@ class QTableWidget;
 
 namespace hearth::ui {
 
-class HistoryStore;
-
 class PerformanceDashboard final : public QWidget {
     Q_OBJECT
 
 public:
     explicit PerformanceDashboard(QWidget* parent = nullptr);
 
-    void set_history(HistoryStore* history);
+    void set_history(core::HistoryStore* history);
     void set_model(const ModelInfo& info, int context_length);
     void generation_started(int context_length);
     void add_chunk(const TokenChunk& chunk);
     void generation_finished(const GenerationStats& stats);
     void show_benchmark_progress(int percent);
-    void show_benchmark(const BenchmarkResult& result);
+    void show_benchmark(const core::BenchmarkResult& result);
     void benchmark_failed(const QString& message);
 
     const RateChart& rate_chart() const { return *m_rate; }
@@ -52,7 +54,7 @@ private:
     void update_memory();
     void refresh_tables();
 
-    HistoryStore* m_history = nullptr;
+    core::HistoryStore* m_history = nullptr;
     QTimer m_frame;
     QTimer m_memory_timer;
     std::vector<int64_t> m_times;

@@ -67,8 +67,8 @@ QSpinBox* integer(int low, int high, int value, const QString& name) {
 
 }  // namespace
 
-SettingsDialog::SettingsDialog(const ConversationSettings& conversation,
-                               const GlobalSettings& global, QWidget* parent)
+SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
+                               const core::GlobalSettings& global, QWidget* parent)
     : QDialog(parent), m_conversation(conversation), m_global(global) {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Settings"));
@@ -132,9 +132,9 @@ SettingsDialog::SettingsDialog(const ConversationSettings& conversation,
     m_theme = new QComboBox;
     m_theme->setObjectName(QStringLiteral("theme"));
     m_theme->setAccessibleName(tr("Theme"));
-    m_theme->addItem(tr("Follow the system"), static_cast<int>(Theme::System));
-    m_theme->addItem(tr("Light"), static_cast<int>(Theme::Light));
-    m_theme->addItem(tr("Dark"), static_cast<int>(Theme::Dark));
+    m_theme->addItem(tr("Follow the system"), static_cast<int>(core::Theme::System));
+    m_theme->addItem(tr("Light"), static_cast<int>(core::Theme::Light));
+    m_theme->addItem(tr("Dark"), static_cast<int>(core::Theme::Dark));
     m_theme->setCurrentIndex(m_theme->findData(static_cast<int>(global.theme)));
     m_font = integer(6, 40, global.font_size, "fontSize");
 
@@ -179,8 +179,8 @@ void SettingsDialog::validate() {
     m_context->setToolTip(context_ok ? QString() : tr("At least 64 tokens, or the model default"));
 }
 
-ConversationSettings SettingsDialog::conversation() const {
-    ConversationSettings settings = m_conversation;
+core::ConversationSettings SettingsDialog::conversation() const {
+    core::ConversationSettings settings = m_conversation;
     settings.system_prompt = m_system->toPlainText();
     settings.sampler.temperature = static_cast<float>(m_temperature->value());
     settings.sampler.top_k = m_top_k->value();
@@ -196,13 +196,13 @@ ConversationSettings SettingsDialog::conversation() const {
     return settings;
 }
 
-GlobalSettings SettingsDialog::global() const {
-    GlobalSettings settings = m_global;
+core::GlobalSettings SettingsDialog::global() const {
+    core::GlobalSettings settings = m_global;
     settings.threads = m_threads->value();
     settings.chunk_tokens = m_chunk->value();
     settings.speculative = m_speculative->isChecked();
     settings.backend = m_backend->currentData().toString();
-    settings.theme = static_cast<Theme>(m_theme->currentData().toInt());
+    settings.theme = static_cast<core::Theme>(m_theme->currentData().toInt());
     settings.font_size = m_font->value();
     return settings;
 }

@@ -5,8 +5,8 @@
 
 #include <QDialog>
 
-#include "ui/conversation.h"
-#include "ui/global_settings.h"
+#include "app/core/conversation.h"
+#include "app/core/global_settings.h"
 
 class QCheckBox;
 class QComboBox;
@@ -22,18 +22,18 @@ class SettingsDialog final : public QDialog {
     Q_OBJECT
 
 public:
-    SettingsDialog(const ConversationSettings& conversation, const GlobalSettings& global,
-                   QWidget* parent = nullptr);
+    SettingsDialog(const core::ConversationSettings& conversation,
+                   const core::GlobalSettings& global, QWidget* parent = nullptr);
 
-    ConversationSettings conversation() const;
-    GlobalSettings global() const;
+    core::ConversationSettings conversation() const;
+    core::GlobalSettings global() const;
     bool valid() const;
 
 private:
     void validate();
 
-    ConversationSettings m_conversation;
-    GlobalSettings m_global;
+    core::ConversationSettings m_conversation;
+    core::GlobalSettings m_global;
     QPlainTextEdit* m_system = nullptr;
     QDoubleSpinBox *m_temperature = nullptr, *m_top_p = nullptr, *m_min_p = nullptr,
                    *m_repeat = nullptr;

@@ -31,18 +31,18 @@ QPalette dark_palette() {
 
 }  // namespace
 
-void apply_theme(Theme theme, int font_size) {
+void apply_theme(core::Theme theme, int font_size) {
     // Qt 6.4 has no colour-scheme hint: "system" is the style's own palette, which follows the
     // desktop's.
     static const QPalette system = QApplication::palette();
     switch (theme) {
-        case Theme::Dark:
+        case core::Theme::Dark:
             QApplication::setPalette(dark_palette());
             break;
-        case Theme::Light:
+        case core::Theme::Light:
             QApplication::setPalette(QApplication::style()->standardPalette());
             break;
-        case Theme::System:
+        case core::Theme::System:
             QApplication::setPalette(system);
             break;
     }

@@ -1,13 +1,13 @@
 // Light, dark, or whatever the desktop uses; and the font size.
 #pragma once
 
-#include "ui/global_settings.h"
+#include "app/core/global_settings.h"
 
 class QApplication;
 
 namespace hearth::ui {
 
-void apply_theme(Theme theme, int font_size);
+void apply_theme(core::Theme theme, int font_size);
 // Whether the palette now in use is dark (code blocks pick their colours from this).
 bool is_dark();
 

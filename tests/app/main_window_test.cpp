@@ -19,11 +19,11 @@
 #include <QTest>
 
 #include "app/bundled_model.h"
+#include "app/core/history_json.h"
 #include "app/engine_controller.h"
 #include "app/wiring.h"
 #include "tests/support/temp_files.h"
 #include "ui/chat_view.h"
-#include "ui/history_json.h"
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
 #include "ui/performance_dashboard.h"
@@ -242,8 +242,14 @@ TEST_F(MainWindowTest, RegenerateAddsABranchAndTheOldAnswerStaysReachable) {
     settings.sampler.seed = 8;  // a different answer
     m_window.apply_conversation_settings(settings);
     const auto first_id = m_window.current_conversation()->thread().back();
+    QSignalSpy requests(&m_window, &ui::MainWindow::generateRequested);
     QTest::mouseClick(child<QPushButton>("regenerate", widget_for(first_id)), Qt::LeftButton);
     ASSERT_TRUE(wait_finished());
+    // Asked from the question alone: the answer it replaces is not shown to the model.
+    ASSERT_EQ(requests.size(), 1);
+    const auto request = requests.front().front().value<ChatRequest>();
+    ASSERT_EQ(request.messages.size(), 1u);
+    EXPECT_EQ(request.messages.front().content, "Once upon a time");
     const auto second_id = m_window.current_conversation()->thread().back();
     EXPECT_NE(second_id, first_id);
     EXPECT_NE(last_answer(), first);
@@ -316,7 +322,7 @@ protected:
         return QString::fromStdString((m_directory.path() / "history.sqlite").string());
     }
     // The window keeping its conversations in `history`, one answer already given.
-    void answer_once_with(ui::HistoryStore& history) {
+    void answer_once_with(core::HistoryStore& history) {
         m_window.set_history(&history);
         use_test_settings();
         ASSERT_TRUE(load(bundled()));
@@ -327,13 +333,13 @@ protected:
 };
 
 TEST_F(MainWindowHistoryTest, ConversationsSurviveARestartAndCanBeSearched) {
-    ui::HistoryStore history(database());
+    core::HistoryStore history(database());
     ASSERT_NO_FATAL_FAILURE(answer_once_with(history));
     const QString answer = last_answer();
     const int conversation_id = m_window.current_conversation()->id();
     ASSERT_TRUE(history.available()) << history.problem().toStdString();
 
-    ui::HistoryStore reopened(database());
+    core::HistoryStore reopened(database());
     ui::MainWindow restarted;
     restarted.set_history(&reopened);
     auto* restored = restarted.current_conversation();
@@ -370,7 +376,7 @@ TEST_F(MainWindowHistoryTest, ConversationsSurviveARestartAndCanBeSearched) {
 }
 
 TEST_F(MainWindowHistoryTest, DeleteCanBeUndoneAndExportImportRoundTrips) {
-    ui::HistoryStore history(database());
+    core::HistoryStore history(database());
     ASSERT_NO_FATAL_FAILURE(answer_once_with(history));
     const int id = m_window.current_conversation()->id();
     const auto exported = m_directory.path() / "chat.json";
@@ -395,7 +401,7 @@ TEST_F(MainWindowHistoryTest, DeleteCanBeUndoneAndExportImportRoundTrips) {
 
     ASSERT_TRUE(m_window.importConversation(QString::fromStdString(exported.string())));
     EXPECT_NE(m_window.current_conversation()->id(), id);
-    EXPECT_EQ(ui::conversation_to_json(*m_window.current_conversation()),
+    EXPECT_EQ(core::conversation_to_json(*m_window.current_conversation()),
               QByteArray(reinterpret_cast<const char*>(json.data()),
                          static_cast<qsizetype>(json.size())));
     m_window.deleteConversation();
@@ -410,7 +416,7 @@ namespace hearth {
 namespace {
 
 TEST_F(MainWindowHistoryTest, TheBenchmarkButtonStoresAResultWithTheMachineAndBuild) {
-    ui::HistoryStore history(database());
+    core::HistoryStore history(database());
     m_window.set_history(&history);
     ASSERT_TRUE(load(bundled()));
     QSignalSpy finished(m_engine->worker(), &InferenceWorker::benchmarkFinished);

@@ -6,8 +6,8 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include "app/core/history_store.h"
 #include "tests/support/temp_files.h"
-#include "ui/history_store.h"
 
 namespace hearth::ui {
 namespace {
@@ -55,16 +55,16 @@ TEST(PerformanceDashboard, PlotsOnePointPerTokenIntervalAndBinsTheLatencies) {
 
 TEST(PerformanceDashboard, ListsPastAnswersAndStoredBenchmarks) {
     const test::TempDirectory directory;
-    HistoryStore history(QString::fromStdString((directory.path() / "h.sqlite").string()));
-    Conversation conversation(0, "x");
+    core::HistoryStore history(QString::fromStdString((directory.path() / "h.sqlite").string()));
+    core::Conversation conversation(0, "x");
     const int id = history.create(conversation);
-    Message answer;
+    core::Message answer;
     answer.id = 1;
     answer.role = "assistant";
     answer.text = "hi";
     answer.created_ms = 1000;
-    answer.generation =
-        GenerationRecord{.model_file = "/m/model.gguf", .backend = "cpu", .stats = sample_stats(5)};
+    answer.generation = core::GenerationRecord{
+        .model_file = "/m/model.gguf", .backend = "cpu", .stats = sample_stats(5)};
     ASSERT_TRUE(history.save_message(id, answer));
     PerformanceDashboard dashboard;
     dashboard.set_history(&history);
@@ -73,15 +73,15 @@ TEST(PerformanceDashboard, ListsPastAnswersAndStoredBenchmarks) {
     EXPECT_EQ(past->item(0, 1)->text(), "model.gguf");
     EXPECT_EQ(past->item(0, 3)->text(), "5");
 
-    BenchmarkResult result{.created_ms = 2000,
-                           .model_file = "/m/model.gguf",
-                           .backend = "cpu",
-                           .machine = "Test CPU, 2 threads",
-                           .build = "Hearth test",
-                           .prompt_tokens = 512,
-                           .prompt_tokens_per_second = 300,
-                           .generated_tokens = 128,
-                           .generation_tokens_per_second = 200};
+    core::BenchmarkResult result{.created_ms = 2000,
+                                 .model_file = "/m/model.gguf",
+                                 .backend = "cpu",
+                                 .machine = "Test CPU, 2 threads",
+                                 .build = "Hearth test",
+                                 .prompt_tokens = 512,
+                                 .prompt_tokens_per_second = 300,
+                                 .generated_tokens = 128,
+                                 .generation_tokens_per_second = 200};
     dashboard.show_benchmark(result);
     auto* benchmarks = dashboard.findChild<QTableWidget*>("benchmarks");
     ASSERT_EQ(benchmarks->rowCount(), 1);

@@ -15,7 +15,7 @@ namespace hearth::ui {
 namespace {
 
 TEST(SettingsDialog, ReturnsWhatWasEntered) {
-    SettingsDialog dialog(ConversationSettings{}, GlobalSettings{});
+    SettingsDialog dialog(core::ConversationSettings{}, core::GlobalSettings{});
     dialog.findChild<QPlainTextEdit*>("systemPrompt")->setPlainText("Be brief.");
     dialog.findChild<QDoubleSpinBox*>("temperature")->setValue(0.0);
     dialog.findChild<QSpinBox*>("topK")->setValue(12);
@@ -27,7 +27,7 @@ TEST(SettingsDialog, ReturnsWhatWasEntered) {
     dialog.findChild<QSpinBox*>("threads")->setValue(3);
     dialog.findChild<QCheckBox*>("speculative")->setChecked(true);
     auto* theme = dialog.findChild<QComboBox*>("theme");
-    theme->setCurrentIndex(theme->findData(static_cast<int>(Theme::Dark)));
+    theme->setCurrentIndex(theme->findData(static_cast<int>(core::Theme::Dark)));
     EXPECT_TRUE(dialog.valid());
     const auto conversation = dialog.conversation();
     EXPECT_EQ(conversation.system_prompt, "Be brief.");
@@ -41,15 +41,15 @@ TEST(SettingsDialog, ReturnsWhatWasEntered) {
     const auto global = dialog.global();
     EXPECT_EQ(global.threads, 3);
     EXPECT_TRUE(global.speculative);
-    EXPECT_EQ(global.theme, Theme::Dark);
+    EXPECT_EQ(global.theme, core::Theme::Dark);
 }
 
 // The backend choice lists automatic, the CPU and every Vulkan device present (lavapipe here),
 // keeps a device that has gone missing, and returns what was picked.
 TEST(SettingsDialog, OffersEveryVulkanDeviceAsABackend) {
-    GlobalSettings global;
+    core::GlobalSettings global;
     EXPECT_EQ(global.backend, "auto");
-    SettingsDialog dialog(ConversationSettings{}, global);
+    SettingsDialog dialog(core::ConversationSettings{}, global);
     auto* backend = dialog.findChild<QComboBox*>("backend");
     ASSERT_NE(backend, nullptr);
     EXPECT_EQ(backend->currentData().toString(), "auto");
@@ -61,14 +61,14 @@ TEST(SettingsDialog, OffersEveryVulkanDeviceAsABackend) {
     EXPECT_EQ(dialog.global().backend, "vulkan:0");
 
     global.backend = "vulkan:7";
-    SettingsDialog later(ConversationSettings{}, global);
+    SettingsDialog later(core::ConversationSettings{}, global);
     auto* kept = later.findChild<QComboBox*>("backend");
     EXPECT_EQ(kept->currentData().toString(), "vulkan:7");
     EXPECT_TRUE(kept->currentText().contains("not present"));
 }
 
 TEST(SettingsDialog, RefusesInvalidValuesBeforeTheyReachTheEngine) {
-    SettingsDialog dialog(ConversationSettings{}, GlobalSettings{});
+    SettingsDialog dialog(core::ConversationSettings{}, core::GlobalSettings{});
     auto* seed = dialog.findChild<QLineEdit*>("seed");
     QTest::keyClicks(seed, "12ab");  // letters never get in
     EXPECT_EQ(seed->text(), "12");

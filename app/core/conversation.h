@@ -10,7 +10,7 @@
 
 #include "engine/generation/generation_request.h"
 
-namespace hearth::ui {
+namespace hearth::core {
 
 struct ConversationSettings {
     QString system_prompt;
@@ -71,6 +71,9 @@ public:
     std::vector<int> siblings(int id) const;
     // Shows the branch through `id`: down to its most recent descendant.
     void show_branch(int id);
+    // Shows the thread from its first message to `id`, and nothing after it: what an answer to
+    // `id` is asked from.
+    void show_thread_to(int id);
 
 private:
     int m_id;
@@ -82,4 +85,4 @@ private:
     qint64 m_created_ms = 0;
 };
 
-}  // namespace hearth::ui
+}  // namespace hearth::core

@@ -2,21 +2,28 @@
 // and the folders other local-LLM apps keep their downloads in, plus the bundled model.
 #pragma once
 
+#include <QString>
 #include <QStringList>
 
 #include <filesystem>
 #include <vector>
 
-#include "ui/model_picker.h"
+#include "engine/model/model_info.h"
 
-namespace hearth {
+namespace hearth::core {
+
+// One file the catalog found, with what its metadata says or why it cannot be used.
+struct ModelEntry {
+    ModelInfo info;  // info.path is always set
+    QString error;   // why the file cannot be used; empty when it can
+};
 
 // Existing folders to search, Hearth's own first, without duplicates.
 std::vector<std::filesystem::path> model_folders(const QStringList& user_folders);
 
 // Every .gguf file under `folders` (and the bundled model), each with what its metadata says or
 // why it cannot be used. Files are found by content path, so symlinked caches list each once.
-std::vector<ui::ModelEntry> scan_models(const std::vector<std::filesystem::path>& folders,
-                                        const std::filesystem::path& bundled);
+std::vector<ModelEntry> scan_models(const std::vector<std::filesystem::path>& folders,
+                                    const std::filesystem::path& bundled);
 
-}  // namespace hearth
+}  // namespace hearth::core

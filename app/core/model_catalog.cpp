@@ -1,11 +1,11 @@
-#include "app/model_catalog.h"
+#include "app/core/model_catalog.h"
 
 #include <QDir>
 #include <QStandardPaths>
 
 #include <set>
 
-namespace hearth {
+namespace hearth::core {
 namespace {
 
 constexpr int kMaxDepth = 8;  // deep enough for the Hugging Face cache's snapshots
@@ -50,18 +50,18 @@ std::vector<std::filesystem::path> model_folders(const QStringList& user_folders
     return folders;
 }
 
-std::vector<ui::ModelEntry> scan_models(const std::vector<std::filesystem::path>& folders,
-                                        const std::filesystem::path& bundled) {
+std::vector<ModelEntry> scan_models(const std::vector<std::filesystem::path>& folders,
+                                    const std::filesystem::path& bundled) {
     std::vector<std::filesystem::path> files;
     if (!bundled.empty()) files.push_back(bundled);
     for (const auto& folder : folders) find_gguf(folder, files);
-    std::vector<ui::ModelEntry> entries;
+    std::vector<ModelEntry> entries;
     std::set<std::filesystem::path> seen;
     for (const auto& file : files) {
         std::error_code error;
         const auto canonical = std::filesystem::canonical(file, error);
         if (error || !seen.insert(canonical).second) continue;
-        ui::ModelEntry entry;
+        ModelEntry entry;
         entry.info.path = file;
         try {
             entry.info = read_model_info(file);
@@ -73,4 +73,4 @@ std::vector<ui::ModelEntry> scan_models(const std::vector<std::filesystem::path>
     return entries;
 }
 
-}  // namespace hearth
+}  // namespace hearth::core

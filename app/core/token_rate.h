@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace hearth::ui {
+namespace hearth::core {
 
 // tokens/s between each token and the one before it (one value fewer than timestamps).
 std::vector<double> per_token_rates(const std::vector<int64_t>& times_ns);
@@ -22,4 +22,4 @@ struct Histogram {
 // `bins` equal bins from the smallest to the largest value (the largest lands in the last).
 Histogram histogram(const std::vector<double>& values, int bins);
 
-}  // namespace hearth::ui
+}  // namespace hearth::core

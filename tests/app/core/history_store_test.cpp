@@ -1,6 +1,6 @@
 // The history on a real SQLite file: writing, reading, branches, search, export and import,
 // migrations, a writer killed mid-answer, and files that cannot be used.
-#include "ui/history_store.h"
+#include "app/core/history_store.h"
 
 #include <gtest/gtest.h>
 
@@ -10,11 +10,11 @@
 #include <QSqlDatabase>
 #include <QSqlQuery>
 
+#include "app/core/history_json.h"
+#include "app/core/streaming_saver.h"
 #include "tests/support/temp_files.h"
-#include "ui/history_json.h"
-#include "ui/streaming_saver.h"
 
-namespace hearth::ui {
+namespace hearth::core {
 namespace {
 
 class HistoryStoreTest : public testing::Test {
@@ -274,9 +274,9 @@ TEST_F(HistoryStoreTest, AWriterKilledMidAnswerLosesAtMostHalfASecond) {
 }
 
 }  // namespace
-}  // namespace hearth::ui
+}  // namespace hearth::core
 
-namespace hearth::ui {
+namespace hearth::core {
 namespace {
 
 TEST(HistoryStoreEmpty, AnAnswerThatHasNotBegunIsStored) {
@@ -293,4 +293,4 @@ TEST(HistoryStoreEmpty, AnAnswerThatHasNotBegunIsStored) {
 }
 
 }  // namespace
-}  // namespace hearth::ui
+}  // namespace hearth::core

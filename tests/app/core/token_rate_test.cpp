@@ -1,8 +1,8 @@
-#include "ui/token_rate.h"
+#include "app/core/token_rate.h"
 
 #include <gtest/gtest.h>
 
-namespace hearth::ui {
+namespace hearth::core {
 namespace {
 
 TEST(TokenRate, RatesAndLatenciesComeFromConsecutiveTimestamps) {
@@ -28,4 +28,4 @@ TEST(TokenRate, HistogramBinsCoverTheRangeWithTheMaximumInTheLastBin) {
 }
 
 }  // namespace
-}  // namespace hearth::ui
+}  // namespace hearth::core

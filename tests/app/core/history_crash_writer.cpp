@@ -7,16 +7,16 @@
 
 #include <cstdio>
 
-#include "ui/history_store.h"
-#include "ui/streaming_saver.h"
+#include "app/core/history_store.h"
+#include "app/core/streaming_saver.h"
 
 int main(int argc, char** argv) {
     QCoreApplication application(argc, argv);
     if (argc < 2) return 2;
-    hearth::ui::HistoryStore store(QString::fromLocal8Bit(argv[1]));
-    hearth::ui::Conversation conversation(0, "crash test");
+    hearth::core::HistoryStore store(QString::fromLocal8Bit(argv[1]));
+    hearth::core::Conversation conversation(0, "crash test");
     const int id = store.create(conversation);
-    conversation = hearth::ui::Conversation(id, "crash test");
+    conversation = hearth::core::Conversation(id, "crash test");
     const int question = conversation.add(-1, "user", "Tell me a long story.");
     const int first = conversation.add(question, "assistant", "A finished answer.", true);
     store.save_message(id, *conversation.find(question));
@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
     const int follow_up = conversation.add(first, "user", "Another one, please.");
     store.save_message(id, *conversation.find(follow_up));
     const int answer = conversation.add(follow_up, "assistant", {}, false);
-    hearth::ui::StreamingSaver saver(&store, id);
+    hearth::core::StreamingSaver saver(&store, id);
     std::printf("ready %d\n", id);
     std::fflush(stdout);
     for (int piece = 0;; ++piece) {

@@ -1,4 +1,4 @@
-#include "ui/history_store.h"
+#include "app/core/history_store.h"
 
 #include <QDateTime>
 #include <QJsonDocument>
@@ -7,9 +7,9 @@
 #include <QSqlQuery>
 #include <QUuid>
 
-#include "ui/history_json.h"
+#include "app/core/history_json.h"
 
-namespace hearth::ui {
+namespace hearth::core {
 namespace {
 
 // Version 1: conversations and messages. Version 2: generation records, soft deletion and
@@ -401,4 +401,4 @@ std::vector<GenerationSummary> HistoryStore::generations(int limit) const {
         });
 }
 
-}  // namespace hearth::ui
+}  // namespace hearth::core

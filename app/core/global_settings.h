@@ -4,7 +4,7 @@
 #include <QString>
 #include <QStringList>
 
-namespace hearth::ui {
+namespace hearth::core {
 
 enum class Theme { System = 0, Light = 1, Dark = 2 };
 
@@ -21,4 +21,4 @@ struct GlobalSettings {
     bool operator==(const GlobalSettings&) const = default;
 };
 
-}  // namespace hearth::ui
+}  // namespace hearth::core

@@ -1,10 +1,10 @@
-#include "ui/conversation.h"
+#include "app/core/conversation.h"
 
 #include <QDateTime>
 
 #include <algorithm>
 
-namespace hearth::ui {
+namespace hearth::core {
 
 Conversation::Conversation(int id, QString title)
     : m_id(id), m_title(std::move(title)), m_created_ms(QDateTime::currentMSecsSinceEpoch()) {}
@@ -73,4 +73,8 @@ void Conversation::show_branch(int id) {
     m_leaf = leaf;
 }
 
-}  // namespace hearth::ui
+void Conversation::show_thread_to(int id) {
+    if (find(id) != nullptr) m_leaf = id;
+}
+
+}  // namespace hearth::core

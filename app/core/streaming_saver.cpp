@@ -1,6 +1,6 @@
-#include "ui/streaming_saver.h"
+#include "app/core/streaming_saver.h"
 
-namespace hearth::ui {
+namespace hearth::core {
 
 void StreamingSaver::update(const Message& message) {
     if (m_store == nullptr) return;
@@ -13,4 +13,4 @@ void StreamingSaver::finish(const Message& message) {
     if (m_store != nullptr) m_store->save_message(m_conversation, message);
 }
 
-}  // namespace hearth::ui
+}  // namespace hearth::core

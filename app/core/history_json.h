@@ -6,9 +6,9 @@
 #include <QByteArray>
 #include <QJsonObject>
 
-#include "ui/conversation.h"
+#include "app/core/conversation.h"
 
-namespace hearth::ui {
+namespace hearth::core {
 
 QJsonObject settings_to_json(const ConversationSettings& settings);
 ConversationSettings settings_from_json(const QJsonObject& json);
@@ -26,4 +26,4 @@ Conversation conversation_from_json(const QByteArray& json);
 // A readable transcript: the visible branch, headed by the title.
 QString conversation_to_markdown(const Conversation& conversation);
 
-}  // namespace hearth::ui
+}  // namespace hearth::core

@@ -1,13 +1,13 @@
-#include "app/app_settings.h"
+#include "app/core/app_settings.h"
 
 #include <QSettings>
 
-namespace hearth {
+namespace hearth::core {
 
-ui::GlobalSettings load_global_settings() {
+GlobalSettings load_global_settings() {
     QSettings store;
-    ui::GlobalSettings defaults;
-    ui::GlobalSettings settings;
+    GlobalSettings defaults;
+    GlobalSettings settings;
     // Values out of range (a hand-edited file) fall back to the defaults.
     const auto bounded = [&](const char* key, int low, int high, int fallback) {
         const int value = store.value(key, fallback).toInt();
@@ -17,14 +17,14 @@ ui::GlobalSettings load_global_settings() {
     settings.chunk_tokens = bounded("engine/chunkTokens", 1, 256, defaults.chunk_tokens);
     settings.speculative = store.value("engine/speculative", defaults.speculative).toBool();
     settings.backend = store.value("engine/backend", defaults.backend).toString();
-    settings.theme = static_cast<ui::Theme>(bounded("appearance/theme", 0, 2, 0));
+    settings.theme = static_cast<Theme>(bounded("appearance/theme", 0, 2, 0));
     settings.font_size = bounded("appearance/fontSize", 6, 40, defaults.font_size);
     settings.model_folders = store.value("models/folders").toStringList();
     settings.last_model = store.value("models/last").toString();
     return settings;
 }
 
-void save_global_settings(const ui::GlobalSettings& settings) {
+void save_global_settings(const GlobalSettings& settings) {
     QSettings store;
     store.setValue("engine/threads", settings.threads);
     store.setValue("engine/chunkTokens", settings.chunk_tokens);
@@ -36,4 +36,4 @@ void save_global_settings(const ui::GlobalSettings& settings) {
     store.setValue("models/last", settings.last_model);
 }
 
-}  // namespace hearth
+}  // namespace hearth::core

@@ -1,8 +1,8 @@
-#include "ui/token_rate.h"
+#include "app/core/token_rate.h"
 
 #include <algorithm>
 
-namespace hearth::ui {
+namespace hearth::core {
 
 std::vector<double> token_latencies_ms(const std::vector<int64_t>& times_ns) {
     std::vector<double> latencies;
@@ -45,4 +45,4 @@ Histogram histogram(const std::vector<double>& values, int bins) {
     return result;
 }
 
-}  // namespace hearth::ui
+}  // namespace hearth::core

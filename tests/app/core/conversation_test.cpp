@@ -1,8 +1,8 @@
-#include "ui/conversation.h"
+#include "app/core/conversation.h"
 
 #include <gtest/gtest.h>
 
-namespace hearth::ui {
+namespace hearth::core {
 namespace {
 
 TEST(Conversation, EditingAndRegeneratingKeepEveryBranchReachable) {
@@ -34,4 +34,4 @@ TEST(Conversation, EditingAndRegeneratingKeepEveryBranchReachable) {
 }
 
 }  // namespace
-}  // namespace hearth::ui
+}  // namespace hearth::core

@@ -1,4 +1,4 @@
-#include "ui/history_json.h"
+#include "app/core/history_json.h"
 
 #include <QDateTime>
 #include <QJsonArray>
@@ -6,7 +6,7 @@
 
 #include <stdexcept>
 
-namespace hearth::ui {
+namespace hearth::core {
 namespace {
 
 // 64-bit values travel as strings: JSON numbers are doubles and would lose seeds' low bits.
@@ -197,4 +197,4 @@ QString conversation_to_markdown(const Conversation& conversation) {
     return text;
 }
 
-}  // namespace hearth::ui
+}  // namespace hearth::core

@@ -11,10 +11,10 @@
 #include <optional>
 #include <vector>
 
-#include "ui/benchmark_result.h"
-#include "ui/conversation.h"
+#include "app/core/benchmark_result.h"
+#include "app/core/conversation.h"
 
-namespace hearth::ui {
+namespace hearth::core {
 
 struct StoredConversation {
     int id = 0;
@@ -85,4 +85,4 @@ private:
     QString m_problem;
 };
 
-}  // namespace hearth::ui
+}  // namespace hearth::core

@@ -5,9 +5,9 @@
 
 #include <QElapsedTimer>
 
-#include "ui/history_store.h"
+#include "app/core/history_store.h"
 
-namespace hearth::ui {
+namespace hearth::core {
 
 class StreamingSaver final {
 public:
@@ -27,4 +27,4 @@ private:
     QElapsedTimer m_since_write;
 };
 
-}  // namespace hearth::ui
+}  // namespace hearth::core

@@ -5,7 +5,7 @@
 #include <QMetaType>
 #include <QString>
 
-namespace hearth::ui {
+namespace hearth::core {
 
 struct BenchmarkResult {
     qint64 created_ms = 0;
@@ -20,6 +20,6 @@ struct BenchmarkResult {
     double generation_tokens_per_second = 0;
 };
 
-}  // namespace hearth::ui
+}  // namespace hearth::core
 
-Q_DECLARE_METATYPE(hearth::ui::BenchmarkResult)
+Q_DECLARE_METATYPE(hearth::core::BenchmarkResult)

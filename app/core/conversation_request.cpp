@@ -1,0 +1,24 @@
+#include "app/core/conversation_request.h"
+
+namespace hearth::core {
+
+ChatRequest chat_request(const Conversation& conversation) {
+    const ConversationSettings& settings = conversation.settings();
+    ChatRequest request;
+    request.conversation = conversation.id();
+    if (!settings.system_prompt.trimmed().isEmpty())
+        request.messages.push_back({"system", settings.system_prompt.toStdString()});
+    for (const int id : conversation.thread()) {
+        const Message* message = conversation.find(id);
+        request.messages.push_back({message->role.toStdString(), message->text.toStdString()});
+    }
+    request.context_length = settings.context_length;
+    request.max_tokens = settings.max_tokens;
+    request.sampler = settings.sampler;
+    request.fresh_seed = settings.random_seed;
+    request.overflow = settings.overflow;
+    request.json_mode = settings.json_mode;
+    return request;
+}
+
+}  // namespace hearth::core
