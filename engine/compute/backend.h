@@ -9,22 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "engine/model/reference_forward.h"
-#include "engine/model/rope.h"
+#include "engine/compute/sequence.h"
 #include "engine/generation/sampler.h"
+#include "engine/model/logit_rows.h"
 
 namespace hearth {
-
-class Sequence {
-public:
-    virtual ~Sequence() = default;
-    virtual int size() const = 0;      // tokens cached
-    virtual int capacity() const = 0;  // the context length
-    virtual void truncate(int length) = 0;
-    // Forgets positions [start, start + count) and moves the later ones down, re-rotating their
-    // cached keys for their new positions: the context-overflow window without a new prefill.
-    virtual void erase(int start, int count) = 0;
-};
 
 // The decode loop's side of Backend::decode: chooses each token and hears of it in order.
 class TokenPicker {
@@ -63,22 +52,6 @@ public:
     // in flight while the picker hears of the previous one, and rolls the sequence back past
     // a declined token. Throws ContextFullError when `count` steps do not fit.
     virtual int decode(Sequence& sequence, int32_t input, int count, TokenPicker& picker);
-};
-
-// The plain float32 forward pass as a backend: the oracle, and a fallback that runs anywhere.
-class ReferenceBackend final : public Backend {
-public:
-    explicit ReferenceBackend(const Model& model)
-        : m_model(model), m_forward(model), m_rope(model) {}
-    std::string name() const override { return "reference"; }
-    std::unique_ptr<Sequence> create_sequence(int capacity) override;
-    std::vector<float> forward(std::span<const int32_t> tokens, Sequence& sequence,
-                               LogitRows rows) override;
-
-private:
-    const Model& m_model;
-    ReferenceForward m_forward;
-    Rope m_rope;
 };
 
 }  // namespace hearth

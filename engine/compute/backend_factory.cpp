@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "engine/compute/cpu_backend.h"
+#include "engine/compute/reference_backend.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
 
 namespace hearth {

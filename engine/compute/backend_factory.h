@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/compute/backend.h"
+#include "engine/model/model.h"
 
 namespace hearth {
 

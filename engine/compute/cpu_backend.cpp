@@ -6,35 +6,13 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "engine/compute/cache_sequence.h"
 #include "engine/compute/kv_cache.h"
-#include "engine/compute/kv_shift.h"
 #include "engine/generation/prefill_planner.h"
 #include "kernels/attention.h"
 #include "kernels/half.h"
 
 namespace hearth {
-
-// The F16 KV cache behind the Sequence interface.
-class CpuBackend::CpuSequence final : public Sequence {
-public:
-    CpuSequence(const ModelConfig& config, const Rope& rope, int capacity)
-        : m_cache(config.layer_count, capacity, config.kv_dim()),
-          m_rope(rope),
-          m_head_dim(config.head_dim) {}
-
-    int size() const override { return m_cache.size(); }
-    int capacity() const override { return m_cache.capacity(); }
-    void truncate(int length) override { m_cache.truncate(length); }
-    void erase(int start, int count) override {
-        erase_positions(m_cache, m_rope, m_head_dim, start, count);
-    }
-    KvCacheF16& cache() { return m_cache; }
-
-private:
-    KvCacheF16 m_cache;
-    const Rope& m_rope;
-    int m_head_dim;
-};
 
 namespace {
 
@@ -142,13 +120,14 @@ size_t CpuBackend::allocated_working_bytes() const {
 }
 
 std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
-    return std::make_unique<CpuSequence>(m_config, m_rope, capacity);
+    return std::make_unique<CpuSequence>(
+        *this, KvCacheF16(m_config.layer_count, capacity, m_config.kv_dim()), m_rope,
+        m_config.head_dim);
 }
 
 std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,
                                        LogitRows rows) {
-    auto* own = dynamic_cast<CpuSequence*>(&sequence);
-    if (own == nullptr) throw std::invalid_argument("the sequence belongs to another backend");
+    auto* own = &own_sequence<CpuSequence>(sequence, *this);
     check_token_ids(m_config, tokens);
     own->cache().reserve_positions(static_cast<int>(tokens.size()));
     std::vector<float> logits;

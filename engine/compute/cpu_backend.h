@@ -10,14 +10,19 @@
 
 #include "engine/compute/backend.h"
 #include "engine/compute/cpu_attention.h"
+#include "engine/compute/thread_pool.h"
 #include "engine/model/model.h"
 #include "engine/model/rope.h"
-#include "engine/compute/thread_pool.h"
 #include "kernels/dot.h"
 #include "kernels/gemm.h"
 #include "kernels/swiglu.h"
 
 namespace hearth {
+
+template <typename Element>
+class CacheSequence;
+// The CPU backend keeps its KV cache in IEEE half precision.
+using CpuSequence = CacheSequence<uint16_t>;
 
 struct CpuBackendOptions {
     int threads = 0;                                   // 0: one per hardware thread
@@ -52,8 +57,6 @@ public:
     size_t allocated_working_bytes() const;
 
 private:
-    class CpuSequence;
-
     void forward_chunk(std::span<const int32_t> tokens, CpuSequence& sequence, LogitRows rows,
                        std::vector<float>& logits);
     void run_layer(int layer, int count, CpuSequence& sequence);

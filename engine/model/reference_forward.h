@@ -7,16 +7,11 @@
 #include <vector>
 
 #include "engine/compute/kv_cache.h"
+#include "engine/model/logit_rows.h"
 #include "engine/model/model.h"
 #include "engine/model/rope.h"
 
 namespace hearth {
-
-enum class LogitRows {
-    None,  // no logits: a prefill step that is not the last
-    Last,  // only the last token's logits: the LM head runs once
-    All,   // every token's logits, for speculative verification, debugging and tests
-};
 
 class ReferenceForward final {
 public:

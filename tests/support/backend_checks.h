@@ -2,6 +2,7 @@
 #pragma once
 
 #include "engine/compute/backend.h"
+#include "engine/model/model.h"
 
 namespace hearth::test {
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/compute/backend.h"
+#include "engine/model/model.h"
 
 namespace hearth::test {
 

@@ -10,13 +10,13 @@
 
 #include "engine/compute/kv_cache.h"
 #include "engine/compute/kv_shift.h"
-#include "engine/generation/prefill_planner.h"
-#include "engine/model/rope.h"
 #include "engine/compute/vulkan/device.h"
 #include "engine/compute/vulkan/device_weights.h"
 #include "engine/compute/vulkan/forward_table.h"
 #include "engine/compute/vulkan/shader_set.h"
 #include "engine/compute/vulkan/submission.h"
+#include "engine/generation/prefill_planner.h"
+#include "engine/model/rope.h"
 
 namespace hearth {
 
@@ -47,7 +47,8 @@ struct VulkanBackend::State {
 class VulkanBackend::DeviceSequence final : public Sequence {
 public:
     DeviceSequence(VulkanBackend& backend, int capacity)
-        : m_backend(backend),
+        : Sequence(backend),
+          m_backend(backend),
           m_config(backend.m_model.config()),
           m_cache(*backend.m_device, m_config, backend.m_state->rope.frequencies(), capacity),
           m_table(*backend.m_device, m_config, backend.m_state->weights, backend.m_state->shaders,
@@ -84,7 +85,10 @@ public:
     void reserve(int count) const { check_room(m_size, m_cache.capacity, count); }
     void grow(int count) { m_size += count; }
     const ForwardTable& table() const { return m_table; }
-    const VulkanBackend* owner() const { return &m_backend; }
+    size_t memory_bytes() const override {
+        return 2 * sizeof(uint16_t) * static_cast<size_t>(m_config.layer_count) * m_cache.capacity *
+               m_config.kv_dim();
+    }
 
 private:
     VulkanBackend& m_backend;
@@ -177,10 +181,7 @@ size_t VulkanBackend::dispatches_per_token() {
 }
 
 VulkanBackend::DeviceSequence& VulkanBackend::own(Sequence& sequence) const {
-    auto* own = dynamic_cast<DeviceSequence*>(&sequence);
-    if (own == nullptr || own->owner() != this)
-        throw std::invalid_argument("the sequence belongs to another backend");
-    return *own;
+    return own_sequence<DeviceSequence>(sequence, *this);
 }
 
 std::vector<float> VulkanBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "engine/compute/cpu_backend.h"
+#include "engine/compute/reference_backend.h"
 #include "engine/text/jinja/json.h"
 #include "tests/support/shared_data.h"
 

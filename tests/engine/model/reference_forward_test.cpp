@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/compute/reference_backend.h"
 #include "engine/compute/backend.h"
 #include "engine/model/model.h"
 #include "engine/model/reference_forward.h"

@@ -1,0 +1,36 @@
+// A sequence whose KV cache lives in host memory: the reference backend's (float) and the CPU
+// backend's (IEEE half) differ only in the cache's element type.
+#pragma once
+
+#include "engine/compute/kv_cache.h"
+#include "engine/compute/kv_shift.h"
+#include "engine/compute/sequence.h"
+#include "engine/model/rope.h"
+
+namespace hearth {
+
+template <typename Element>
+class CacheSequence final : public Sequence {
+public:
+    CacheSequence(const Backend& owner, BasicKvCache<Element> cache, const Rope& rope, int head_dim)
+        : Sequence(owner), m_cache(std::move(cache)), m_rope(rope), m_head_dim(head_dim) {}
+
+    int size() const override { return m_cache.size(); }
+    int capacity() const override { return m_cache.capacity(); }
+    void truncate(int length) override { m_cache.truncate(length); }
+    void erase(int start, int count) override {
+        erase_positions(m_cache, m_rope, m_head_dim, start, count);
+    }
+    size_t memory_bytes() const override {
+        return 2 * static_cast<size_t>(m_cache.layer_count()) * m_cache.capacity() *
+               m_cache.kv_dim() * sizeof(Element);
+    }
+    BasicKvCache<Element>& cache() { return m_cache; }
+
+private:
+    BasicKvCache<Element> m_cache;
+    const Rope& m_rope;
+    int m_head_dim;
+};
+
+}  // namespace hearth
