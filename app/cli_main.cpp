@@ -12,14 +12,12 @@
 #include "app/cli_modes.h"
 #include "app/cli_options.h"
 #include "app/logits_dump.h"
+#include "app/phrasing/notice_text.h"
 #include "engine/compute/backend_factory.h"
-#include "engine/text/chat_prompt.h"
-#include "engine/text/jinja/value.h"
-#include "engine/grammar/json_schema.h"
-#include "engine/model/model.h"
-#include "engine/generation/session.h"
-#include "engine/text/tokenizer.h"
 #include "engine/compute/vulkan/device.h"
+#include "engine/grammar/json_schema.h"
+#include "engine/runtime/engine.h"
+#include "engine/text/jinja/value.h"
 
 namespace {
 
@@ -39,32 +37,7 @@ void print_stats(const hearth::GenerationResult& result, uint64_t seed) {
                    stats.draft_tokens, 100.0 * stats.acceptance_rate());
     }
     fmt::print(stderr, "\n");
-    if (!result.notice.empty()) fmt::print(stderr, "{}\n", result.notice);
-}
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::vector<int32_t> prompt_tokens(const hearth::CliOptions& options, const hearth::Model& model,
-                                   const hearth::Tokenizer& tokenizer) {
-    if (options.mode == hearth::CliMode::Chat) {
-        std::vector<hearth::ChatMessage> messages;
-        if (!options.system_prompt.empty()) messages.push_back({"system", options.system_prompt});
-        messages.push_back({"user", options.prompt});
-        const auto chat = hearth::ChatTemplate::from_model(model.file(), tokenizer.vocabulary());
-        const auto prompt = hearth::build_chat_prompt(chat, tokenizer, messages, {});
-        spdlog::info(
-            "chat prompt: {} tokens{}", prompt.tokens.size(),
-            chat.has_template() ? "" : " (the model has no chat template: plain continuation)");
-        if (!chat.has_template()) std::cout << options.prompt << std::flush;
-        return prompt.tokens;
-    }
-    if (!options.prompt_ids.empty()) return options.prompt_ids;
-    std::cout << options.prompt << std::flush;
-    return tokenizer.encode(options.prompt, {.add_special = true, .parse_special = false});
+    if (!result.notices.empty()) fmt::print(stderr, "{}\n", hearth::notices_text(result.notices));
 }
 
 int list_devices() {
@@ -80,45 +53,78 @@ int list_devices() {
     return 0;
 }
 
-int run_generation(const hearth::CliOptions& options) {
-    const auto model = hearth::Model::load(hearth::model_or_bundled(options));
-    const auto backend = hearth::make_backend({.name = options.backend,
-                                               .threads = options.threads,
-                                               .device = options.device,
-                                               .pipeline_cache = hearth::default_pipeline_cache()},
-                                              *model);
-    spdlog::info("backend: {}", backend->name());
-    const int context = options.context_length > 0
-                            ? options.context_length
-                            : hearth::default_context_length(model->config());
-    if (options.mode == hearth::CliMode::DumpLogits) {
-        std::cout << hearth::dump_logits_json(*model, *backend, options.prompt_ids,
-                                              options.dump_logits, options.max_tokens.value_or(0),
-                                              context);
-        return 0;
-    }
-    const auto tokenizer = hearth::make_tokenizer(model->file());
+hearth::BackendPreference backend_preference(const hearth::CliOptions& options) {
+    auto preference = hearth::parse_backend_preference(options.backend);
+    if (options.device) preference.device = options.device;
+    preference.threads = options.threads;
+    preference.fall_back_to_cpu = false;  // a device named on the command line is meant
+    return preference;
+}
+
+hearth::GenerationRequest generation_request(const hearth::CliOptions& options,
+                                             hearth::Engine& engine, int context) {
+    const hearth::DecodeSettings decode{.speculative = options.speculative,
+                                        .chunk_tokens = options.chunk_tokens};
     hearth::GenerationRequest request;
-    request.max_tokens = options.max_tokens.value_or(128);
-    request.sampler = options.sampler;
-    if (!options.seed_given) request.sampler.seed = std::random_device{}();
+    if (options.mode == hearth::CliMode::Chat) {
+        hearth::ChatRequest chat{.context_length = context,
+                                 .max_tokens = options.max_tokens.value_or(128),
+                                 .sampler = options.sampler,
+                                 .fresh_seed = !options.seed_given,
+                                 .overflow = hearth::OverflowPolicy::Stop};
+        if (!options.system_prompt.empty())
+            chat.messages.push_back({"system", options.system_prompt});
+        chat.messages.push_back({"user", options.prompt});
+        request = engine.chat_generation_request(chat, decode, context);
+        const bool plain = !engine.chat_template().has_template();
+        spdlog::info("chat prompt: {} tokens{}", request.prompt.size(),
+                     plain ? " (the model has no chat template: plain continuation)" : "");
+        if (plain) std::cout << options.prompt << std::flush;
+    } else {
+        request.max_tokens = options.max_tokens.value_or(128);
+        request.sampler = options.sampler;
+        if (!options.seed_given) request.sampler.seed = std::random_device{}();
+        request.speculative = decode.speculative;
+        request.handoff.chunk_tokens = decode.chunk_tokens;
+        if (options.prompt_ids.empty()) {
+            std::cout << options.prompt << std::flush;
+            request.prompt = engine.tokenizer().encode(
+                options.prompt, {.add_special = true, .parse_special = false});
+        } else {
+            request.prompt = options.prompt_ids;
+        }
+    }
     request.stop_strings = options.stop_strings;
-    request.speculative = options.speculative;
-    request.handoff.chunk_tokens = options.chunk_tokens;
     if (options.json) {
         request.grammar = std::make_shared<const hearth::JsonGrammar>(
             options.json_schema_file.empty()
                 ? hearth::JsonSchema::any_object()
-                : hearth::JsonSchema::parse(read_file(options.json_schema_file)));
+                : hearth::JsonSchema::parse(hearth::read_text_file(options.json_schema_file)));
     }
-    request.prompt = prompt_tokens(options, *model, *tokenizer);
+    return request;
+}
 
-    hearth::Session session(*backend, *tokenizer, context);
+int run_generation(const hearth::CliOptions& options) {
+    hearth::Engine engine({.backends = {.self_test_model = hearth::bundled_model_path(),
+                                        .pipeline_cache = hearth::default_pipeline_cache()},
+                           .backend = backend_preference(options)});
+    engine.load(hearth::model_or_bundled(options), {}, options.context_length);
+    const auto report = engine.backend_report();
+    spdlog::info("backend: {}", report.name);
+    if (report.notice) spdlog::warn("{}", hearth::notice_text(*report.notice));
+    const int context = engine.context_length(options.context_length);
+    if (options.mode == hearth::CliMode::DumpLogits) {
+        std::cout << hearth::dump_logits_json(engine.model(), engine.backend(), options.prompt_ids,
+                                              options.dump_logits, options.max_tokens.value_or(0),
+                                              context);
+        return 0;
+    }
+    const auto request = generation_request(options, engine, context);
     const hearth::GenerationSink sink{.on_chunk = [](const hearth::TokenChunk& chunk) {
         std::cout << chunk.text << std::flush;
         return true;
     }};
-    const auto result = session.generate(request, sink);
+    const auto result = engine.generate(0, context, request, sink);
     std::cout << std::endl;
     print_stats(result, request.sampler.seed);
     return 0;
@@ -161,7 +167,7 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "hearth-cli: {}\n\n{}", error.what(), hearth::cli_usage());
         return 2;
     } catch (const std::exception& error) {
-        fmt::print(stderr, "hearth-cli: {}\n", error.what());
+        fmt::print(stderr, "hearth-cli: {}\n", hearth::error_text(error));
         return 1;
     }
 }

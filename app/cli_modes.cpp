@@ -8,8 +8,8 @@
 #include <sstream>
 
 #include "app/bundled_model.h"
-#include "engine/text/chat_template.h"
 #include "engine/format/gguf_file.h"
+#include "engine/text/chat_template.h"
 #include "engine/text/jinja/json.h"
 #include "engine/text/tokenizer.h"
 
@@ -20,15 +20,9 @@ std::string read_all(std::istream& in) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-std::string read_file(const std::string& path) {
-    std::ifstream stream(path, std::ios::binary);
-    if (!stream) throw std::runtime_error("cannot read " + path);
-    return read_all(stream);
-}
-
 jinja::Value read_json_file(const std::string& path) {
     try {
-        return jinja::parse_json(read_file(path));
+        return jinja::parse_json(read_text_file(path));
     } catch (const std::invalid_argument& error) {
         throw std::runtime_error(path + ": " + error.what());
     }
@@ -55,6 +49,12 @@ std::tm parse_time(const std::string& text) {
 }
 
 }  // namespace
+
+std::string read_text_file(const std::string& path) {
+    std::ifstream stream(path, std::ios::binary);
+    if (!stream) throw std::runtime_error("cannot read " + path);
+    return read_all(stream);
+}
 
 std::filesystem::path model_or_bundled(const CliOptions& options) {
     return options.model_path.empty() ? bundled_model_path()
@@ -97,7 +97,7 @@ int run_detokenize(const CliOptions& options, std::istream& in, std::ostream& ou
 int run_render_template(const CliOptions& options, std::ostream& out) {
     std::string source, bos, eos;
     if (!options.template_file.empty()) {
-        source = read_file(options.template_file);
+        source = read_text_file(options.template_file);
     } else {
         const auto file = GgufFile::open(model_or_bundled(options));
         const auto vocabulary = Vocabulary::from_gguf(*file);

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <stdexcept>
 
+#include "engine/runtime/backend_preference.h"
+
 namespace hearth {
 namespace {
 
@@ -33,7 +35,7 @@ std::vector<int32_t> parse_ids(const std::string& text) {
 std::string cli_usage() {
     return "usage: hearth-cli [-m MODEL.gguf] -p PROMPT [-n N] [--temp T] [--top-k K] [--top-p P]\n"
            "                  [--min-p M] [--repeat-penalty R] [--seed S] [--ctx N] [-t THREADS]\n"
-           "                  [--backend cpu|vulkan|reference] [--device N] [--stop TEXT]... "
+           "                  [--backend auto|cpu|vulkan|reference] [--device N] [--stop TEXT]... "
            "[--speculative]\n"
            "                  [--json | --json-schema SCHEMA.json] [--chunk N]\n"
            "       hearth-cli [-m MODEL.gguf] --chat -p MESSAGE [--system TEXT] [sampling "
@@ -55,8 +57,11 @@ std::string cli_usage() {
            "--stop ends the answer before TEXT (repeatable). --speculative verifies prompt-lookup\n"
            "drafts in batches (greedy, --temp 0). --json constrains the answer to a JSON object,\n"
            "--json-schema to a document following the schema. --chunk N hands text over every\n"
-           "N tokens (or 30 ms). --backend vulkan runs on the best GPU, or on Vulkan device N of\n"
-           "--list-devices (a CPU implementation such as lavapipe only when named).\n";
+           "N tokens (or 30 ms). --backend auto (the default) runs on a GPU that passes Hearth's\n"
+           "start-up check against the CPU, else on the CPU; --backend vulkan runs on the best "
+           "GPU,\n"
+           "or on Vulkan device N of --list-devices (a CPU implementation such as lavapipe only\n"
+           "when named). A GPU lost mid-answer hands the answer on to the CPU.\n";
 }
 
 CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
@@ -111,6 +116,7 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
             options.threads = parse_number<int>(option, value());
         } else if (option == "--backend") {
             options.backend = value();
+            parse_backend_preference(options.backend);  // names the choices when unknown
         } else if (option == "--device") {
             options.device = parse_number<uint32_t>(option, value());
         } else if (option == "--list-devices") {

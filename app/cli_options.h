@@ -28,7 +28,7 @@ struct CliOptions {
     std::optional<int> max_tokens;    // -n
     int context_length = 0;           // --ctx; 0: the model's own, capped at 4096
     int threads = 0;                  // -t; 0: one per hardware thread
-    std::string backend = "cpu";      // --backend cpu|vulkan|reference
+    std::string backend = "auto";     // --backend auto|cpu|vulkan|reference
     std::optional<uint32_t> device;   // --device N: the Vulkan device (see --list-devices)
     int dump_logits = 0;              // --dump-logits K: JSON with top-K logits
     SamplerSettings sampler;

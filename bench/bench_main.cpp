@@ -14,21 +14,15 @@
 #include "bench/decode_paths.h"
 #include "bench/statistics.h"
 #include "engine/compute/backend_factory.h"
-#include "engine/generation/greedy_picker.h"
-#include "engine/model/model.h"
-#include "engine/generation/sampler.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
+#include "engine/generation/sampler.h"
+#include "engine/model/model.h"
+#include "engine/runtime/speed_measurement.h"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 using hearth::bench::summarise;
 using hearth::bench::Summary;
-
-double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 long peak_rss_mib() {
     rusage usage{};
@@ -50,17 +44,6 @@ size_t bytes_per_token(const hearth::Model& model) {
         for (const auto* matrix : layer.matrices()) total += bytes(*matrix);
     }
     return total;
-}
-
-// Deterministic pseudo-random prompt ids, BOS first, as llama-bench does with random tokens.
-std::vector<int32_t> prompt_ids(int count, int vocab) {
-    std::vector<int32_t> ids{1};
-    uint64_t state = 12345;
-    while (static_cast<int>(ids.size()) < count) {
-        state = state * 6364136223846793005ull + 1442695040888963407ull;
-        ids.push_back(static_cast<int32_t>(3 + (state >> 33) % static_cast<uint64_t>(vocab - 3)));
-    }
-    return ids;
 }
 
 }  // namespace
@@ -87,16 +70,11 @@ int main(int argc, char** argv) {
             Summary first_token_ms;
         };
         std::vector<Row> rows;
+        // The engine's one definition of ppN and tgN@dD (the dashboard's button uses it too).
         for (const int size : options.prompt_sizes) {
             std::vector<double> rates, first_token;
-            const auto ids = prompt_ids(size, vocab);
             for (int r = 0; r < options.repetitions; ++r) {
-                auto sequence = backend->create_sequence(size + 1);
-                const auto start = Clock::now();
-                const auto logits = backend->forward(ids, *sequence, hearth::LogitRows::Last);
-                const int32_t first = hearth::argmax(logits);
-                const double elapsed = seconds_since(start);
-                (void)first;
+                const double elapsed = hearth::time_prompt(*backend, vocab, size);
                 rates.push_back(size / elapsed);
                 first_token.push_back(elapsed * 1e3);
             }
@@ -105,15 +83,9 @@ int main(int argc, char** argv) {
         if (options.generate > 0) {
             std::vector<double> rates;
             for (int r = 0; r < options.repetitions; ++r) {
-                // Generation starts after `depth` cached tokens (attention over a long chat).
-                auto sequence = backend->create_sequence(options.depth + options.generate + 2);
-                const auto context = prompt_ids(std::max(options.depth, 1), vocab);
-                auto logits = backend->forward(context, *sequence, hearth::LogitRows::Last);
-                const auto start = Clock::now();
-                // Greedy through the backend's decode: chain decode on a device backend.
-                hearth::GreedyPicker picker;
-                backend->decode(*sequence, hearth::argmax(logits), options.generate, picker);
-                rates.push_back(options.generate / seconds_since(start));
+                rates.push_back(options.generate / hearth::time_generation(*backend, vocab,
+                                                                           options.generate,
+                                                                           options.depth));
             }
             const std::string depth =
                 options.depth > 0 ? fmt::format("@d{}", options.depth) : std::string();

@@ -19,6 +19,7 @@
 
 #include "app/core/conversation_request.h"
 #include "app/core/history_json.h"
+#include "app/phrasing/notice_text.h"
 #include "ui/chat_view.h"
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
@@ -599,8 +600,8 @@ void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationR
                           .arg(stats.prompt_tokens)
                           .arg(stats.cached_tokens)
                           .arg(QString::fromUtf8(stop_reason_name(stats.stop_reason).data()));
-    if (!result.notice.empty())
-        summary += QStringLiteral("\n") + QString::fromStdString(result.notice);
+    if (!result.notices.empty())
+        summary += QStringLiteral("\n") + QString::fromStdString(notices_text(result.notices));
     m_status->setText(summary);
     if (conversation_id == m_current) refresh();
 }

@@ -25,13 +25,14 @@ BasicKvCache<Element>::BasicKvCache(int layer_count, int capacity, int kv_dim)
       m_keys(elements(layer_count, capacity, kv_dim)),
       m_values(m_keys.size()) {}
 
+ContextFullError::ContextFullError(const ContextShortfall& facts)
+    : std::runtime_error("the context is full: " + std::to_string(facts.needed) +
+                         " tokens do not fit a context of " + std::to_string(facts.capacity)),
+      m_facts(facts) {}
+
 void check_room(int cached, int capacity, int count) {
-    if (count < 0 || count > capacity - cached) {
-        throw ContextFullError("the context is full: " + std::to_string(cached) +
-                               " tokens cached + " + std::to_string(count) +
-                               " new exceed the context length of " + std::to_string(capacity) +
-                               " tokens");
-    }
+    if (count < 0 || count > capacity - cached)
+        throw ContextFullError({.needed = cached + count, .capacity = capacity});
 }
 
 template <typename Element>

@@ -10,10 +10,26 @@
 
 namespace hearth {
 
-// Thrown when a forward pass would go past the cache's capacity (the context length).
+// The facts of a conversation that does not fit its context; front ends phrase them.
+struct ContextShortfall {
+    int needed = 0;    // tokens the context would have to hold
+    int capacity = 0;  // the context length
+    // Under a dropping overflow policy (stop_policy false): the tokens never dropped (the kept
+    // start) and the latest message's, which together left no room.
+    int kept = 0;
+    int latest = 0;
+    bool stop_policy = true;
+};
+
+// Thrown when a forward pass would go past the cache's capacity (the context length), or a
+// prompt cannot fit under its overflow policy.
 class ContextFullError : public std::runtime_error {
 public:
-    using std::runtime_error::runtime_error;
+    explicit ContextFullError(const ContextShortfall& facts);
+    const ContextShortfall& facts() const { return m_facts; }
+
+private:
+    ContextShortfall m_facts;
 };
 
 // Throws ContextFullError, naming the numbers, unless `count` more positions fit after `cached`

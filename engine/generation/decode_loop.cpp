@@ -76,28 +76,23 @@ GenerationResult DecodeLoop::run(std::span<const int32_t> prefill_tokens, Genera
 std::optional<std::vector<float>> DecodeLoop::prefill(std::span<const int32_t> tokens) {
     const auto steps =
         plan_prefill(static_cast<int>(tokens.size()), 0, m_context.backend.chunk_sizes());
-    const int batch = m_context.backend.prefill_batch_tokens();
+    const auto calls = group_prefill_steps(steps, m_context.backend.prefill_batch_tokens());
     std::vector<float> logits;
-    for (size_t s = 0; s < steps.size();) {
+    for (size_t c = 0; c < calls.size(); ++c) {
         if (cancelled()) {
             stop(StopReason::Cancelled);
             return std::nullopt;
         }
-        // Steps [s, next) go in one call: one step, or as many as fit the backend's batch.
-        size_t next = s + 1;
-        int count = steps[s].tokens;
-        while (next < steps.size() && count + steps[next].tokens <= batch)
-            count += steps[next++].tokens;
-        const bool last = next == steps.size();
-        logits = m_context.backend.forward(
-            tokens.subspan(static_cast<size_t>(steps[s].start), static_cast<size_t>(count)),
-            m_context.sequence, last ? LogitRows::Last : LogitRows::None);
-        const int done = steps[s].start + count;
+        const bool last = c + 1 == calls.size();
+        logits =
+            m_context.backend.forward(tokens.subspan(static_cast<size_t>(calls[c].start),
+                                                     static_cast<size_t>(calls[c].tokens)),
+                                      m_context.sequence, last ? LogitRows::Last : LogitRows::None);
+        const int done = calls[c].start + calls[c].tokens;
         if (m_sink.on_prefill && !m_sink.on_prefill(done, static_cast<int>(tokens.size()))) {
             stop(StopReason::Cancelled);
             return std::nullopt;
         }
-        s = next;
     }
     return logits;
 }

@@ -10,9 +10,10 @@
 #include <vector>
 
 #include "engine/generation/generation_stats.h"
-#include "engine/grammar/json_grammar.h"
+#include "engine/generation/notice.h"
 #include "engine/generation/sampler.h"
 #include "engine/generation/token_chunk.h"
+#include "engine/grammar/json_grammar.h"
 
 namespace hearth {
 
@@ -56,7 +57,7 @@ struct GenerationResult {
     GenerationStats stats;
     std::vector<int32_t> tokens;  // generated, without an end-of-generation token
     std::string text;             // everything the chunks carried, joined
-    std::string notice;           // for the user: what overflow dropped, or why it stopped early
+    Notices notices;              // what overflow dropped, why it stopped early, a GPU lost
 };
 
 }  // namespace hearth

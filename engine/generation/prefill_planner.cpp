@@ -31,4 +31,15 @@ std::vector<PrefillStep> plan_prefill(int prompt_length, int cached,
     return steps;
 }
 
+std::vector<PrefillCall> group_prefill_steps(std::span<const PrefillStep> steps, int batch_tokens) {
+    std::vector<PrefillCall> calls;
+    for (size_t s = 0; s < steps.size();) {
+        PrefillCall call{steps[s].start, steps[s].tokens};
+        for (++s; s < steps.size() && call.tokens + steps[s].tokens <= batch_tokens; ++s)
+            call.tokens += steps[s].tokens;
+        calls.push_back(call);
+    }
+    return calls;
+}
+
 }  // namespace hearth

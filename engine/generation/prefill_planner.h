@@ -20,4 +20,16 @@ struct PrefillStep {
 // must be positive; their order does not matter. Throws std::invalid_argument otherwise.
 std::vector<PrefillStep> plan_prefill(int prompt_length, int cached, std::span<const int> variants);
 
+// A span of new tokens that goes to the backend in one forward call.
+struct PrefillCall {
+    int start = 0;
+    int tokens = 0;
+    bool operator==(const PrefillCall&) const = default;
+};
+
+// The steps as forward calls: one step per call when `batch_tokens` is 0 (progress and cancel
+// between steps), else as many consecutive steps as fit `batch_tokens` (a device backend's
+// steps go back to back with one wait). A step larger than the batch is a call of its own.
+std::vector<PrefillCall> group_prefill_steps(std::span<const PrefillStep> steps, int batch_tokens);
+
 }  // namespace hearth

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "engine/generation/decode_loop.h"
 #include "engine/compute/kv_cache.h"
+#include "engine/generation/decode_loop.h"
 #include "engine/generation/overflow_planner.h"
 
 namespace hearth {
@@ -19,10 +19,6 @@ void check(const GenerationRequest& request) {
     if (!std::is_sorted(request.turn_starts.begin(), request.turn_starts.end())) {
         throw std::invalid_argument("turn starts must be sorted");
     }
-}
-
-std::string count_text(int tokens) {
-    return std::to_string(tokens) + " tokens";
 }
 
 }  // namespace
@@ -54,8 +50,8 @@ GenerationResult Session::generate(const GenerationRequest& request, const Gener
     GenerationStats stats;
     stats.prompt_tokens = static_cast<int>(prompt.size());
     stats.cached_tokens = m_history.cached_size();
-    std::string notice;
-    const auto prefill = fit_prompt(request, shared, stats, notice);
+    Notices notices;
+    const auto prefill = fit_prompt(request, shared, stats, notices);
     stats.prefilled_tokens = static_cast<int>(prefill.size());
 
     int dropped_while_decoding = 0;
@@ -83,17 +79,13 @@ GenerationResult Session::generate(const GenerationRequest& request, const Gener
     m_history.truncate_cached(m_sequence->size());
     result.stats.dropped_tokens += dropped_while_decoding;
     if (dropped_while_decoding > 0) {
-        notice += (notice.empty() ? "" : " ") + std::string("The answer outgrew the context of ") +
-                  count_text(context_length()) + ": " + count_text(dropped_while_decoding) +
-                  " of the oldest messages were dropped to continue.";
+        notices.push_back({.kind = NoticeKind::AnswerTrimmed,
+                           .dropped = dropped_while_decoding,
+                           .context_tokens = context_length()});
     }
-    if (result.stats.stop_reason == StopReason::ContextFull) {
-        notice += (notice.empty() ? "" : " ") + std::string("The answer stopped at the context ") +
-                  "length of " + count_text(context_length()) +
-                  ": start a new conversation, raise the context length, or choose a rolling "
-                  "window in the conversation's settings.";
-    }
-    result.notice = std::move(notice);
+    if (result.stats.stop_reason == StopReason::ContextFull)
+        notices.push_back({.kind = NoticeKind::ContextFilled, .context_tokens = context_length()});
+    result.notices = std::move(notices);
     return result;
 }
 
@@ -121,7 +113,7 @@ Session::Overflow Session::overflow_frame(const GenerationRequest& request, int 
 }
 
 std::vector<int32_t> Session::fit_prompt(const GenerationRequest& request, int shared,
-                                         GenerationStats& stats, std::string& notice) {
+                                         GenerationStats& stats, Notices& notices) {
     const std::span<const int32_t> fresh =
         std::span(request.prompt).subspan(static_cast<size_t>(shared));
     const int cached = m_history.cached_size();
@@ -135,24 +127,18 @@ std::vector<int32_t> Session::fit_prompt(const GenerationRequest& request, int s
         m_history.append(fresh);
         return {fresh.begin(), fresh.end()};
     }
-    const std::string size_text = "The conversation is " + count_text(total) +
-                                  " but the context holds " + count_text(capacity);
-    if (request.overflow == OverflowPolicy::Stop) {
-        throw ContextFullError(size_text +
-                               ": start a new conversation, raise the context length, or choose a "
-                               "rolling window in the conversation's settings.");
-    }
+    if (request.overflow == OverflowPolicy::Stop)
+        throw ContextFullError({.needed = total + headroom, .capacity = capacity});
     const Overflow frame = overflow_frame(request, shared);
     const int latest = frame.turn_starts.empty() ? total - 1 : frame.turn_starts.back();
     const auto range = plan_overflow(total, frame.keep, total + headroom - capacity,
                                      std::max(total - latest, 1), frame.turn_starts);
     if (!range) {
-        throw ContextFullError(size_text +
-                               ", and dropping older messages cannot make room: the "
-                               "kept start (" +
-                               count_text(frame.keep) + ") and the latest message (" +
-                               count_text(total - latest) +
-                               ") are too long. Shorten the message or raise the context length.");
+        throw ContextFullError({.needed = total + headroom,
+                                .capacity = capacity,
+                                .kept = frame.keep,
+                                .latest = total - latest,
+                                .stop_policy = false});
     }
     const int start = range->start, end = range->start + range->count;
     if (start < cached) {
@@ -170,9 +156,11 @@ std::vector<int32_t> Session::fit_prompt(const GenerationRequest& request, int s
     prefill.insert(prefill.end(), fresh.begin() + static_cast<long>(skip_to), fresh.end());
 
     stats.dropped_tokens += range->count;
-    notice = size_text + ": " + count_text(range->count) +
-             " of the oldest messages after the first " + count_text(frame.keep) +
-             " were left out of the model's view.";
+    notices.push_back({.kind = NoticeKind::PromptTrimmed,
+                       .dropped = range->count,
+                       .kept = frame.keep,
+                       .conversation_tokens = total,
+                       .context_tokens = capacity});
     return prefill;
 }
 

@@ -27,6 +27,7 @@ public:
 
     int context_length() const { return m_sequence->capacity(); }
     int cached_tokens() const { return m_sequence->size(); }
+    size_t memory_bytes() const { return m_sequence->memory_bytes(); }
     const TokenHistory& history() const { return m_history; }
     void clear();
 
@@ -41,7 +42,7 @@ private:
     // Frees cache positions mid-answer per the policy; returns how many (0: stop).
     int make_room(const GenerationRequest& request);
     std::vector<int32_t> fit_prompt(const GenerationRequest& request, int shared,
-                                    GenerationStats& stats, std::string& notice);
+                                    GenerationStats& stats, Notices& notices);
     const std::shared_ptr<const TokenTrie>& trie();
 
     Backend& m_backend;

@@ -24,6 +24,12 @@ ChatPrompt build_chat_prompt(const ChatTemplate& chat_template, const Tokenizer&
                              const ChatRenderOptions& options,
                              std::span<const int32_t> previous_tokens = {});
 
+// Where each message begins in the prompt of `messages` (`prompt_length` tokens), for
+// dropping whole turns when the conversation outgrows the context: measured by rendering the
+// conversation up to each message, so it costs a render per message (ask only near the limit).
+std::vector<int> chat_turn_starts(const ChatTemplate& chat_template, const Tokenizer& tokenizer,
+                                  const std::vector<ChatMessage>& messages, size_t prompt_length);
+
 size_t shared_prefix_length(std::span<const int32_t> a, std::span<const int32_t> b);
 
 }  // namespace hearth

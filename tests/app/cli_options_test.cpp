@@ -28,6 +28,9 @@ TEST(CliOptions, ParsesTheBackendAndDevice) {
     EXPECT_EQ(options.backend, "vulkan");
     EXPECT_EQ(options.device, 2u);
     EXPECT_EQ(parse_cli_options({"--list-devices"}).mode, CliMode::ListDevices);
+    EXPECT_EQ(parse_cli_options({"-p", "x"}).backend, "auto");  // a GPU that passes, else the CPU
+    EXPECT_EQ(parse_cli_options({"-p", "x", "--backend", "vulkan:1"}).backend, "vulkan:1");
+    EXPECT_THROW(parse_cli_options({"-p", "x", "--backend", "gpu"}), std::invalid_argument);
     EXPECT_THROW(parse_cli_options({"-p", "x", "--device", "2"}), std::invalid_argument);
     EXPECT_THROW(parse_cli_options({"-p", "x", "--backend", "vulkan", "--device", "-1"}),
                  std::invalid_argument);

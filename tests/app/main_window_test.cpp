@@ -181,7 +181,10 @@ TEST_F(MainWindowTest, AGpuChosenInSettingsRunsAndALostGpuFallsBackToTheCpu) {
     ASSERT_TRUE(wait_finished());
     ASSERT_EQ(finished.size(), 1);
     const auto result = finished[0][1].value<GenerationResult>();
-    EXPECT_NE(result.notice.find("The GPU failed"), std::string::npos) << result.notice;
+    ASSERT_FALSE(result.notices.empty());
+    EXPECT_EQ(result.notices[0].kind, NoticeKind::GpuLost);
+    EXPECT_TRUE(result.notices[0].resumed);
+    EXPECT_NE(backends.back()[1].toString().indexOf("The GPU failed"), -1);
     EXPECT_EQ(result.stats.generated_tokens, 60);
     EXPECT_EQ(QString::fromStdString(result.text), cpu_answer);
     EXPECT_EQ(last_answer(), cpu_answer);

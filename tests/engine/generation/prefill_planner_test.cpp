@@ -48,5 +48,19 @@ TEST(PrefillPlanner, RefusesNonsense) {
     EXPECT_THROW(plan_prefill(10, 11, std::vector<int>{8}), std::invalid_argument);
 }
 
+TEST(PrefillPlanner, StepsGoToTheBackendOneByOneOrBatched) {
+    const std::vector<int> variants{1, 8, 64};
+    const auto steps = plan_prefill(200, 0, variants);  // 64, 64, 64, 8
+    const std::vector<PrefillCall> each{{0, 64}, {64, 64}, {128, 64}, {192, 8}};
+    EXPECT_EQ(group_prefill_steps(steps, 0), each);
+    const std::vector<PrefillCall> pairs{{0, 128}, {128, 72}};
+    EXPECT_EQ(group_prefill_steps(steps, 128), pairs);
+    const std::vector<PrefillCall> one{{0, 200}};
+    EXPECT_EQ(group_prefill_steps(steps, 512), one);
+    // A step larger than the batch is still a call of its own.
+    EXPECT_EQ(group_prefill_steps(steps, 32), each);
+    EXPECT_TRUE(group_prefill_steps({}, 64).empty());
+}
+
 }  // namespace
 }  // namespace hearth

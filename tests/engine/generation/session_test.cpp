@@ -299,12 +299,15 @@ TEST_F(SessionTest, TheStopPolicyRefusesPromptsThatDoNotFitAndStopsWhenFull) {
     const auto result = run(session, greedy(encode("Once upon a time"), 100)).result;  // 5 tokens
     EXPECT_EQ(result.stats.stop_reason, StopReason::ContextFull);
     EXPECT_EQ(result.stats.generated_tokens, 8);  // 5 + 7 fill the cache; the 8th needs no pass
-    EXPECT_NE(result.notice.find("context"), std::string::npos);
+    ASSERT_EQ(result.notices.size(), 1u);
+    EXPECT_EQ(result.notices[0], (Notice{.kind = NoticeKind::ContextFilled, .context_tokens = 12}));
     try {
         run(session, greedy(encode("Lily and Tom went to the park. They saw a big"), 1));
         FAIL() << "a prompt longer than the context was accepted";
     } catch (const ContextFullError& error) {
-        EXPECT_NE(std::string(error.what()).find("holds 12 tokens"), std::string::npos);
+        EXPECT_EQ(error.facts().capacity, 12);
+        EXPECT_TRUE(error.facts().stop_policy);
+        EXPECT_GT(error.facts().needed, 12);
     }
 }
 
@@ -317,7 +320,11 @@ TEST_F(SessionTest, ARollingWindowKeepsTheStartAndGoesOnPastTheContext) {
     EXPECT_EQ(out.result.stats.stop_reason, StopReason::MaxTokens);
     EXPECT_EQ(out.result.stats.generated_tokens, 150);
     EXPECT_GT(out.result.stats.dropped_tokens, 0);
-    EXPECT_NE(out.result.notice.find("dropped"), std::string::npos);
+    ASSERT_FALSE(out.result.notices.empty());
+    const Notice& trimmed = out.result.notices.back();
+    EXPECT_EQ(trimmed.kind, NoticeKind::AnswerTrimmed);
+    EXPECT_EQ(trimmed.dropped, out.result.stats.dropped_tokens);
+    EXPECT_EQ(trimmed.context_tokens, 64);
     EXPECT_LE(session.cached_tokens(), 64);
     // The kept start is still the cache's start.
     const auto& cached = session.history().cached();
@@ -353,6 +360,13 @@ TEST_F(SessionTest, OverflowingPromptsDropWholeOldTurnsAndTheNextTurnStillLinesU
         EXPECT_EQ(cached.front(), 1);
         const int kept_turn = policy == OverflowPolicy::TruncateMiddle ? turn_starts[2] : 1;
         EXPECT_TRUE(std::equal(prompt.begin(), prompt.begin() + kept_turn, cached.begin()));
+        // The notice carries the facts a front end phrases.
+        ASSERT_FALSE(first.notices.empty());
+        EXPECT_EQ(first.notices[0], (Notice{.kind = NoticeKind::PromptTrimmed,
+                                            .dropped = first.stats.dropped_tokens,
+                                            .kept = kept_turn,
+                                            .conversation_tokens = length,
+                                            .context_tokens = length - 4}));
         const int resume = kept_turn + first.stats.dropped_tokens;
         EXPECT_NE(std::find(turn_starts.begin(), turn_starts.end(), resume), turn_starts.end());
         EXPECT_TRUE(std::equal(prompt.begin() + resume, prompt.end(), cached.begin() + kept_turn));

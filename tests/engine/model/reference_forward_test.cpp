@@ -6,11 +6,11 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/compute/reference_backend.h"
 #include "engine/compute/backend.h"
+#include "engine/compute/reference_backend.h"
+#include "engine/generation/sampler.h"
 #include "engine/model/model.h"
 #include "engine/model/reference_forward.h"
-#include "engine/generation/sampler.h"
 #include "tests/support/fixture_check.h"
 #include "tests/support/shared_data.h"
 
@@ -99,7 +99,9 @@ TEST(ReferenceForward, GoingPastTheContextIsAClearError) {
         forward.forward(tokens, cache);
         FAIL() << "expected ContextFullError";
     } catch (const ContextFullError& error) {
-        EXPECT_NE(std::string(error.what()).find("context length of 4"), std::string::npos)
+        EXPECT_EQ(error.facts().capacity, 4);
+        EXPECT_EQ(error.facts().needed, 5);
+        EXPECT_NE(std::string(error.what()).find("context of 4"), std::string::npos)
             << error.what();
     }
     EXPECT_EQ(cache.size(), 0);

@@ -1,0 +1,104 @@
+#include "engine/runtime/backend_selection.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "engine/compute/backend_factory.h"
+#include "engine/compute/vulkan/device.h"
+#include "engine/compute/vulkan/self_test.h"
+#include "engine/compute/vulkan/vulkan_backend.h"
+#include "engine/model/load_error.h"
+
+namespace hearth {
+namespace {
+
+BackendSelection on_cpu(const BackendPreference& preference, const Model& model,
+                        std::optional<Notice> notice = std::nullopt) {
+    return {BackendSelector::cpu(preference, model), false, std::move(notice)};
+}
+
+}  // namespace
+
+bool has_gpu() {
+    std::vector<vulkan::DeviceInfo> devices;
+    try {
+        devices = vulkan::list_devices();
+    } catch (const vulkan::VulkanError&) {  // no driver installed: the ordinary CPU-only machine
+        return false;
+    }
+    return std::any_of(devices.begin(), devices.end(), [](const vulkan::DeviceInfo& device) {
+        return device.type != VK_PHYSICAL_DEVICE_TYPE_CPU;
+    });
+}
+
+BackendSelector::BackendSelector(BackendSelectorOptions options) : m_options(std::move(options)) {}
+
+std::unique_ptr<Backend> BackendSelector::cpu(const BackendPreference& preference,
+                                              const Model& model) {
+    return make_backend({.name = "cpu", .threads = preference.cpu_threads(), .isa = preference.isa},
+                        model);
+}
+
+BackendSelection BackendSelector::select(const BackendPreference& preference, const Model& model,
+                                         const UploadProgress& progress) {
+    using Kind = BackendPreference::Kind;
+    if (!preference.unknown_setting.empty()) {
+        return on_cpu(preference, model,
+                      Notice{.kind = NoticeKind::GpuNotUsed,
+                             .problem = GpuProblem::UnknownSetting,
+                             .detail = preference.unknown_setting});
+    }
+    if (preference.kind == Kind::Cpu) return on_cpu(preference, model);
+    if (preference.kind == Kind::Reference) return {make_backend({.name = "reference"}, model)};
+    const bool automatic = preference.kind == Kind::Automatic;
+    if (automatic && !has_gpu()) return on_cpu(preference, model);
+    const bool strict = !automatic && !preference.fall_back_to_cpu;
+    if (auto failure = self_test_failure(preference.device, !automatic)) {
+        if (strict)
+            throw std::runtime_error(failure->device.empty()
+                                         ? failure->detail
+                                         : failure->device + ": " + failure->detail);
+        return on_cpu(preference, model, std::move(failure));
+    }
+    try {
+        return {std::make_unique<VulkanBackend>(
+                    model, VulkanBackendOptions{.device = preference.device,
+                                                .allow_cpu_device = !automatic,
+                                                .pipeline_cache = m_options.pipeline_cache,
+                                                .progress = progress}),
+                true};
+    } catch (const LoadCancelled&) {
+        throw;
+    } catch (const std::exception& error) {
+        if (strict) throw;
+        spdlog::info("Vulkan backend not used: {}", error.what());
+        return on_cpu(preference, model,
+                      Notice{.kind = NoticeKind::GpuNotUsed,
+                             .problem = GpuProblem::CannotRunModel,
+                             .detail = error.what()});
+    }
+}
+
+std::optional<Notice> BackendSelector::self_test_failure(std::optional<uint32_t> index,
+                                                         bool allow_cpu_device) {
+    const std::string key = index ? std::to_string(*index) : "best";
+    if (const auto found = m_self_tests.find(key); found != m_self_tests.end())
+        return found->second;
+    std::optional<Notice> failure;
+    if (m_options.self_test_model.empty() || !std::filesystem::exists(m_options.self_test_model)) {
+        spdlog::warn("GPU self-test skipped: no model to check against");
+    } else {
+        const auto result =
+            vulkan::self_test_device(index, allow_cpu_device, m_options.self_test_model);
+        if (!result.passed) {
+            failure = Notice{.kind = NoticeKind::GpuNotUsed,
+                             .problem = GpuProblem::FailedSelfTest,
+                             .device = result.device,
+                             .detail = result.reason};
+        }
+    }
+    return m_self_tests[key] = failure;
+}
+
+}  // namespace hearth

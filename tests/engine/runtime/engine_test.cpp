@@ -1,0 +1,227 @@
+// The engine as front ends use it: loads with the memory check, backend choice with reasons,
+// warm conversations, chat requests with the overflow frame, and an answer that survives a
+// lost GPU. Vulkan runs on whatever device the machine has (lavapipe in CI).
+#include "engine/runtime/engine.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/compute/kv_cache.h"
+#include "engine/compute/vulkan/device.h"
+#include "engine/model/load_error.h"
+#include "engine/runtime/memory_check.h"
+#include "engine/text/chat_prompt.h"
+#include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
+
+namespace hearth {
+namespace {
+
+EngineOptions options_for(BackendPreference preference) {
+    return {.backends = {.self_test_model = test::model_path("stories260K.gguf")},
+            .backend = std::move(preference)};
+}
+
+ChatRequest question(int64_t conversation, const std::string& text, int max_tokens = 24) {
+    return {.conversation = conversation,
+            .messages = {{"user", text}},
+            .max_tokens = max_tokens,
+            .sampler = {.temperature = 0.0f},
+            .fresh_seed = false};
+}
+
+BackendPreference named_vulkan_device() {
+    const auto devices = vulkan::list_devices();
+    EXPECT_FALSE(devices.empty());
+    return {.kind = BackendPreference::Kind::Vulkan,
+            .device = devices.empty() ? 0 : devices[0].index};
+}
+
+TEST(Engine, LoadsAModelAndAnswersAConversationReusingItsCache) {
+    Engine engine(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
+    EXPECT_FALSE(engine.loaded());
+    const auto info = engine.load(test::model_path("stories260K.gguf"));
+    EXPECT_TRUE(engine.loaded());
+    EXPECT_EQ(info.architecture, "llama");
+    EXPECT_TRUE(engine.backend_report().name.starts_with("cpu"));
+    EXPECT_FALSE(engine.backend_report().notice.has_value());
+
+    auto request = question(1, "Once upon a time");
+    const auto first = engine.chat(request, {});
+    EXPECT_EQ(first.stats.generated_tokens, 24);
+    EXPECT_EQ(first.stats.cached_tokens, 0);
+    // The next turn carries the whole conversation; only its new suffix is prefilled.
+    request.messages.push_back({"assistant", first.text});
+    request.messages.push_back({"user", "Then what?"});
+    const auto second = engine.chat(request, {});
+    EXPECT_GT(second.stats.cached_tokens, 0);
+    EXPECT_LT(second.stats.prefilled_tokens, second.stats.prompt_tokens);
+    EXPECT_TRUE(engine.sessions().holds(1));
+}
+
+TEST(Engine, AFailedLoadKeepsThePreviousModelRunning) {
+    Engine engine(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
+    engine.load(test::model_path("stories260K.gguf"));
+    const test::TempDirectory directory;
+    const std::string text = "GGUF but not really";
+    std::vector<std::byte> bytes(text.size());
+    std::transform(text.begin(), text.end(), bytes.begin(), [](char c) { return std::byte(c); });
+    const auto broken = directory.write("broken.gguf", bytes);
+    EXPECT_THROW(engine.load(broken), LoadError);
+    EXPECT_THROW(engine.load(directory.path() / "missing.gguf"), LoadError);
+    ASSERT_TRUE(engine.loaded());
+    EXPECT_EQ(engine.chat(question(1, "Once upon a time", 4), {}).stats.generated_tokens, 4);
+}
+
+TEST(Engine, TheMemoryCheckRefusesAContextTheMachineCannotHold) {
+    Engine engine(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
+    // About 8 GiB of KV cache per 2^20 tokens for this model: a billion tokens is far beyond
+    // any machine, and the refusal says so before anything is mapped.
+    try {
+        engine.load(test::model_path("synth-llama-256.gguf"), {}, 1 << 30);
+        FAIL() << "loaded";
+    } catch (const InsufficientMemoryError& error) {
+        EXPECT_EQ(error.facts().context, 1 << 30);
+        EXPECT_GT(error.facts().needed, error.facts().available);
+    }
+    EXPECT_FALSE(engine.loaded());
+}
+
+TEST(Engine, AutomaticTakesTheCpuWithoutANoticeWhereNoGpuExists) {
+    if (has_gpu()) GTEST_SKIP() << "this machine has a GPU: automatic may take it";
+    Engine engine(options_for({}));
+    engine.load(test::model_path("stories260K.gguf"));
+    EXPECT_TRUE(engine.backend_report().name.starts_with("cpu"));
+    EXPECT_FALSE(engine.backend_report().on_device);
+    EXPECT_FALSE(engine.backend_report().notice.has_value());
+}
+
+TEST(Engine, AnUnknownSettingRunsTheCpuAndSaysWhich) {
+    std::vector<BackendReport> reports;
+    auto options = options_for(backend_preference_from_setting("metal"));
+    options.on_backend_changed = [&](const BackendReport& report) { reports.push_back(report); };
+    Engine engine(options);
+    engine.load(test::model_path("stories260K.gguf"));
+    ASSERT_EQ(reports.size(), 1u);
+    ASSERT_TRUE(reports[0].notice.has_value());
+    EXPECT_EQ(reports[0].notice->problem, GpuProblem::UnknownSetting);
+    EXPECT_EQ(reports[0].notice->detail, "metal");
+    EXPECT_TRUE(reports[0].name.starts_with("cpu"));
+}
+
+TEST(Engine, ANamedDeviceThatCannotStartLeavesTheModelOnTheCpu) {
+    auto preference = BackendPreference{.kind = BackendPreference::Kind::Vulkan, .device = 99};
+    Engine engine(options_for(preference));
+    engine.load(test::model_path("stories260K.gguf"));
+    ASSERT_TRUE(engine.backend_report().notice.has_value());
+    EXPECT_EQ(engine.backend_report().notice->kind, NoticeKind::GpuNotUsed);
+    EXPECT_NE(engine.backend_report().notice->detail.find("device 99"), std::string::npos);
+    // A front end that named the device on purpose gets the reason as an error instead.
+    preference.fall_back_to_cpu = false;
+    Engine strict(options_for(preference));
+    EXPECT_THROW(strict.load(test::model_path("stories260K.gguf")), std::runtime_error);
+}
+
+TEST(Engine, ChangingTheBackendMovesTheModelAndForgetsTheOldCaches) {
+    std::vector<BackendReport> reports;
+    auto options = options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1});
+    options.on_backend_changed = [&](const BackendReport& report) { reports.push_back(report); };
+    Engine engine(options);
+    engine.load(test::model_path("stories260K.gguf"));
+    const auto on_cpu = engine.chat(question(1, "Once upon a time"), {});
+    engine.set_backend({.kind = BackendPreference::Kind::Cpu, .threads = 1});  // no change
+    EXPECT_EQ(reports.size(), 1u);
+    engine.set_backend(named_vulkan_device());
+    ASSERT_EQ(reports.size(), 2u);
+    EXPECT_TRUE(reports[1].on_device) << (reports[1].notice ? reports[1].notice->detail : "");
+    EXPECT_FALSE(engine.sessions().holds(1));
+    EXPECT_EQ(engine.chat(question(1, "Once upon a time"), {}).text, on_cpu.text);
+}
+
+TEST(Engine, ALostGpuHandsTheAnswerToTheCpuMidway) {
+    Engine cpu(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
+    cpu.load(test::model_path("stories260K.gguf"));
+    const auto expected = cpu.chat(question(1, "Once upon a time", 60), {});
+
+    std::vector<BackendReport> reports;
+    auto options = options_for(named_vulkan_device());
+    options.on_backend_changed = [&](const BackendReport& report) { reports.push_back(report); };
+    Engine engine(options);
+    engine.load(test::model_path("stories260K.gguf"));
+    ASSERT_TRUE(engine.backend_report().on_device);
+    engine.inject_device_loss(3);  // after the prompt and a chunk of the answer
+    std::string streamed;
+    const auto result = engine.chat(question(1, "Once upon a time", 60), {.chunk_tokens = 4},
+                                    {.on_chunk = [&](const TokenChunk& chunk) {
+                                        streamed += chunk.text;
+                                        return true;
+                                    }});
+    EXPECT_EQ(result.text, expected.text);
+    EXPECT_EQ(streamed, expected.text);  // nothing shown twice, nothing lost
+    EXPECT_EQ(result.stats.generated_tokens, 60);
+    ASSERT_FALSE(result.notices.empty());
+    EXPECT_EQ(result.notices[0].kind, NoticeKind::GpuLost);
+    EXPECT_TRUE(result.notices[0].resumed);
+    EXPECT_FALSE(engine.backend_report().on_device);
+    ASSERT_EQ(reports.size(), 2u);
+    EXPECT_EQ(reports[1].notice, result.notices[0]);
+    // The conversation goes on, on the CPU.
+    EXPECT_EQ(engine.chat(question(2, "The end", 4), {}).stats.generated_tokens, 4);
+}
+
+TEST(Engine, AJsonAnswerCannotResumeMidwaySoItEndsWithTheError) {
+    Engine engine(options_for(named_vulkan_device()));
+    engine.load(test::model_path("stories260K.gguf"));
+    ASSERT_TRUE(engine.backend_report().on_device);
+    engine.inject_device_loss(1);  // after the prompt
+    auto request = question(1, "Once upon a time", 60);
+    request.json_mode = true;
+    EXPECT_THROW(engine.chat(request, {}), vulkan::VulkanError);
+    EXPECT_FALSE(engine.backend_report().on_device);
+    ASSERT_TRUE(engine.backend_report().notice.has_value());
+    EXPECT_FALSE(engine.backend_report().notice->resumed);
+}
+
+TEST(Engine, ChatRequestsNearTheLimitCarryTurnStartsAndKeepTheSystemPrompt) {
+    Engine engine(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
+    engine.load(test::model_path("synth-qwen2-256.gguf"));  // a ChatML template
+    ChatRequest chat{.messages = {{"system", "Be brief."},
+                                  {"user", "Hello there"},
+                                  {"assistant", "Hi"},
+                                  {"user", "Tell me a story"}},
+                     .max_tokens = 16,
+                     .fresh_seed = false};
+    const auto roomy = engine.chat_generation_request(chat, {}, 4096);
+    EXPECT_TRUE(roomy.turn_starts.empty());  // far from the limit: not measured
+    EXPECT_EQ(roomy.sampler.seed, chat.sampler.seed);
+    const int tight = static_cast<int>(roomy.prompt.size()) + 8;
+    const auto request = engine.chat_generation_request(chat, {.chunk_tokens = 3}, tight);
+    EXPECT_EQ(request.prompt, roomy.prompt);
+    ASSERT_EQ(request.turn_starts.size(), 4u);
+    EXPECT_EQ(request.turn_starts[0], 0);
+    EXPECT_TRUE(std::is_sorted(request.turn_starts.begin(), request.turn_starts.end()));
+    EXPECT_EQ(request.keep_tokens, request.turn_starts[1]);  // the system prompt stays
+    EXPECT_EQ(request.handoff.chunk_tokens, 3);
+    // Each turn start is where the conversation up to that message ends.
+    const auto head =
+        build_chat_prompt(engine.chat_template(), engine.tokenizer(),
+                          {chat.messages[0], chat.messages[1]}, {.add_generation_prompt = false});
+    EXPECT_EQ(request.turn_starts[2], static_cast<int>(head.tokens.size()));
+}
+
+TEST(Engine, AConversationThatCannotFitIsRefusedWithItsNumbers) {
+    Engine engine(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
+    engine.load(test::model_path("stories260K.gguf"));
+    auto request = question(1, "Once upon a time there was a little girl named Lily", 4);
+    request.context_length = 8;
+    request.overflow = OverflowPolicy::Stop;
+    try {
+        engine.chat(request, {});
+        FAIL() << "accepted";
+    } catch (const ContextFullError& error) {
+        EXPECT_EQ(error.facts().capacity, 8);
+        EXPECT_TRUE(error.facts().stop_policy);
+    }
+}
+
+}  // namespace
+}  // namespace hearth
