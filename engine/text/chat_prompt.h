@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -15,15 +14,10 @@ namespace hearth {
 struct ChatPrompt {
     std::string text;
     std::vector<int32_t> tokens;
-    size_t shared_prefix =
-        0;  // leading tokens equal to the previous turn's: the KV cache keeps them
 };
 
 ChatPrompt build_chat_prompt(const ChatTemplate& chat_template, const Tokenizer& tokenizer,
                              const std::vector<ChatMessage>& messages,
-                             const ChatRenderOptions& options,
-                             std::span<const int32_t> previous_tokens = {});
-
-size_t shared_prefix_length(std::span<const int32_t> a, std::span<const int32_t> b);
+                             const ChatRenderOptions& options);
 
 }  // namespace hearth
