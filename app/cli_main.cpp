@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <random>
 
@@ -12,14 +11,15 @@
 #include "app/cli_modes.h"
 #include "app/cli_options.h"
 #include "app/logits_dump.h"
+#include "app/read_file.h"
 #include "engine/compute/backend_factory.h"
-#include "engine/text/chat_prompt.h"
-#include "engine/text/jinja/value.h"
+#include "engine/compute/vulkan/device.h"
+#include "engine/generation/session.h"
 #include "engine/grammar/json_schema.h"
 #include "engine/model/model.h"
-#include "engine/generation/session.h"
+#include "engine/text/chat_prompt.h"
+#include "engine/text/jinja/value.h"
 #include "engine/text/tokenizer.h"
-#include "engine/compute/vulkan/device.h"
 
 namespace {
 
@@ -40,12 +40,6 @@ void print_stats(const hearth::GenerationResult& result, uint64_t seed) {
     }
     fmt::print(stderr, "\n");
     if (!result.notice.empty()) fmt::print(stderr, "{}\n", result.notice);
-}
-
-std::string read_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + path);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 std::vector<int32_t> prompt_tokens(const hearth::CliOptions& options, const hearth::Model& model,
@@ -109,7 +103,7 @@ int run_generation(const hearth::CliOptions& options) {
         request.grammar = std::make_shared<const hearth::JsonGrammar>(
             options.json_schema_file.empty()
                 ? hearth::JsonSchema::any_object()
-                : hearth::JsonSchema::parse(read_file(options.json_schema_file)));
+                : hearth::JsonSchema::parse(hearth::read_file(options.json_schema_file)));
     }
     request.prompt = prompt_tokens(options, *model, *tokenizer);
 

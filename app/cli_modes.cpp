@@ -2,14 +2,14 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
 
 #include "app/bundled_model.h"
-#include "engine/text/chat_template.h"
+#include "app/read_file.h"
 #include "engine/format/gguf_file.h"
+#include "engine/text/chat_template.h"
 #include "engine/text/jinja/json.h"
 #include "engine/text/tokenizer.h"
 
@@ -18,12 +18,6 @@ namespace {
 
 std::string read_all(std::istream& in) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-std::string read_file(const std::string& path) {
-    std::ifstream stream(path, std::ios::binary);
-    if (!stream) throw std::runtime_error("cannot read " + path);
-    return read_all(stream);
 }
 
 jinja::Value read_json_file(const std::string& path) {
