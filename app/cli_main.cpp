@@ -4,7 +4,6 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
-#include <fstream>
 #include <iostream>
 #include <random>
 
@@ -13,6 +12,7 @@
 #include "app/cli_options.h"
 #include "app/logits_dump.h"
 #include "app/phrasing/notice_text.h"
+#include "app/read_file.h"
 #include "engine/compute/backend_factory.h"
 #include "engine/compute/vulkan/device.h"
 #include "engine/grammar/json_schema.h"
@@ -99,7 +99,7 @@ hearth::GenerationRequest generation_request(const hearth::CliOptions& options,
         request.grammar = std::make_shared<const hearth::JsonGrammar>(
             options.json_schema_file.empty()
                 ? hearth::JsonSchema::any_object()
-                : hearth::JsonSchema::parse(hearth::read_text_file(options.json_schema_file)));
+                : hearth::JsonSchema::parse(hearth::read_file(options.json_schema_file)));
     }
     return request;
 }

@@ -2,12 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <sstream>
 
 #include "app/bundled_model.h"
+#include "app/read_file.h"
 #include "engine/format/gguf_file.h"
 #include "engine/text/chat_template.h"
 #include "engine/text/jinja/json.h"
@@ -22,7 +22,7 @@ std::string read_all(std::istream& in) {
 
 jinja::Value read_json_file(const std::string& path) {
     try {
-        return jinja::parse_json(read_text_file(path));
+        return jinja::parse_json(read_file(path));
     } catch (const std::invalid_argument& error) {
         throw std::runtime_error(path + ": " + error.what());
     }
@@ -49,12 +49,6 @@ std::tm parse_time(const std::string& text) {
 }
 
 }  // namespace
-
-std::string read_text_file(const std::string& path) {
-    std::ifstream stream(path, std::ios::binary);
-    if (!stream) throw std::runtime_error("cannot read " + path);
-    return read_all(stream);
-}
 
 std::filesystem::path model_or_bundled(const CliOptions& options) {
     return options.model_path.empty() ? bundled_model_path()
@@ -97,7 +91,7 @@ int run_detokenize(const CliOptions& options, std::istream& in, std::ostream& ou
 int run_render_template(const CliOptions& options, std::ostream& out) {
     std::string source, bos, eos;
     if (!options.template_file.empty()) {
-        source = read_text_file(options.template_file);
+        source = read_file(options.template_file);
     } else {
         const auto file = GgufFile::open(model_or_bundled(options));
         const auto vocabulary = Vocabulary::from_gguf(*file);

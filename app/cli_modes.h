@@ -10,9 +10,6 @@ namespace hearth {
 
 std::filesystem::path model_or_bundled(const CliOptions& options);
 // Each returns the process exit code; errors the user caused are thrown as exceptions.
-// A whole file's bytes; throws std::runtime_error naming the file when it cannot be read.
-std::string read_text_file(const std::string& path);
-
 int run_tokenize(const CliOptions& options, std::istream& in, std::ostream& out);
 int run_detokenize(const CliOptions& options, std::istream& in, std::ostream& out);
 int run_render_template(const CliOptions& options, std::ostream& out);

@@ -20,6 +20,7 @@
 #include "app/core/conversation_request.h"
 #include "app/core/history_json.h"
 #include "app/phrasing/notice_text.h"
+#include "engine/compute/backend_factory.h"
 #include "ui/chat_view.h"
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
@@ -31,7 +32,6 @@
 namespace hearth::ui {
 namespace {
 
-constexpr int kDefaultContextCap = 4096;
 
 QPushButton* button(const QString& text, const char* name, const QString& accessible) {
     auto* widget = new QPushButton(text);

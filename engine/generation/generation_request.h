@@ -47,7 +47,7 @@ struct GenerationRequest {
 
 struct GenerationSink {
     // Called on the generating thread at every hand-off; false cancels. It must not block for
-    // long: hand the chunk to another thread (see ChunkHandoff) rather than render here.
+    // long: pass the chunk to the thread that renders it (a queued signal, say) and return.
     std::function<bool(const TokenChunk&)> on_chunk;
     // Called after each prefill step with the prompt tokens processed so far; false cancels.
     std::function<bool(int done, int total)> on_prefill;

@@ -1,6 +1,6 @@
 #include "engine/text/chat_prompt.h"
 
-#include <algorithm>
+#include <utility>
 
 #include "engine/text/jinja/access.h"
 
@@ -32,15 +32,9 @@ std::vector<std::pair<size_t, size_t>> content_ranges(const std::string& text,
 
 }  // namespace
 
-size_t shared_prefix_length(std::span<const int32_t> a, std::span<const int32_t> b) {
-    return static_cast<size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first -
-                               a.begin());
-}
-
 ChatPrompt build_chat_prompt(const ChatTemplate& chat_template, const Tokenizer& tokenizer,
                              const std::vector<ChatMessage>& messages,
-                             const ChatRenderOptions& options,
-                             std::span<const int32_t> previous_tokens) {
+                             const ChatRenderOptions& options) {
     ChatPrompt prompt;
     const auto& vocab = tokenizer.vocabulary();
     if (!chat_template.has_template()) {
@@ -59,7 +53,6 @@ ChatPrompt build_chat_prompt(const ChatTemplate& chat_template, const Tokenizer&
         prompt.tokens = tokenizer.encode(
             prompt.text, {.add_special = !has_bos, .parse_special = true, .plain_ranges = plain});
     }
-    prompt.shared_prefix = shared_prefix_length(prompt.tokens, previous_tokens);
     return prompt;
 }
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string>
 #include <vector>
 
@@ -15,21 +14,16 @@ namespace hearth {
 struct ChatPrompt {
     std::string text;
     std::vector<int32_t> tokens;
-    size_t shared_prefix =
-        0;  // leading tokens equal to the previous turn's: the KV cache keeps them
 };
 
 ChatPrompt build_chat_prompt(const ChatTemplate& chat_template, const Tokenizer& tokenizer,
                              const std::vector<ChatMessage>& messages,
-                             const ChatRenderOptions& options,
-                             std::span<const int32_t> previous_tokens = {});
+                             const ChatRenderOptions& options);
 
 // Where each message begins in the prompt of `messages` (`prompt_length` tokens), for
 // dropping whole turns when the conversation outgrows the context: measured by rendering the
 // conversation up to each message, so it costs a render per message (ask only near the limit).
 std::vector<int> chat_turn_starts(const ChatTemplate& chat_template, const Tokenizer& tokenizer,
                                   const std::vector<ChatMessage>& messages, size_t prompt_length);
-
-size_t shared_prefix_length(std::span<const int32_t> a, std::span<const int32_t> b);
 
 }  // namespace hearth

@@ -26,6 +26,27 @@ int32_t special_id(const GgufFile& file, const std::string& key, int32_t size) {
     return static_cast<int32_t>(*value);
 }
 
+// The end-of-turn markers chat formats print, found by their text as llama.cpp finds them.
+// A marker the file types as user-defined (Phi-3's "</s>") becomes a control token, as
+// llama.cpp makes it: user-defined tokens are matched in any text, so a user who typed "</s>"
+// would otherwise end their own turn; control tokens are matched only where special-token
+// parsing is on, and print only when asked to.
+void add_end_markers(Vocabulary& vocab) {
+    static const char* const kEndMarkers[] = {
+        "<|eot_id|>",      "<|eom_id|>",    "<|im_end|>",
+        "<|end|>",         "<end_of_turn>", "<|endoftext|>",
+        "<|end_of_text|>", "</s>",          "<｜end▁of▁sentence｜>"};
+    auto& ends = vocab.end_of_generation;
+    for (int32_t id = 0; id < vocab.size(); ++id) {
+        auto& kind = vocab.kinds[id];
+        if (kind != TokenKind::Control && kind != TokenKind::UserDefined) continue;
+        const auto is_marker = [&](const char* marker) { return vocab.tokens[id] == marker; };
+        if (std::none_of(std::begin(kEndMarkers), std::end(kEndMarkers), is_marker)) continue;
+        kind = TokenKind::Control;
+        if (std::find(ends.begin(), ends.end(), id) == ends.end()) ends.push_back(id);
+    }
+}
+
 }  // namespace
 
 Vocabulary Vocabulary::from_gguf(const GgufFile& file) {
@@ -89,20 +110,7 @@ Vocabulary Vocabulary::from_gguf(const GgufFile& file) {
          {vocab.eos, vocab.eot, special_id(file, "tokenizer.ggml.eom_token_id", size)}) {
         if (id >= 0) vocab.end_of_generation.push_back(id);
     }
-    static const char* const kEndMarkers[] = {
-        "<|eot_id|>",    "<|eom_id|>",    "<|im_end|>",      "<|end|>",
-        "<end_of_turn>", "<|endoftext|>", "<|end_of_text|>", "<｜end▁of▁sentence｜>"};
-    for (int32_t id = 0; id < size; ++id) {
-        if (vocab.kinds[id] != TokenKind::Control && vocab.kinds[id] != TokenKind::UserDefined)
-            continue;
-        for (const char* marker : kEndMarkers) {
-            if (vocab.tokens[id] == marker &&
-                std::find(vocab.end_of_generation.begin(), vocab.end_of_generation.end(), id) ==
-                    vocab.end_of_generation.end()) {
-                vocab.end_of_generation.push_back(id);
-            }
-        }
-    }
+    add_end_markers(vocab);
     const bool spm = vocab.model == "llama";
     vocab.add_bos = file.get_bool("tokenizer.ggml.add_bos_token").value_or(spm) && vocab.bos >= 0;
     vocab.add_eos = file.get_bool("tokenizer.ggml.add_eos_token").value_or(false) && vocab.eos >= 0;

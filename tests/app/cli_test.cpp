@@ -6,13 +6,15 @@
 
 #include <cmath>
 #include <fstream>
+#include <stdexcept>
 
+#include "engine/compute/vulkan/device.h"
 #include "engine/text/jinja/json.h"
 #include "engine/text/jinja/template.h"
-#include "engine/compute/vulkan/device.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/tokenizer_cases.h"
+#include "tests/support/unsupported_files.h"
 
 namespace hearth {
 namespace {
@@ -291,11 +293,20 @@ TEST(Cli, RendersChatTemplatesExactly) {
                           << QString::fromStdString(value.as_string());
         }
         const auto result = run_cli(arguments);
+        if (const auto* unsupported = test::find_unsupported(entry.path().filename().string())) {
+            // Refused outright, or set aside for the family's built-in format with a warning.
+            test::expect_refused(*unsupported, [&] {
+                if (result.exit_code != 0 ||
+                    result.err.find("using the built-in format") != std::string::npos)
+                    throw std::runtime_error(result.err);
+            });
+            continue;
+        }
         ASSERT_EQ(result.exit_code, 0) << entry.path() << result.err;
         EXPECT_EQ(result.out, first.find("expected")->as_string()) << entry.path();
         ++rendered;
     }
-    EXPECT_EQ(rendered, 24);
+    EXPECT_GE(rendered, 32) << "is ../shared present?";
 
     std::ifstream stream(test::fixture_path("chat_templates/gemma-2-it.json"));
     const auto gemma = jinja::parse_json(std::string(std::istreambuf_iterator<char>(stream), {}));

@@ -9,6 +9,7 @@
 #include "tests/support/backend_checks.h"
 #include "tests/support/fixture_check.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/unsupported_files.h"
 
 namespace hearth {
 namespace {
@@ -16,6 +17,7 @@ namespace {
 class CpuBackendFixtureTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(CpuBackendFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
+    if (test::model_refused_as_listed(GetParam())) return;
     const auto counts = test::check_native_fixture(GetParam(), [](const Model& model) {
         return std::make_unique<CpuBackend>(model, CpuBackendOptions{.threads = 2});
     });

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -126,7 +127,13 @@ TEST_F(ChatPromptTest, TemplateTokensAreSpecialButTheUsersWordsAreNot) {
     EXPECT_TRUE(prompt.text.ends_with("<|im_start|>assistant\n"));
 }
 
+// The session keeps the KV cache of the longest common prefix, so a follow-up turn must begin
+// with exactly the tokens of the conversation so far.
 TEST_F(ChatPromptTest, AFollowUpTurnSharesThePreviousTokens) {
+    const auto shared_length = [](const std::vector<int32_t>& a, const std::vector<int32_t>& b) {
+        return static_cast<size_t>(std::mismatch(a.begin(), a.end(), b.begin(), b.end()).first -
+                                   a.begin());
+    };
     std::vector<ChatMessage> messages{{"system", "You are terse."}, {"user", "Name a colour."}};
     const auto first = build_chat_prompt(m_chat, *m_tokenizer, messages, {});
     auto history = first.tokens;
@@ -135,14 +142,14 @@ TEST_F(ChatPromptTest, AFollowUpTurnSharesThePreviousTokens) {
     history.push_back(id_of("<|im_end|>"));
     messages.push_back({"assistant", "Blue."});
     messages.push_back({"user", "Another?"});
-    const auto second = build_chat_prompt(m_chat, *m_tokenizer, messages, {}, history);
-    EXPECT_EQ(second.shared_prefix, history.size());
+    const auto second = build_chat_prompt(m_chat, *m_tokenizer, messages, {});
+    EXPECT_EQ(shared_length(second.tokens, history), history.size());
     EXPECT_GT(second.tokens.size(), history.size());
     // Editing an earlier message forks the conversation where the edit starts.
     messages[1].content = "Name a fruit.";
-    const auto edited = build_chat_prompt(m_chat, *m_tokenizer, messages, {}, history);
-    EXPECT_LT(edited.shared_prefix, first.tokens.size());
-    EXPECT_GT(edited.shared_prefix, 5u);
+    const auto edited = build_chat_prompt(m_chat, *m_tokenizer, messages, {});
+    EXPECT_LT(shared_length(edited.tokens, history), first.tokens.size());
+    EXPECT_GT(shared_length(edited.tokens, history), 5u);
 }
 
 }  // namespace

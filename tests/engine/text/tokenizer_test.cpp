@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine/format/gguf_writer.h"
 #include "engine/model/load_error.h"
 #include "engine/text/utf8_buffer.h"
@@ -77,6 +79,32 @@ TEST(Tokenizer, SpecialTokenTextIsParsedOnlyWhenAllowed) {
     EXPECT_EQ(tokenizer->decode(literal), text);
     EXPECT_EQ(tokenizer->decode(parsed), "user\nHi");
     EXPECT_EQ(tokenizer->decode(parsed, true), text);
+}
+
+// Phi-3's file types "</s>" (id 2) as user-defined, which would make it special everywhere.
+// Like llama.cpp, Hearth treats an end-of-turn marker as a control token: typed text stays text
+// unless special-token parsing is on, and the token itself prints only when asked to.
+TEST(Tokenizer, AnEndMarkerTypedUserDefinedIsAControlToken) {
+    const auto tokenizer =
+        make_tokenizer(*GgufFile::open(test::fixture_path("tokenizer/ggml-vocab-phi-3.gguf")));
+    const auto& vocab = tokenizer->vocabulary();
+    const int32_t end = 2;
+    ASSERT_EQ(vocab.tokens[end], "</s>");
+    EXPECT_EQ(vocab.kinds[end], TokenKind::Control);
+    EXPECT_TRUE(tokenizer->is_end_of_generation(end));
+    EXPECT_TRUE(tokenizer->is_end_of_generation(vocab.eos));  // <|endoftext|>, still
+
+    const std::string typed = "Close it with </s> please";
+    const auto literal = tokenizer->encode(typed, {.add_special = false, .parse_special = false});
+    EXPECT_EQ(std::count(literal.begin(), literal.end(), end), 0);
+    EXPECT_EQ(tokenizer->decode(literal), " " + typed);  // SentencePiece's space prefix
+    const auto parsed = tokenizer->encode(typed, {.add_special = false, .parse_special = true});
+    EXPECT_EQ(std::count(parsed.begin(), parsed.end(), end), 1);
+    EXPECT_EQ(tokenizer->decode(parsed).find("</s>"), std::string::npos);
+
+    const std::vector<int32_t> alone{end};
+    EXPECT_EQ(tokenizer->decode(alone), "");  // a reply that ends there shows nothing of it
+    EXPECT_EQ(tokenizer->decode(alone, true), "</s>");
 }
 
 TEST(Tokenizer, RefusesTokenizersItCannotRunByName) {

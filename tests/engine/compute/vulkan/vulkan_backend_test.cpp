@@ -9,13 +9,14 @@
 
 #include "engine/compute/cpu_backend.h"
 #include "engine/compute/kv_cache.h"
-#include "engine/generation/session.h"
-#include "engine/text/tokenizer.h"
 #include "engine/compute/vulkan/device.h"
 #include "engine/compute/vulkan/self_test.h"
+#include "engine/generation/session.h"
+#include "engine/text/tokenizer.h"
 #include "tests/support/backend_checks.h"
 #include "tests/support/fixture_check.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/unsupported_files.h"
 
 namespace hearth {
 namespace {
@@ -28,6 +29,7 @@ VulkanBackendOptions on_lavapipe(VulkanBackendOptions options = {}) {
 class VulkanFixtureTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(VulkanFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
+    if (test::model_refused_as_listed(GetParam())) return;
     const auto counts = test::check_native_fixture(GetParam(), [](const Model& model) {
         return std::make_unique<VulkanBackend>(model, on_lavapipe());
     });

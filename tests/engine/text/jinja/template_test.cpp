@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 
@@ -11,6 +12,7 @@
 #include "engine/text/jinja/json.h"
 #include "engine/text/jinja/parser.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/unsupported_files.h"
 
 namespace hearth::jinja {
 namespace {
@@ -48,7 +50,12 @@ class ChatTemplateFixtureTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(ChatTemplateFixtureTest, EveryCaseRendersExactlyOrFailsAsExpected) {
     const Value fixture = load_fixture(GetParam());
-    const Template compiled(get_attribute(fixture, "template").as_string());
+    const std::string source = get_attribute(fixture, "template").as_string();
+    if (const auto* entry = test::find_unsupported(GetParam() + ".json")) {
+        test::expect_refused(*entry, [&] { const Template refused(source); });
+        return;
+    }
+    const Template compiled(source);
     int rendered = 0, rejected = 0;
     for (const auto& case_value : get_attribute(fixture, "cases").as_array()) {
         const auto& test_case = case_value.as_object();
@@ -104,7 +111,11 @@ INSTANTIATE_TEST_SUITE_P(SharedTemplates, ChatTemplateFixtureTest, testing::Valu
                          });
 
 TEST(Template, EveryFixtureFamilyIsPresent) {
-    EXPECT_EQ(families().size(), 24u);
+    const auto all = families();
+    const auto supported = std::count_if(all.begin(), all.end(), [](const std::string& family) {
+        return test::find_unsupported(family + ".json") == nullptr;
+    });
+    EXPECT_GE(supported, 32) << "is ../shared present?";
 }
 
 TEST(Template, UnsupportedConstructsAreNamed) {
