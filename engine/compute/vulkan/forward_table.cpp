@@ -1,9 +1,15 @@
 #include "engine/compute/vulkan/forward_table.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace hearth::vulkan {
 namespace {
+
+template <typename... Visitors>
+struct Overloaded : Visitors... {
+    using Visitors::operator()...;
+};
 
 uint32_t groups_for(uint64_t items, uint32_t size = 64) {
     return static_cast<uint32_t>((items + size - 1) / size);
@@ -64,44 +70,44 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
     const uint32_t neox = config.rope_style == RopeStyle::Neox ? 1 : 0;
     const uint32_t heads = static_cast<uint32_t>(config.head_count);
     const uint32_t kv_heads = static_cast<uint32_t>(config.kv_head_count);
-    const uint32_t epsilon = std::bit_cast<uint32_t>(config.rms_epsilon);
-    const uint32_t scale = std::bit_cast<uint32_t>(1.0f / std::sqrt(static_cast<float>(head_dim)));
+    const float epsilon = config.rms_epsilon;
+    const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     std::vector<Pending> layers, head;
 
     const auto& embedding = weights.token_embedding();
     for (size_t p = 0; p < embedding.pieces.size(); ++p) {
         const auto& piece = embedding.pieces[p];
-        add(layers, Op::Embedding, shaders.embedding(embedding.type),
+        add(layers, shaders.embedding(embedding.type),
             {piece.buffer.get(), a.tokens.get(), a.x.get()},
-            {dim, piece.first_row, piece.rows, 0, a.ring}, 0, p + 1 == embedding.pieces.size());
+            EmbeddingPush{dim, piece.first_row, piece.rows, 0, a.ring}, 0,
+            p + 1 == embedding.pieces.size());
     }
     for (int l = 0; l < config.layer_count; ++l) {
         const DeviceLayer& w = weights.layers()[static_cast<size_t>(l)];
         const Buffer *k_cache = cache.keys[l].get(), *v_cache = cache.values[l].get();
-        add(layers, Op::Norm, shaders.rmsnorm(),
-            {a.x.get(), w.attention_norm.get(), a.normed.get()}, {0, dim, epsilon}, 0, true);
+        add(layers, shaders.rmsnorm(), {a.x.get(), w.attention_norm.get(), a.normed.get()},
+            NormPush{0, dim, epsilon}, 0, true);
         add_matmul(layers, w.query, *a.normed, *a.query, w.query_bias.get(), 0, false);
         add_matmul(layers, w.key, *a.normed, *a.key, w.key_bias.get(), 0, false);
         add_matmul(layers, w.value, *a.normed, *a.value, w.value_bias.get(), 0, true);
-        add(layers, Op::Rope, shaders.rope(), {a.query.get(), cache.angles.get()},
-            {0, heads, head_dim, pairs, 0, neox}, heads * pairs, false);
-        add(layers, Op::KvStore, shaders.kv_store(),
+        add(layers, shaders.rope(), {a.query.get(), cache.angles.get()},
+            RopePush{0, heads, head_dim, pairs, 0, neox}, heads * pairs, false);
+        add(layers, shaders.kv_store(),
             {a.key.get(), a.value.get(), cache.angles.get(), k_cache, v_cache},
-            {0, kv_heads, head_dim, pairs, 0, neox}, kv_heads * head_dim / 2, true);
-        add(layers, Op::Attention, shaders.attention(),
-            {a.query.get(), k_cache, v_cache, a.attended.get()},
-            {0, heads, kv_heads, head_dim, 0, scale}, heads, true);
+            RopePush{0, kv_heads, head_dim, pairs, 0, neox}, kv_heads * head_dim / 2, true);
+        add(layers, shaders.attention(), {a.query.get(), k_cache, v_cache, a.attended.get()},
+            AttentionPush{0, heads, kv_heads, head_dim, 0, scale}, heads, true);
         add_matmul(layers, w.attention_output, *a.attended, *a.x, nullptr, kMatmulAccumulate, true);
-        add(layers, Op::Norm, shaders.rmsnorm(), {a.x.get(), w.ffn_norm.get(), a.normed.get()},
-            {0, dim, epsilon}, 0, true);
+        add(layers, shaders.rmsnorm(), {a.x.get(), w.ffn_norm.get(), a.normed.get()},
+            NormPush{0, dim, epsilon}, 0, true);
         add_matmul(layers, w.gate, *a.normed, *a.gate, nullptr, 0, false);
         add_matmul(layers, w.up, *a.normed, *a.up, nullptr, 0, true);
-        add(layers, Op::Swiglu, shaders.swiglu(), {a.gate.get(), a.up.get()}, {0},
+        add(layers, shaders.swiglu(), {a.gate.get(), a.up.get()}, CountPush{0},
             static_cast<uint32_t>(config.feed_forward_length), true);
         add_matmul(layers, w.down, *a.gate, *a.x, nullptr, kMatmulAccumulate, true);
     }
-    add(head, Op::Norm, shaders.rmsnorm(), {a.x.get(), &weights.output_norm(), a.normed.get()},
-        {0, dim, epsilon}, 0, true);
+    add(head, shaders.rmsnorm(), {a.x.get(), &weights.output_norm(), a.normed.get()},
+        NormPush{0, dim, epsilon}, 0, true);
     add_matmul(head, weights.output(), *a.normed, *a.logits, nullptr, 0, true);
 
     const auto sets = static_cast<uint32_t>(layers.size() + head.size() + 2);
@@ -118,11 +124,11 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
     m_sample_set = m_pool->allocate(shaders.sample(), choose);
 }
 
-void ForwardTable::add(std::vector<Pending>& list, Op op, const Pipeline& pipeline,
-                       std::vector<const Buffer*> bindings, std::array<uint32_t, 10> push,
-                       uint32_t per_token, bool barrier_after) {
+void ForwardTable::add(std::vector<Pending>& list, const Pipeline& pipeline,
+                       std::vector<const Buffer*> bindings, Push push, uint32_t per_token,
+                       bool barrier_after) {
     list.push_back(
-        {{op, &pipeline, VK_NULL_HANDLE, push, per_token, barrier_after}, std::move(bindings)});
+        {{&pipeline, VK_NULL_HANDLE, push, per_token, barrier_after}, std::move(bindings)});
 }
 
 void ForwardTable::add_matmul(std::vector<Pending>& list, const DeviceMatrix& matrix,
@@ -130,10 +136,10 @@ void ForwardTable::add_matmul(std::vector<Pending>& list, const DeviceMatrix& ma
                               uint32_t flags, bool barrier_after) {
     for (size_t p = 0; p < matrix.pieces.size(); ++p) {
         const auto& piece = matrix.pieces[p];
-        add(list, Op::Matmul, m_shaders.matmul(matrix.type),
+        add(list, m_shaders.matmul(matrix.type),
             {piece.buffer.get(), &input, &output, bias ? bias : m_activations.none.get()},
-            {piece.rows, matrix.columns, 0, 0, piece.first_row, matrix.rows,
-             flags | (bias ? kMatmulBias : 0)},
+            MatmulPush{piece.rows, matrix.columns, 0, 0, piece.first_row, matrix.rows,
+                       flags | (bias ? kMatmulBias : 0)},
             0, barrier_after && p + 1 == matrix.pieces.size());
     }
 }
@@ -150,43 +156,41 @@ std::vector<ForwardTable::Dispatch> ForwardTable::allocate(std::vector<Pending> 
 
 void ForwardTable::emit(Submission& submission, const Dispatch& d, uint32_t tokens,
                         uint32_t position, uint32_t slot, uint32_t first_input) const {
-    auto push = d.push;
-    Groups groups{1, 1, 1};
-    switch (d.op) {
-        case Op::Embedding:
-            push[3] = slot;
-            groups[0] = tokens;
-            break;
-        case Op::Norm:
-            push[0] = tokens;
-            groups[0] = tokens;
-            break;
-        case Op::Matmul:
-            push[2] = tokens;
-            push[3] = first_input;
-            {
-                const uint32_t workgroups = groups_for(push[0], m_shaders.rows_per_workgroup());
-                groups = {std::min(workgroups, kSlice), groups_for(tokens, kMatmulTile),
-                          groups_for(workgroups, kSlice)};
-            }
-            break;
-        case Op::Rope:
-        case Op::KvStore:
-            push[0] = tokens;
-            push[4] = position;
-            groups[0] = groups_for(uint64_t{tokens} * d.per_token);
-            break;
-        case Op::Attention:
-            push[0] = tokens;
-            push[4] = position;
-            groups[0] = tokens * d.per_token;
-            break;
-        case Op::Swiglu:
-            push[0] = tokens * d.per_token;
-            groups[0] = groups_for(push[0]);
-            break;
-    }
-    submission.dispatch(*d.pipeline, d.set, push.data(), groups);
+    Push push = d.push;
+    const auto patch = Overloaded{
+        [&](EmbeddingPush& p) -> Groups {
+            p.slot = slot;
+            return {tokens, 1, 1};
+        },
+        [&](NormPush& p) -> Groups {
+            p.rows = tokens;
+            return {tokens, 1, 1};
+        },
+        [&](MatmulPush& p) -> Groups {
+            p.tokens = tokens;
+            p.first_input = first_input;
+            const uint32_t workgroups = groups_for(p.rows, m_shaders.rows_per_workgroup());
+            return {std::min(workgroups, kSlice), groups_for(tokens, kMatmulTile),
+                    groups_for(workgroups, kSlice)};
+        },
+        [&](RopePush& p) -> Groups {
+            p.tokens = tokens;
+            p.first_position = position;
+            return {groups_for(uint64_t{tokens} * d.per_token), 1, 1};
+        },
+        [&](AttentionPush& p) -> Groups {
+            p.tokens = tokens;
+            p.first_position = position;
+            return {tokens * d.per_token, 1, 1};
+        },
+        [&](CountPush& p) -> Groups {
+            p.count = tokens * d.per_token;
+            return {groups_for(p.count), 1, 1};
+        },
+    };
+    const Groups groups = std::visit(patch, push);
+    std::visit([&](const auto& block) { submission.dispatch(*d.pipeline, d.set, block, groups); },
+               push);
     if (d.barrier_after) submission.barrier();
 }
 
@@ -197,7 +201,7 @@ void ForwardTable::record(Submission& submission, uint32_t tokens, uint32_t posi
     const bool all = head.rows == HeadRequest::Rows::All;
     for (const auto& d : m_head) {
         // The norm runs on every row (cheap); the LM head only on the rows asked for.
-        if (d.op == Op::Matmul) {
+        if (std::holds_alternative<MatmulPush>(d.push)) {
             emit(submission, d, all ? tokens : 1, position, slot, all ? 0 : tokens - 1);
         } else {
             emit(submission, d, tokens, position, slot, 0);
@@ -207,7 +211,7 @@ void ForwardTable::record(Submission& submission, uint32_t tokens, uint32_t posi
     const uint32_t next_slot = (slot + tokens) % m_activations.ring;
     if (head.choice == HeadRequest::Choice::Argmax) {
         const ArgmaxPush push{vocab, next_slot};
-        submission.dispatch(m_shaders.argmax(), m_argmax_set, &push, {1, 1, 1});
+        submission.dispatch(m_shaders.argmax(), m_argmax_set, push, {1, 1, 1});
         submission.barrier();
     } else if (head.choice == HeadRequest::Choice::Sample) {
         SamplePush push = head.sample;
@@ -215,7 +219,7 @@ void ForwardTable::record(Submission& submission, uint32_t tokens, uint32_t posi
         push.step = position + tokens;
         push.slot = next_slot;
         push.ring = m_activations.ring;
-        submission.dispatch(m_shaders.sample(), m_sample_set, &push, {1, 1, 1});
+        submission.dispatch(m_shaders.sample(), m_sample_set, push, {1, 1, 1});
         submission.barrier();
     }
 }

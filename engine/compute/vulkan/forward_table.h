@@ -6,12 +6,13 @@
 
 #include <array>
 #include <memory>
+#include <variant>
 #include <vector>
 
-#include "engine/model/model.h"
 #include "engine/compute/vulkan/device_weights.h"
 #include "engine/compute/vulkan/shader_set.h"
 #include "engine/compute/vulkan/submission.h"
+#include "engine/model/model.h"
 
 namespace hearth::vulkan {
 
@@ -60,13 +61,15 @@ public:
     size_t dispatches_per_token() const { return m_layers.size() + m_head.size() + 1; }
 
 private:
-    enum class Op { Embedding, Norm, Matmul, Rope, KvStore, Attention, Swiglu };
+    // Each kind of dispatch by its push-constant block (rope and the KV store share one, and
+    // are recorded alike), its fixed fields filled in when the table is built.
+    using Push =
+        std::variant<EmbeddingPush, NormPush, MatmulPush, RopePush, AttentionPush, CountPush>;
     struct Dispatch {
-        Op op;
         const Pipeline* pipeline;
         VkDescriptorSet set;
-        std::array<uint32_t, 10> push;  // the fixed words; the rest are patched when recorded
-        uint32_t per_token;             // work items per token (element-wise ops)
+        Push push;           // the fixed fields; the rest are patched when recorded
+        uint32_t per_token;  // work items per token (element-wise ops)
         bool barrier_after;
     };
     struct Pending {
@@ -74,8 +77,8 @@ private:
         std::vector<const Buffer*> bindings;
     };
 
-    void add(std::vector<Pending>& list, Op op, const Pipeline& pipeline,
-             std::vector<const Buffer*> bindings, std::array<uint32_t, 10> push, uint32_t per_token,
+    void add(std::vector<Pending>& list, const Pipeline& pipeline,
+             std::vector<const Buffer*> bindings, Push push, uint32_t per_token,
              bool barrier_after);
     void add_matmul(std::vector<Pending>& list, const DeviceMatrix& matrix, const Buffer& input,
                     const Buffer& output, const Buffer* bias, uint32_t flags, bool barrier_after);

@@ -76,8 +76,9 @@ const Variant& variant(TensorType type) {
 }
 
 template <typename Push>
-std::unique_ptr<Pipeline> make(Device& device, std::span<const uint32_t> spirv, uint32_t bindings) {
-    return std::make_unique<Pipeline>(device, spirv, bindings, sizeof(Push));
+std::unique_ptr<Pipeline> make(Device& device, std::string name, std::span<const uint32_t> spirv,
+                               uint32_t bindings) {
+    return std::make_unique<Pipeline>(device, std::move(name), spirv, bindings, sizeof(Push));
 }
 
 }  // namespace
@@ -99,19 +100,21 @@ ShaderSet::ShaderSet(Device& device, const Model& model) {
     }
     const bool subgroups = info.subgroup_arithmetic && 64 % info.subgroup_size == 0;
     m_rows_per_workgroup = subgroups ? 64 / info.subgroup_size : 1;
-    m_rmsnorm = make<NormPush>(device, rmsnorm_spv, 3);
-    m_rope = make<RopePush>(device, rope_spv, 2);
-    m_kv_store = make<RopePush>(device, kv_store_spv, 5);
-    m_attention = make<AttentionPush>(device, attention_spv, 4);
-    m_swiglu = make<CountPush>(device, swiglu_spv, 2);
-    m_argmax = make<ArgmaxPush>(device, argmax_spv, 2);
-    m_sample = make<SamplePush>(device, sample_spv, 2);
+    m_rmsnorm = make<NormPush>(device, "rmsnorm", rmsnorm_spv, 3);
+    m_rope = make<RopePush>(device, "rope", rope_spv, 2);
+    m_kv_store = make<RopePush>(device, "kv_store", kv_store_spv, 5);
+    m_attention = make<AttentionPush>(device, "attention", attention_spv, 4);
+    m_swiglu = make<CountPush>(device, "swiglu", swiglu_spv, 2);
+    m_argmax = make<ArgmaxPush>(device, "argmax", argmax_spv, 2);
+    m_sample = make<SamplePush>(device, "sample", sample_spv, 2);
     const auto add = [&](const WeightMatrix& w) {
         const auto id = static_cast<size_t>(w.type);
         if (m_matmul[id]) return;
         const Variant& v = variant(w.type);
-        m_matmul[id] = make<MatmulPush>(device, subgroups ? v.matmul : v.matmul_shared, 4);
-        m_embedding[id] = make<EmbeddingPush>(device, v.embedding, 3);
+        const std::string type(tensor_type_info(w.type).name);
+        m_matmul[id] =
+            make<MatmulPush>(device, "matmul " + type, subgroups ? v.matmul : v.matmul_shared, 4);
+        m_embedding[id] = make<EmbeddingPush>(device, "embedding " + type, v.embedding, 3);
     };
     const auto& weights = model.weights();
     add(weights.token_embedding);

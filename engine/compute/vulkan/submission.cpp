@@ -1,28 +1,34 @@
 #include "engine/compute/vulkan/submission.h"
 
 namespace hearth::vulkan {
+namespace {
 
-Submission::Submission(Device& device) : m_device(device) {
+VkFence create_fence(VkDevice device) {
+    VkFenceCreateInfo create{};
+    create.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
+    VkFence fence = VK_NULL_HANDLE;
+    check(vkCreateFence(device, &create, nullptr, &fence), "creating a fence");
+    return fence;
+}
+
+}  // namespace
+
+// The command buffer is allocated last: when that fails, the fence is destroyed as a member.
+Submission::Submission(Device& device)
+    : m_device(device), m_fence(device.handle(), create_fence(device.handle())) {
     VkCommandBufferAllocateInfo allocate{};
     allocate.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO;
     allocate.commandPool = device.command_pool();
     allocate.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
     allocate.commandBufferCount = 1;
-    VkResult result = vkAllocateCommandBuffers(device.handle(), &allocate, &m_commands);
-    if (result != VK_SUCCESS) throw VulkanError("allocating a command buffer", result);
-    VkFenceCreateInfo fence{};
-    fence.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO;
-    result = vkCreateFence(device.handle(), &fence, nullptr, &m_fence);
-    if (result != VK_SUCCESS) {
-        vkFreeCommandBuffers(device.handle(), device.command_pool(), 1, &m_commands);
-        throw VulkanError("creating a fence", result);
-    }
+    check(vkAllocateCommandBuffers(device.handle(), &allocate, &m_commands),
+          "allocating a command buffer");
 }
 
 Submission::~Submission() {
     // A lost device signals nothing: waiting would be in vain, and freeing is still allowed.
-    if (m_pending) vkWaitForFences(m_device.handle(), 1, &m_fence, VK_TRUE, 1'000'000'000);
-    vkDestroyFence(m_device.handle(), m_fence, nullptr);
+    const VkFence fence = m_fence.get();
+    if (m_pending) vkWaitForFences(m_device.handle(), 1, &fence, VK_TRUE, 1'000'000'000);
     vkFreeCommandBuffers(m_device.handle(), m_device.command_pool(), 1, &m_commands);
 }
 
@@ -32,18 +38,18 @@ void Submission::begin() {
     VkCommandBufferBeginInfo begin{};
     begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO;
     begin.flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT;
-    const VkResult result = vkBeginCommandBuffer(m_commands, &begin);
-    if (result != VK_SUCCESS) throw VulkanError("recording commands", result);
+    check(vkBeginCommandBuffer(m_commands, &begin), "recording commands");
 }
 
-void Submission::dispatch(const Pipeline& pipeline, VkDescriptorSet set, const void* push_constants,
-                          Groups groups) {
+void Submission::dispatch(const Pipeline& pipeline, VkDescriptorSet set,
+                          PushConstants push_constants, Groups groups) {
+    pipeline.check_push_constants(push_constants);
     vkCmdBindPipeline(m_commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.handle());
     vkCmdBindDescriptorSets(m_commands, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline.layout(), 0, 1,
                             &set, 0, nullptr);
     if (pipeline.push_constant_bytes() > 0) {
         vkCmdPushConstants(m_commands, pipeline.layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0,
-                           pipeline.push_constant_bytes(), push_constants);
+                           pipeline.push_constant_bytes(), push_constants.data());
     }
     vkCmdDispatch(m_commands, groups[0], groups[1], groups[2]);
 }
@@ -62,18 +68,17 @@ void Submission::barrier() {
 }
 
 void Submission::submit() {
-    VkResult result = vkEndCommandBuffer(m_commands);
-    if (result != VK_SUCCESS) throw VulkanError("recording commands", result);
-    result = vkResetFences(m_device.handle(), 1, &m_fence);
-    if (result != VK_SUCCESS) throw VulkanError("resetting a fence", result);
-    m_device.submit(m_commands, m_fence);
+    check(vkEndCommandBuffer(m_commands), "recording commands");
+    const VkFence fence = m_fence.get();
+    check(vkResetFences(m_device.handle(), 1, &fence), "resetting a fence");
+    m_device.submit(m_commands, fence);
     m_pending = true;
 }
 
 void Submission::wait() {
     if (!m_pending) return;
     m_pending = false;
-    m_device.wait(m_fence);
+    m_device.wait(m_fence.get());
 }
 
 }  // namespace hearth::vulkan

@@ -8,12 +8,14 @@
 #include <cstdint>
 
 #include "engine/compute/vulkan/device.h"
+#include "engine/compute/vulkan/device_object.h"
+#include "engine/compute/vulkan/push_constants.h"
 
 namespace hearth::vulkan {
 
 using Groups = std::array<uint32_t, 3>;
 
-class Submission {
+class Submission final {
 public:
     explicit Submission(Device& device);
     ~Submission();
@@ -22,7 +24,9 @@ public:
 
     // Starts recording; waits first if a previous submission is still running.
     void begin();
-    void dispatch(const Pipeline& pipeline, VkDescriptorSet set, const void* push_constants,
+    // Records `pipeline` on `set`; throws VulkanError naming the pipeline when `push_constants`
+    // is not the size of its block.
+    void dispatch(const Pipeline& pipeline, VkDescriptorSet set, PushConstants push_constants,
                   Groups groups);
     // Makes every earlier shader write visible to every later shader read (and to transfers).
     void barrier();
@@ -34,8 +38,8 @@ public:
 
 private:
     Device& m_device;
-    VkCommandBuffer m_commands = VK_NULL_HANDLE;
-    VkFence m_fence = VK_NULL_HANDLE;
+    DeviceObject<VkFence, vkDestroyFence> m_fence;
+    VkCommandBuffer m_commands = VK_NULL_HANDLE;  // freed by the destructor, before m_fence
     bool m_pending = false;
 };
 

@@ -20,6 +20,22 @@ std::span<const uint32_t> spirv() {
     return {matmul_shared_f32_spv, std::size(matmul_shared_f32_spv)};
 }
 
+// The product shader on four small buffers, ready to run: a 28-byte push-constant block.
+struct BoundPipeline {
+    explicit BoundPipeline(Device& device)
+        : pipeline(device, "matmul f32", spirv(), 4, sizeof(uint32_t) * 7),
+          a(device, 64),
+          b(device, 64),
+          c(device, 64),
+          d(device, 64) {
+        const Buffer* buffers[] = {&a, &b, &c, &d};
+        pipeline.bind(buffers);
+    }
+
+    Pipeline pipeline;
+    Buffer a, b, c, d;
+};
+
 TEST(VulkanDevice, ListsDevicesWithTheirLimits) {
     const auto devices = list_devices();
     ASSERT_FALSE(devices.empty());
@@ -85,10 +101,8 @@ TEST(VulkanDevice, UploadsAndDownloadsThroughStaging) {
 // stays lost, as a real one does.
 TEST(VulkanDevice, AnInjectedDeviceLossFailsEveryLaterSubmission) {
     const auto device = Device::open(std::nullopt, true);
-    Pipeline pipeline(*device, spirv(), 4, sizeof(uint32_t) * 7);
-    Buffer a(*device, 64), b(*device, 64), c(*device, 64), d(*device, 64);
-    const Buffer* buffers[] = {&a, &b, &c, &d};
-    pipeline.bind(buffers);
+    const BoundPipeline bound(*device);
+    const Pipeline& pipeline = bound.pipeline;
     const uint32_t push[7] = {1, 1, 1, 0, 0, 1, 0};
     device->run(pipeline, push, 1);
     device->inject_device_loss_after(1);
@@ -104,6 +118,26 @@ TEST(VulkanDevice, AnInjectedDeviceLossFailsEveryLaterSubmission) {
     }
 }
 
+// Push constants carry their size: a block that is not the size the pipeline's shader declares
+// is refused before anything is recorded, with an error that names the pipeline.
+TEST(VulkanDevice, PushConstantsOfTheWrongSizeAreRefused) {
+    const auto device = Device::open(std::nullopt, true);
+    const BoundPipeline bound(*device);
+    const Pipeline& pipeline = bound.pipeline;
+    const uint32_t short_block[6] = {1, 1, 1, 0, 0, 1};
+    try {
+        device->run(pipeline, short_block, 1);
+        FAIL() << "a 24-byte block was accepted for a 28-byte one";
+    } catch (const VulkanError& error) {
+        const std::string message = error.what();
+        EXPECT_NE(message.find("matmul f32"), std::string::npos) << message;
+        EXPECT_NE(message.find("24 bytes"), std::string::npos) << message;
+        EXPECT_NE(message.find("28"), std::string::npos) << message;
+    }
+    const uint32_t block[7] = {1, 1, 1, 0, 0, 1, 0};
+    device->run(pipeline, block, 1);  // the right size still runs
+}
+
 // Compiled pipelines are kept in a file: the second device starts with them, and a damaged file
 // is ignored rather than trusted. (Mesa 22's lavapipe keeps only the 32-byte header in
 // VkPipelineCache, compiling in 0.8 ms either way; on GPU drivers the file carries the binaries.)
@@ -114,7 +148,7 @@ TEST(VulkanDevice, ThePipelineCacheIsSavedAndReused) {
     {
         const auto device = Device::open(std::nullopt, true, file);
         const size_t empty = device->pipeline_cache_bytes();
-        Pipeline pipeline(*device, spirv(), 4, 28);
+        Pipeline pipeline(*device, "matmul f32", spirv(), 4, 28);
         compiled_bytes = device->pipeline_cache_bytes();
         EXPECT_GE(compiled_bytes, empty);
         device->save_pipeline_cache();
@@ -124,12 +158,12 @@ TEST(VulkanDevice, ThePipelineCacheIsSavedAndReused) {
     {
         const auto device = Device::open(std::nullopt, true, file);
         EXPECT_EQ(device->pipeline_cache_bytes(), compiled_bytes);  // loaded, nothing new yet
-        Pipeline pipeline(*device, spirv(), 4, 28);
+        Pipeline pipeline(*device, "matmul f32", spirv(), 4, 28);
         EXPECT_EQ(device->pipeline_cache_bytes(), compiled_bytes);  // nothing compiled anew
     }
     std::ofstream(file, std::ios::binary | std::ios::trunc) << "not a pipeline cache";
     const auto device = Device::open(std::nullopt, true, file);
-    Pipeline pipeline(*device, spirv(), 4, 28);  // still works
+    Pipeline pipeline(*device, "matmul f32", spirv(), 4, 28);  // still works
 }
 
 // Without a driver the error says so (the loader finds no driver manifest).

@@ -6,12 +6,12 @@
 #include <map>
 #include <random>
 
-#include "engine/model/model.h"
-#include "engine/model/rope.h"
-#include "engine/generation/sampler.h"
-#include "engine/format/tensor_types.h"
 #include "engine/compute/vulkan/device.h"
 #include "engine/compute/vulkan/shader_set.h"
+#include "engine/format/tensor_types.h"
+#include "engine/generation/sampler.h"
+#include "engine/model/model.h"
+#include "engine/model/rope.h"
 #include "kernels/half.h"
 #include "shaders/argmax_spv.h"
 #include "shaders/attention_spv.h"
@@ -49,10 +49,10 @@ protected:
     template <size_t N, typename Push>
     void run(const uint32_t (&spirv)[N], std::vector<const Buffer*> buffers, const Push& push,
              uint32_t groups) {
-        Pipeline pipeline(*s_device, std::span(spirv, N), static_cast<uint32_t>(buffers.size()),
-                          sizeof(Push));
+        Pipeline pipeline(*s_device, "shader under test", std::span(spirv, N),
+                          static_cast<uint32_t>(buffers.size()), sizeof(Push));
         pipeline.bind(buffers);
-        s_device->run(pipeline, &push, groups);
+        s_device->run(pipeline, push, groups);
     }
     static std::vector<float> read(const Buffer& buffer, size_t count) {
         const auto* data = static_cast<const float*>(buffer.data());
@@ -269,7 +269,7 @@ TEST_F(ShaderTest, ProductsMatchTheCpuForEveryWeightType) {
                 Pipeline& pipeline = const_cast<Pipeline&>(shaders.matmul(w->type));
                 const Buffer* buffers[] = {weights.get(), in.get(), out.get(), b.get()};
                 pipeline.bind(buffers);
-                s_device->run(pipeline, &push, groups_of(rows, shaders.rows_per_workgroup()),
+                s_device->run(pipeline, push, groups_of(rows, shaders.rows_per_workgroup()),
                               groups_of(tokens, kMatmulTile));
                 const auto y = read(*out, before.size());
                 std::vector<float> row(columns);
@@ -341,7 +341,7 @@ TEST_F(ShaderTest, EmbeddingLookupsMatchTheCpu) {
         Pipeline& pipeline = const_cast<Pipeline&>(shaders.embedding(table.type));
         const Buffer* buffers[] = {weights.get(), tokens.get(), out.get()};
         pipeline.bind(buffers);
-        s_device->run(pipeline, &push, 3);
+        s_device->run(pipeline, push, 3);
         const auto x = read(*out, size_t{3} * columns);
         std::vector<float> row(columns);
         const uint32_t expected_tokens[] = {5, rows - 1, 0};
