@@ -28,8 +28,10 @@ ChatView::ChatView(QWidget* parent)
 void ChatView::show_conversation(const core::Conversation& conversation, int streaming_id) {
     const auto thread = conversation.thread();
     // The same messages as on screen (an answer finished, a setting changed): only headers
-    // change, and the rendered text stays.
-    bool same = thread.size() == m_widgets.size();
+    // change, and the rendered text stays. Message ids start at 1 in every conversation, so
+    // the conversation must be the same one too.
+    bool same = conversation.id() == m_conversation && thread.size() == m_widgets.size();
+    m_conversation = conversation.id();
     for (size_t i = 0; same && i < thread.size(); ++i)
         same = m_widgets[i]->message_id() == thread[i];
     if (!same) {

@@ -36,6 +36,7 @@ private:
     QWidget* m_container;
     QVBoxLayout* m_layout;
     std::vector<MessageWidget*> m_widgets;
+    int m_conversation = -1;  // whose messages m_widgets show
     MarkdownView* m_streaming = nullptr;
     bool m_following = true;
 };

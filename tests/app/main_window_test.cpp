@@ -18,6 +18,8 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include <map>
+
 #include "app/bundled_model.h"
 #include "app/core/history_json.h"
 #include "app/engine_controller.h"
@@ -144,6 +146,34 @@ TEST_F(MainWindowTest, SendsAMessageAndStreamsTheAnswerInChunks) {
     EXPECT_TRUE(child<QPushButton>("send")->isEnabled());
     EXPECT_EQ(child<QPlainTextEdit>("prompt")->toPlainText(), "");
     EXPECT_EQ(m_window.current_conversation()->title(), "Once upon a time");
+}
+
+// Message ids restart at 1 in every conversation: two one-question chats made in one session
+// have the same ids, and clicking between them must show each one's own words.
+TEST_F(MainWindowTest, SwitchingBetweenConversationsShowsTheSelectedOne) {
+    ASSERT_TRUE(load(bundled()));
+    const QString questions[] = {"Once upon a time", "Lily and Tom went to the park."};
+    std::map<QString, QString> answers;
+    for (const auto& question : questions) {
+        m_window.newConversation();
+        use_test_settings();
+        type_and_send(question);
+        ASSERT_TRUE(wait_finished());
+        answers[question] = last_answer();
+    }
+    auto* list = child<QListWidget>("conversations");
+    ASSERT_GE(list->count(), 2);
+    for (const int row : {1, 0, 1, 1, 0}) {
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                          list->visualItemRect(list->item(row)).center());
+        QCoreApplication::processEvents();
+        const auto* conversation = m_window.current_conversation();
+        const auto thread = conversation->thread();
+        ASSERT_EQ(thread.size(), 2u);
+        const QString question = conversation->find(thread[0])->text;
+        EXPECT_EQ(widget_for(thread[0])->view()->text(), question);
+        EXPECT_EQ(widget_for(thread[1])->view()->text(), answers[question]) << row;
+    }
 }
 
 // The backend chosen in settings runs the model (a Vulkan device: lavapipe here); when the device
