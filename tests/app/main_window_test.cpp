@@ -268,6 +268,7 @@ TEST_F(MainWindowTest, StopEndsTheAnswerAndMarksItUnfinished) {
 
 TEST_F(MainWindowTest, RegenerateAddsABranchAndTheOldAnswerStaysReachable) {
     ASSERT_TRUE(load(bundled()));
+    QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
     type_and_send("Once upon a time");
     ASSERT_TRUE(wait_finished());
     const QString first = last_answer();
@@ -283,9 +284,17 @@ TEST_F(MainWindowTest, RegenerateAddsABranchAndTheOldAnswerStaysReachable) {
     const auto request = requests.front().front().value<ChatRequest>();
     ASSERT_EQ(request.messages.size(), 1u);
     EXPECT_EQ(request.messages.front().content, "Once upon a time");
+    // The engine received the question's prompt again, not the old answer after it: the same
+    // prompt tokens, the cache reused up to the question at most, and a fresh answer.
+    ASSERT_EQ(finished.size(), 2);
+    const auto asked = finished[0][1].value<GenerationResult>().stats;
+    const auto regenerated = finished[1][1].value<GenerationResult>().stats;
+    EXPECT_EQ(regenerated.prompt_tokens, asked.prompt_tokens);
+    EXPECT_LT(regenerated.cached_tokens, regenerated.prompt_tokens);
     const auto second_id = m_window.current_conversation()->thread().back();
     EXPECT_NE(second_id, first_id);
     EXPECT_NE(last_answer(), first);
+    EXPECT_FALSE(last_answer().startsWith(first));
     EXPECT_EQ(child<QLabel>("branchPlace", widget_for(second_id))->text(), "2/2");
     QTest::mouseClick(child<QPushButton>("previousBranch", widget_for(second_id)), Qt::LeftButton);
     EXPECT_EQ(m_window.current_conversation()->thread().back(), first_id);
