@@ -15,20 +15,29 @@ std::filesystem::path executable_directory() {
     return error ? std::filesystem::path{} : self.parent_path();
 }
 
-}  // namespace
-
-std::filesystem::path bundled_model_path() {
+std::vector<std::filesystem::path> bundled_model_candidates() {
     std::vector<std::filesystem::path> candidates;
     if (const auto directory = executable_directory(); !directory.empty()) {
         candidates.push_back(directory / "../share/hearth/models" / kBundledModel);
     }
     candidates.push_back(std::filesystem::path(HEARTH_INSTALLED_MODEL_DIR) / kBundledModel);
     candidates.push_back(std::filesystem::path(HEARTH_BUILD_MODEL_DIR) / kBundledModel);
-    std::string tried;
-    for (const auto& candidate : candidates) {
+    return candidates;
+}
+
+}  // namespace
+
+std::optional<std::filesystem::path> find_bundled_model() {
+    for (const auto& candidate : bundled_model_candidates()) {
         if (std::filesystem::is_regular_file(candidate)) return candidate.lexically_normal();
-        tried += "\n  " + candidate.string();
     }
+    return std::nullopt;
+}
+
+std::filesystem::path bundled_model_path() {
+    if (auto found = find_bundled_model()) return *found;
+    std::string tried;
+    for (const auto& candidate : bundled_model_candidates()) tried += "\n  " + candidate.string();
     throw std::runtime_error("the bundled model is missing; looked in:" + tried);
 }
 

@@ -105,9 +105,10 @@ hearth::GenerationRequest generation_request(const hearth::CliOptions& options,
 }
 
 int run_generation(const hearth::CliOptions& options) {
-    hearth::Engine engine({.backends = {.self_test_model = hearth::bundled_model_path(),
-                                        .pipeline_cache = hearth::default_pipeline_cache()},
-                           .backend = backend_preference(options)});
+    hearth::Engine engine(
+        {.backends = {.self_test_model = hearth::find_bundled_model().value_or(""),
+                      .pipeline_cache = hearth::default_pipeline_cache()},
+         .backend = backend_preference(options)});
     engine.load(hearth::model_or_bundled(options), {}, options.context_length);
     const auto report = engine.backend_report();
     spdlog::info("backend: {}", report.name);

@@ -46,7 +46,7 @@ QString text(const std::string& words) {
 InferenceWorker::InferenceWorker(std::atomic<bool>& stop_flag, std::atomic<bool>& cancel_load_flag)
     : m_stop(stop_flag),
       m_cancel_load(cancel_load_flag),
-      m_engine({.backends = {.self_test_model = bundled_model_path(),
+      m_engine({.backends = {.self_test_model = find_bundled_model().value_or(""),
                              .pipeline_cache = default_pipeline_cache()},
                 // Compute threads that share every core with the GUI thread wait on each other
                 // whenever it runs (hearth-gui-bench on 2 cores: 262 tok/s with 2, 917 with 1).
