@@ -3,7 +3,7 @@
 #include <algorithm>
 
 #include "engine/generation/ngram_drafter.h"
-#include "engine/generation/prefill_planner.h"
+#include "engine/generation/prefill.h"
 
 namespace hearth {
 namespace {
@@ -70,30 +70,11 @@ GenerationResult DecodeLoop::run(std::span<const int32_t> prefill_tokens, Genera
     return std::move(m_result);
 }
 
-// Planner-sized steps with a cancellation check and a progress report between them (a device
-// backend takes several steps per call, submitted back to back); the LM head runs on the last
-// row of the last step only.
 std::optional<std::vector<float>> DecodeLoop::prefill(std::span<const int32_t> tokens) {
-    const auto steps =
-        plan_prefill(static_cast<int>(tokens.size()), 0, m_context.backend.chunk_sizes());
-    const auto calls = group_prefill_steps(steps, m_context.backend.prefill_batch_tokens());
-    std::vector<float> logits;
-    for (size_t c = 0; c < calls.size(); ++c) {
-        if (cancelled()) {
-            stop(StopReason::Cancelled);
-            return std::nullopt;
-        }
-        const bool last = c + 1 == calls.size();
-        logits =
-            m_context.backend.forward(tokens.subspan(static_cast<size_t>(calls[c].start),
-                                                     static_cast<size_t>(calls[c].tokens)),
-                                      m_context.sequence, last ? LogitRows::Last : LogitRows::None);
-        const int done = calls[c].start + calls[c].tokens;
-        if (m_sink.on_prefill && !m_sink.on_prefill(done, static_cast<int>(tokens.size()))) {
-            stop(StopReason::Cancelled);
-            return std::nullopt;
-        }
-    }
+    auto logits =
+        run_prefill(m_context.backend, m_context.sequence, tokens,
+                    {.proceed = [this] { return !cancelled(); }, .progress = m_sink.on_prefill});
+    if (!logits) stop(StopReason::Cancelled);
     return logits;
 }
 

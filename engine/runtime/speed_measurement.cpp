@@ -4,7 +4,7 @@
 #include <chrono>
 
 #include "engine/generation/greedy_picker.h"
-#include "engine/generation/prefill_planner.h"
+#include "engine/generation/prefill.h"
 
 namespace hearth {
 namespace {
@@ -26,18 +26,15 @@ void report(const SpeedControl& control, int done, int total) {
 // Prefills `prompt` into `sequence` as the decode loop does; the last call's logits.
 std::vector<float> prefill(Backend& backend, Sequence& sequence, std::span<const int32_t> prompt,
                            const SpeedControl& control) {
-    const auto steps = plan_prefill(static_cast<int>(prompt.size()), 0, backend.chunk_sizes());
-    const auto calls = group_prefill_steps(steps, backend.prefill_batch_tokens());
-    std::vector<float> logits;
-    for (size_t c = 0; c < calls.size(); ++c) {
-        if (cancelled(control)) throw SpeedTestCancelled();
-        const bool last = c + 1 == calls.size();
-        logits = backend.forward(prompt.subspan(static_cast<size_t>(calls[c].start),
-                                                static_cast<size_t>(calls[c].tokens)),
-                                 sequence, last ? LogitRows::Last : LogitRows::None);
-        report(control, calls[c].start + calls[c].tokens, static_cast<int>(prompt.size()));
-    }
-    return logits;
+    auto logits = run_prefill(backend, sequence, prompt,
+                              {.proceed = [&] { return !cancelled(control); },
+                               .progress =
+                                   [&](int done, int total) {
+                                       report(control, done, total);
+                                       return true;
+                                   }});
+    if (!logits) throw SpeedTestCancelled();
+    return std::move(*logits);
 }
 
 }  // namespace
