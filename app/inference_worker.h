@@ -8,10 +8,10 @@
 
 #include <atomic>
 
-#include "engine/runtime/chat_request.h"
-#include "engine/runtime/engine.h"
 #include "app/core/benchmark_result.h"
 #include "app/core/metatypes.h"
+#include "engine/runtime/chat_request.h"
+#include "engine/runtime/engine.h"
 
 namespace hearth {
 

@@ -6,8 +6,8 @@
 #include <numeric>
 #include <span>
 
-#include "engine/model/reference_forward.h"
 #include "engine/generation/sampler.h"
+#include "engine/model/reference_forward.h"
 
 namespace hearth {
 namespace {

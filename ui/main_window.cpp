@@ -32,7 +32,6 @@
 namespace hearth::ui {
 namespace {
 
-
 QPushButton* button(const QString& text, const char* name, const QString& accessible) {
     auto* widget = new QPushButton(text);
     widget->setObjectName(QLatin1String(name));

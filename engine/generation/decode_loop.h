@@ -13,9 +13,9 @@
 
 #include "engine/compute/backend.h"
 #include "engine/generation/generation_request.h"
-#include "engine/grammar/json_constraint.h"
 #include "engine/generation/stop_strings.h"
 #include "engine/generation/token_history.h"
+#include "engine/grammar/json_constraint.h"
 #include "engine/grammar/token_trie.h"
 #include "engine/text/tokenizer.h"
 #include "engine/text/utf8_buffer.h"

@@ -11,8 +11,8 @@
 #include <span>
 #include <vector>
 
-#include "engine/grammar/json_grammar.h"
 #include "engine/generation/sampler.h"
+#include "engine/grammar/json_grammar.h"
 #include "engine/grammar/token_trie.h"
 #include "engine/text/tokenizer.h"
 

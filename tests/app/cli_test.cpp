@@ -137,7 +137,8 @@ TEST(Cli, ReportsBadInputClearly) {
     EXPECT_NE(result.err.find("the context holds 64 tokens"), std::string::npos) << result.err;
 
     // The free-memory check runs before anything is mapped, from the picker's estimate.
-    result = run_cli({"-m", shared_model("synth-llama-256.gguf"), "-p", "x", "--ctx", "1073741824"});
+    result =
+        run_cli({"-m", shared_model("synth-llama-256.gguf"), "-p", "x", "--ctx", "1073741824"});
     EXPECT_EQ(result.exit_code, 1);
     EXPECT_NE(result.err.find("at a context of 1073741824 tokens, but only"), std::string::npos)
         << result.err;
@@ -145,8 +146,7 @@ TEST(Cli, ReportsBadInputClearly) {
 
     result = run_cli({"-p", "x", "--backend", "metal"});
     EXPECT_EQ(result.exit_code, 2);
-    EXPECT_NE(result.err.find("choose auto, cpu, vulkan, vulkan:N or reference"),
-              std::string::npos)
+    EXPECT_NE(result.err.find("choose auto, cpu, vulkan, vulkan:N or reference"), std::string::npos)
         << result.err;
 
     const test::TempDirectory schema_directory;

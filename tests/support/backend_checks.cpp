@@ -5,8 +5,8 @@
 #include <stdexcept>
 #include <vector>
 
-#include "engine/generation/greedy_picker.h"
 #include "engine/compute/kv_cache.h"
+#include "engine/generation/greedy_picker.h"
 
 namespace hearth::test {
 

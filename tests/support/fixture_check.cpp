@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "engine/model/model.h"
 #include "engine/generation/sampler.h"
+#include "engine/model/model.h"
 #include "tests/support/shared_data.h"
 
 namespace hearth::test {

@@ -8,8 +8,8 @@
 #include <memory>
 #include <vector>
 
-#include "engine/model/model.h"
 #include "engine/compute/vulkan/device.h"
+#include "engine/model/model.h"
 
 namespace hearth::vulkan {
 

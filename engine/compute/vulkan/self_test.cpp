@@ -4,10 +4,10 @@
 #include <exception>
 
 #include "engine/compute/cpu_backend.h"
-#include "engine/generation/greedy_picker.h"
-#include "engine/model/model.h"
 #include "engine/compute/vulkan/device.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
+#include "engine/generation/greedy_picker.h"
+#include "engine/model/model.h"
 
 namespace hearth::vulkan {
 namespace {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <span>
 
-#include "engine/model/model.h"
 #include "engine/compute/vulkan/device.h"
+#include "engine/model/model.h"
 
 namespace hearth::vulkan {
 

@@ -2,8 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/text/jinja/json.h"
 #include "engine/model/model.h"
+#include "engine/text/jinja/json.h"
 #include "tests/support/shared_data.h"
 
 namespace hearth {
