@@ -12,7 +12,7 @@ namespace scalar {
 
 void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
                      const uint16_t* values, size_t stride, size_t count, size_t head_dim,
-                     float scale, float* scratch) {
+                     AttentionScoring scoring, float* scratch) {
     float* key = scratch;                       // [count][head_dim]
     float* value = scratch + count * head_dim;  // [count][head_dim]
     for (size_t p = 0; p < count; ++p) {
@@ -24,18 +24,18 @@ void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
     float scores[64];
     for (size_t r = 0; r < row_count; ++r) {
         AttentionRow& row = rows[r];
-        if (row.visible == 0) continue;
+        if (row.visible <= row.hidden) continue;
         float block_maximum = row.maximum;
-        for (size_t p = 0; p < row.visible; ++p) {
+        for (size_t p = row.hidden; p < row.visible; ++p) {
             float sum = 0.0f;
             for (size_t d = 0; d < head_dim; ++d) sum += row.query[d] * key[p * head_dim + d];
-            scores[p] = sum * scale;
+            scores[p] = softcap_score(sum * scoring.scale, scoring.softcap);
             block_maximum = std::max(block_maximum, scores[p]);
         }
         const float correction = std::exp(row.maximum - block_maximum);
         row.denominator *= correction;
         for (size_t d = 0; d < head_dim; ++d) row.out[d] *= correction;
-        for (size_t p = 0; p < row.visible; ++p) {
+        for (size_t p = row.hidden; p < row.visible; ++p) {
             const float weight = std::exp(scores[p] - block_maximum);
             row.denominator += weight;
             for (size_t d = 0; d < head_dim; ++d) row.out[d] += weight * value[p * head_dim + d];

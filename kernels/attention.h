@@ -5,6 +5,7 @@
 // in a prompt), which is where the batching pays.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
@@ -28,14 +29,25 @@ struct AttentionRow {
     float maximum;       // of the scores so far (-infinity before the first block)
     float denominator;   // sum of exp(score - maximum) so far
     size_t visible;      // positions of this block the row may see (its causal limit)
+    size_t hidden = 0;   // of those, how many at the block's start fall out of its window
 };
 
+// How scores are made: query · key × scale, then, with a cap c > 0, c·tanh(score / c) (Gemma 2).
+struct AttentionScoring {
+    float scale;
+    float softcap = 0.0f;
+};
+
+inline float softcap_score(float score, float cap) {
+    return cap > 0.0f ? cap * std::tanh(score / cap) : score;
+}
+
 // Folds `count` cached positions (keys and values: f16 rows `stride` elements apart, already at
-// the head's offset) into each row's state; scores are query · key × scale. `scratch` holds
-// kAttentionScratch floats; count ≤ attention_block_positions(head_dim).
+// the head's offset) into each row's state, positions [hidden, visible) of each row. `scratch`
+// holds kAttentionScratch floats; count ≤ attention_block_positions(head_dim).
 using AttentionBlockFunction = void (*)(AttentionRow* rows, size_t row_count, const uint16_t* keys,
                                         const uint16_t* values, size_t stride, size_t count,
-                                        size_t head_dim, float scale, float* scratch);
+                                        size_t head_dim, AttentionScoring scoring, float* scratch);
 
 AttentionBlockFunction attention_block(Isa isa);
 inline AttentionBlockFunction attention_block() {

@@ -207,11 +207,13 @@ float maximum_of(__m256 lanes) {
 // maximum and denominator; returns the factor its weighted sum so far must be scaled by.
 float weigh(AttentionRow& row, float* scores, size_t padded) {
     const __m256i visible = _mm256_set1_epi32(static_cast<int>(row.visible));
-    // Lanes of positions from p on that the row sees.
+    const __m256i hidden = _mm256_set1_epi32(static_cast<int>(row.hidden));
+    // Lanes of positions from p on that the row sees: before its causal limit, from its window on.
     const auto seen = [&](size_t p) {
         const __m256i index = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(p)),
                                                _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-        return _mm256_castsi256_ps(_mm256_cmpgt_epi32(visible, index));
+        return _mm256_castsi256_ps(_mm256_andnot_si256(_mm256_cmpgt_epi32(hidden, index),
+                                                       _mm256_cmpgt_epi32(visible, index)));
     };
     // A scalar maximum here was one long dependency chain: 11% of the block.
     __m256 largest = _mm256_set1_ps(row.maximum);
@@ -239,7 +241,7 @@ float weigh(AttentionRow& row, float* scores, size_t padded) {
 
 void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
                      const uint16_t* values, size_t stride, size_t count, size_t head_dim,
-                     float scale, float* scratch) {
+                     AttentionScoring scoring, float* scratch) {
     const size_t padded = (count + kScoreLanes - 1) / kScoreLanes * kScoreLanes;
     float* key_columns = scratch;                     // [head_dim][padded]
     float* value_rows = scratch + head_dim * padded;  // [count][head_dim]
@@ -251,10 +253,18 @@ void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
         const float* queries[kScoreRows];
         for (size_t i = 0; i < group; ++i) queries[i] = rows[r + i].query;
         if (group == kScoreRows) {
-            score<kScoreRows>(queries, key_columns, padded, head_dim, scale, scores);
+            score<kScoreRows>(queries, key_columns, padded, head_dim, scoring.scale, scores);
         } else {
             for (size_t i = 0; i < group; ++i) {
-                score<1>(queries + i, key_columns, padded, head_dim, scale, scores + i);
+                score<1>(queries + i, key_columns, padded, head_dim, scoring.scale, scores + i);
+            }
+        }
+        // Gemma 2's cap: rare enough among models to stay scalar.
+        if (scoring.softcap > 0.0f) {
+            for (size_t i = 0; i < group; ++i) {
+                for (size_t p = 0; p < padded; ++p) {
+                    scores[i][p] = softcap_score(scores[i][p], scoring.softcap);
+                }
             }
         }
         // Rows that see this block: their weights, then their values added together.
@@ -264,7 +274,7 @@ void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
         size_t seeing = 0, visible = 0;
         for (size_t i = 0; i < group; ++i) {
             AttentionRow& row = rows[r + i];
-            if (row.visible == 0) continue;
+            if (row.visible <= row.hidden) continue;
             correction[seeing] = weigh(row, scores[i], padded);
             out[seeing] = row.out;
             weights[seeing++] = scores[i];

@@ -8,13 +8,13 @@ namespace hearth::kernels {
 namespace scalar {
 void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
                      const uint16_t* values, size_t stride, size_t count, size_t head_dim,
-                     float scale, float* scratch);
+                     AttentionScoring scoring, float* scratch);
 }  // namespace scalar
 
 namespace avx2 {
 void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
                      const uint16_t* values, size_t stride, size_t count, size_t head_dim,
-                     float scale, float* scratch);
+                     AttentionScoring scoring, float* scratch);
 }  // namespace avx2
 
 }  // namespace hearth::kernels

@@ -19,4 +19,19 @@ void swiglu(float* gate, const float* up, size_t count) {
     scalar::swiglu(gate + i, up + i, count - i);
 }
 
+void geglu(float* gate, const float* up, size_t count) {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 minus_twice_scale = _mm256_set1_ps(-2.0f * kGeluScale);
+    const __m256 cubic = _mm256_set1_ps(0.044715f);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 x = _mm256_loadu_ps(gate + i);
+        const __m256 inner = _mm256_fmadd_ps(_mm256_mul_ps(cubic, x), _mm256_mul_ps(x, x), x);
+        const __m256 gelu =
+            _mm256_div_ps(x, _mm256_add_ps(one, exp(_mm256_mul_ps(minus_twice_scale, inner))));
+        _mm256_storeu_ps(gate + i, _mm256_mul_ps(gelu, _mm256_loadu_ps(up + i)));
+    }
+    scalar::geglu(gate + i, up + i, count - i);
+}
+
 }  // namespace hearth::kernels::avx2

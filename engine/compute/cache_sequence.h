@@ -12,24 +12,29 @@ namespace hearth {
 template <typename Element>
 class CacheSequence final : public Sequence {
 public:
-    CacheSequence(const Backend& owner, BasicKvCache<Element> cache, const Rope& rope, int head_dim)
-        : Sequence(owner), m_cache(std::move(cache)), m_rope(rope), m_head_dim(head_dim) {}
+    // The rotations follow from the model and the context length (the cache's capacity).
+    CacheSequence(const Backend& owner, const Model& model, BasicKvCache<Element> cache)
+        : Sequence(owner),
+          m_cache(std::move(cache)),
+          m_ropes(model, m_cache.capacity()),
+          m_head_dim(model.config().head_dim) {}
 
     int size() const override { return m_cache.size(); }
     int capacity() const override { return m_cache.capacity(); }
     void truncate(int length) override { m_cache.truncate(length); }
     void erase(int start, int count) override {
-        erase_positions(m_cache, m_rope, m_head_dim, start, count);
+        erase_positions(m_cache, m_ropes, m_head_dim, start, count);
     }
     size_t memory_bytes() const override {
         return 2 * static_cast<size_t>(m_cache.layer_count()) * m_cache.capacity() *
                m_cache.kv_dim() * sizeof(Element);
     }
     BasicKvCache<Element>& cache() { return m_cache; }
+    const LayerRopes& ropes() const { return m_ropes; }
 
 private:
     BasicKvCache<Element> m_cache;
-    const Rope& m_rope;
+    LayerRopes m_ropes;
     int m_head_dim;
 };
 

@@ -45,6 +45,7 @@ struct CpuAttention::Layout {
 struct CpuAttention::Call {
     const KvCacheF16& cache;
     int layer;
+    size_t window;
     size_t first_position;
     const float* queries;
     float* out;
@@ -88,10 +89,10 @@ void fold_span(kernels::AttentionRow& row, const kernels::AttentionRow& span, si
 CpuAttention::CpuAttention(AttentionShape shape, kernels::Isa isa)
     : m_shape(shape), m_block(kernels::attention_block(isa)) {}
 
-void CpuAttention::run(ThreadPool& pool, const KvCacheF16& cache, int layer, size_t first_position,
-                       size_t count, const float* queries, float* out) {
+void CpuAttention::run(ThreadPool& pool, const KvCacheF16& cache, int layer, size_t window,
+                       size_t first_position, size_t count, const float* queries, float* out) {
     const Layout layout(m_shape, static_cast<size_t>(pool.size()), count, first_position + count);
-    const Call call{cache, layer, first_position, queries, out, layout};
+    const Call call{cache, layer, window, first_position, queries, out, layout};
     if (!layout.parallel_spans) {
         pool.parallel_for(layout.items, 1, [&](size_t begin, size_t end) {
             alignas(32) float scratch[kernels::kAttentionScratch];
@@ -155,33 +156,43 @@ size_t CpuAttention::start(const Call& call, const Item& item, kernels::Attentio
         const size_t offset = item.offset(r, head_dim, query_dim);
         float* out = sums != nullptr ? &sums[r * head_dim] : &call.out[offset];
         std::fill_n(out, head_dim, 0.0f);
-        rows[r] = {&call.queries[offset], out, kNothingSeen, 0.0f, 0};
+        rows[r] = {&call.queries[offset], out, kNothingSeen, 0.0f, 0, 0};
     }
     return row_count;
 }
 
 // The states of an item's rows over the positions of one span, from empty: rows whose causal
-// window ends inside a block see only its first positions.
+// limit ends inside a block see only its first positions, and on a sliding-window layer rows
+// whose window starts inside a block skip its first ones. Blocks before every row's window are
+// skipped whole; block boundaries stay where they are, so a row's arithmetic does not change.
 void CpuAttention::run_span(const Call& call, const Item& item, size_t span,
                             kernels::AttentionRow* states, float* sums, float* scratch) const {
     const size_t head_dim = m_shape.head_dim;
     const size_t row_count = start(call, item, states, sums);
     const size_t block = kernels::attention_block_positions(head_dim);
-    const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-    // The last token's window bounds the span.
-    const size_t limit = call.first_position + item.last_token;
-    const size_t end = std::min(limit, (span + 1) * kSpanPositions);
-    for (size_t first = span * kSpanPositions; first < end; first += block) {
+    // Row r sees positions [window_start(r), limit(r)).
+    const auto limit_of = [&](size_t r) {
+        return call.first_position + item.first_token + r / item.heads + 1;
+    };
+    const auto window_start = [&](size_t r) {
+        const size_t limit = limit_of(r);
+        return call.window > 0 && limit > call.window ? limit - call.window : 0;
+    };
+    // The last token's limit bounds the span; the first token's window start opens it.
+    const size_t end = std::min(call.first_position + item.last_token, (span + 1) * kSpanPositions);
+    const size_t begin = std::max(span * kSpanPositions, window_start(0) / block * block);
+    for (size_t first = begin; first < end; first += block) {
         const size_t size = std::min(block, end - first);
         for (size_t r = 0; r < row_count; ++r) {
-            const size_t window = call.first_position + item.first_token + r / item.heads + 1;
-            states[r].visible = window > first ? std::min(size, window - first) : 0;
+            const size_t limit = limit_of(r), opening = window_start(r);
+            states[r].visible = limit > first ? std::min(size, limit - first) : 0;
+            states[r].hidden = opening > first ? std::min(size, opening - first) : 0;
         }
         const int position = static_cast<int>(first);
         const size_t kv_offset = item.kv * head_dim;
         m_block(states, row_count, call.cache.key(call.layer, position) + kv_offset,
                 call.cache.value(call.layer, position) + kv_offset, call.cache.kv_dim(), size,
-                head_dim, scale, scratch);
+                head_dim, m_shape.scoring, scratch);
     }
 }
 

@@ -18,17 +18,18 @@ struct AttentionShape {
     size_t head_dim;
     size_t heads;     // query heads
     size_t kv_heads;  // each serves heads / kv_heads query heads
+    kernels::AttentionScoring scoring;
 };
 
 class CpuAttention {
 public:
     CpuAttention(AttentionShape shape, kernels::Isa isa);
 
-    // out (count × heads × head_dim) = softmax(query · keys / √head_dim) · values for `count`
-    // tokens at positions first_position.., each seeing the positions up to its own; their keys
-    // and values are already in the cache's `layer`.
-    void run(ThreadPool& pool, const KvCacheF16& cache, int layer, size_t first_position,
-             size_t count, const float* queries, float* out);
+    // out (count × heads × head_dim) = softmax(scores) · values for `count` tokens at positions
+    // first_position.., each seeing the positions up to its own (only the last `window` of them
+    // where window > 0); their keys and values are already in the cache's `layer`.
+    void run(ThreadPool& pool, const KvCacheF16& cache, int layer, size_t window,
+             size_t first_position, size_t count, const float* queries, float* out);
 
 private:
     struct Layout;

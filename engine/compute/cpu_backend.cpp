@@ -18,6 +18,15 @@ namespace {
 
 constexpr size_t kTileRows = 256;  // weight rows dequantised per sgemm call
 
+// x <- x / sqrt(mean(x^2) + epsilon) * weight, over weight.size() values.
+void rms_normalize(const float* x, const std::vector<float>& weight, float epsilon, float* out) {
+    const size_t dim = weight.size();
+    double sum_squares = 0.0;
+    for (size_t i = 0; i < dim; ++i) sum_squares += static_cast<double>(x[i]) * x[i];
+    const float scale = static_cast<float>(1.0 / std::sqrt(sum_squares / dim + epsilon));
+    for (size_t i = 0; i < dim; ++i) out[i] = x[i] * scale * weight[i];
+}
+
 // Whether a product of `count` tokens runs on the panel kernels (matmul_group decides with it,
 // working_bytes counts with it).
 bool uses_panel(const kernels::GemmTable* gemm, const CpuBackendOptions& options,
@@ -36,10 +45,12 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
       m_isa(m_options.isa.value_or(kernels::best_isa())),
       m_dots(kernels::dot_table(m_isa)),
       m_gemm(kernels::gemm_table(m_isa)),
-      m_swiglu(kernels::swiglu(m_isa)),
-      m_rope(model),
-      m_attention({static_cast<size_t>(m_config.head_dim), static_cast<size_t>(m_config.head_count),
-                   static_cast<size_t>(m_config.kv_head_count)},
+      m_gate_activation(m_config.activation == Activation::GeluTanh ? kernels::geglu(m_isa)
+                                                                    : kernels::swiglu(m_isa)),
+      m_attention({static_cast<size_t>(m_config.head_dim),
+                   static_cast<size_t>(m_config.head_count),
+                   static_cast<size_t>(m_config.kv_head_count),
+                   {m_config.attention_scale, m_config.attention_softcap}},
                   m_isa) {
     if (static_cast<size_t>(m_config.head_dim) > kernels::kMaxAttentionHeadDim) {
         throw std::invalid_argument("the CPU backend handles attention heads of up to " +
@@ -121,8 +132,7 @@ size_t CpuBackend::allocated_working_bytes() const {
 
 std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
     return std::make_unique<CpuSequence>(
-        *this, KvCacheF16(m_config.layer_count, capacity, m_config.kv_dim()), m_rope,
-        m_config.head_dim);
+        *this, m_model, KvCacheF16(m_config.layer_count, capacity, m_config.kv_dim()));
 }
 
 std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,
@@ -159,8 +169,11 @@ void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CpuSequence& seq
     grow(m_projected, dim);
 
     for (int t = 0; t < count; ++t) {
-        dequantize(weights.token_embedding.type, weights.token_embedding.row(tokens[t]),
-                   &m_x[t * dim], dim);
+        float* x = &m_x[t * dim];
+        dequantize(weights.token_embedding.type, weights.token_embedding.row(tokens[t]), x, dim);
+        if (m_config.embedding_scale != 1.0f) {
+            for (size_t i = 0; i < dim; ++i) x[i] *= m_config.embedding_scale;
+        }
     }
     for (int layer = 0; layer < m_config.layer_count; ++layer) run_layer(layer, count, sequence);
     sequence.cache().commit(count);
@@ -174,6 +187,11 @@ void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CpuSequence& seq
     const size_t start = logits.size();
     logits.resize(start + head_rows * vocab);
     matmul(weights.output, m_normed.data(), head_rows, logits.data() + start);
+    if (m_config.final_softcap > 0.0f) {
+        for (size_t i = start; i < logits.size(); ++i) {
+            logits[i] = kernels::softcap_score(logits[i], m_config.final_softcap);
+        }
+    }
 }
 
 void CpuBackend::normalize(const float* in, const std::vector<float>& weight, int count,
@@ -181,12 +199,7 @@ void CpuBackend::normalize(const float* in, const std::vector<float>& weight, in
     const size_t dim = weight.size();
     m_pool.parallel_for(static_cast<size_t>(count), 1, [&](size_t begin, size_t end) {
         for (size_t t = begin; t < end; ++t) {
-            const float* x = in + t * dim;
-            double sum_squares = 0.0;
-            for (size_t i = 0; i < dim; ++i) sum_squares += static_cast<double>(x[i]) * x[i];
-            const float scale =
-                static_cast<float>(1.0 / std::sqrt(sum_squares / dim + m_config.rms_epsilon));
-            for (size_t i = 0; i < dim; ++i) out[t * dim + i] = x[i] * scale * weight[i];
+            rms_normalize(in + t * dim, weight, m_config.rms_epsilon, out + t * dim);
         }
     });
 }
@@ -335,11 +348,14 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
     const size_t query_dim = static_cast<size_t>(m_config.query_dim());
     const size_t ffn = static_cast<size_t>(m_config.feed_forward_length);
     const int head_dim = m_config.head_dim;
+    const Rope* rope = sequence.ropes().layer(layer);
+    const float epsilon = m_config.rms_epsilon;
 
     normalize(m_x.data(), w.attention_norm, count, m_normed.data());
     matmul_group({{&w.query, m_query.data()}, {&w.key, m_key.data()}, {&w.value, m_value.data()}},
                  m_normed.data(), count);
-    // Per token: biases, rotation (its angles computed once for all heads), the K/V write.
+    // Per token: biases, per-head norms, rotation (its angles computed once for all heads), the
+    // K/V write.
     m_pool.parallel_for(static_cast<size_t>(count), 1, [&](size_t begin, size_t end) {
         float cosines[kernels::kMaxAttentionHeadDim / 2], sines[kernels::kMaxAttentionHeadDim / 2];
         for (size_t t = begin; t < end; ++t) {
@@ -350,28 +366,46 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
             for (size_t i = 0; i < w.query_bias.size(); ++i) query[i] += w.query_bias[i];
             for (size_t i = 0; i < w.key_bias.size(); ++i) key[i] += w.key_bias[i];
             for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
-            m_rope.angles(position, cosines, sines);
-            for (int h = 0; h < m_config.head_count; ++h) {
-                m_rope.rotate(query + h * head_dim, cosines, sines);
+            if (m_config.query_key_norm) {
+                for (int h = 0; h < m_config.head_count; ++h) {
+                    rms_normalize(query + h * head_dim, w.query_norm, epsilon,
+                                  query + h * head_dim);
+                }
+                for (int h = 0; h < m_config.kv_head_count; ++h) {
+                    rms_normalize(key + h * head_dim, w.key_norm, epsilon, key + h * head_dim);
+                }
             }
-            for (int h = 0; h < m_config.kv_head_count; ++h) {
-                m_rope.rotate(key + h * head_dim, cosines, sines);
+            if (rope != nullptr) {
+                rope->angles(position, cosines, sines);
+                for (int h = 0; h < m_config.head_count; ++h) {
+                    rope->rotate(query + h * head_dim, cosines, sines);
+                }
+                for (int h = 0; h < m_config.kv_head_count; ++h) {
+                    rope->rotate(key + h * head_dim, cosines, sines);
+                }
             }
             kernels::floats_to_halves(key, sequence.cache().key(layer, position), kv_dim);
             kernels::floats_to_halves(value, sequence.cache().value(layer, position), kv_dim);
         }
     });
-    m_attention.run(m_pool, sequence.cache(), layer, static_cast<size_t>(sequence.size()),
+    const auto window = static_cast<size_t>(m_config.layers[static_cast<size_t>(layer)].window);
+    m_attention.run(m_pool, sequence.cache(), layer, window, static_cast<size_t>(sequence.size()),
                     static_cast<size_t>(count), m_query.data(), m_attended.data());
     matmul(w.attention_output, m_attended.data(), count, m_projected.data());
+    if (m_config.post_norms) {
+        normalize(m_projected.data(), w.post_attention_norm, count, m_projected.data());
+    }
     for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
 
     normalize(m_x.data(), w.ffn_norm, count, m_normed.data());
     matmul_group({{&w.gate, m_gate.data()}, {&w.up, m_up.data()}}, m_normed.data(), count);
     m_pool.parallel_for(ffn * count, 4096, [&](size_t begin, size_t end) {
-        m_swiglu(&m_gate[begin], &m_up[begin], end - begin);
+        m_gate_activation(&m_gate[begin], &m_up[begin], end - begin);
     });
     matmul(w.down, m_gate.data(), count, m_projected.data());
+    if (m_config.post_norms) {
+        normalize(m_projected.data(), w.post_ffn_norm, count, m_projected.data());
+    }
     for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
 }
 

@@ -12,7 +12,6 @@
 #include "engine/compute/cpu_attention.h"
 #include "engine/compute/thread_pool.h"
 #include "engine/model/model.h"
-#include "engine/model/rope.h"
 #include "kernels/dot.h"
 #include "kernels/gemm.h"
 #include "kernels/swiglu.h"
@@ -80,9 +79,8 @@ private:
     ThreadPool m_pool;
     kernels::Isa m_isa;
     const kernels::DotTable& m_dots;
-    const kernels::GemmTable* m_gemm;  // null where the CPU (or the chosen ISA) has none
-    kernels::SwigluFunction m_swiglu;
-    Rope m_rope;
+    const kernels::GemmTable* m_gemm;           // null where the CPU (or the chosen ISA) has none
+    kernels::SwigluFunction m_gate_activation;  // SwiGLU or GeGLU, as the model asks
     CpuAttention m_attention;
     // Scratch, sized for the largest chunk once and reused: no allocation per token.
     std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_gate, m_up,

@@ -9,7 +9,7 @@
 namespace hearth {
 
 template <typename Element>
-void erase_positions(BasicKvCache<Element>& cache, const Rope& rope, int head_dim, int start,
+void erase_positions(BasicKvCache<Element>& cache, const LayerRopes& ropes, int head_dim, int start,
                      int count);
 
 }  // namespace hearth

@@ -7,8 +7,7 @@ namespace hearth {
 using ReferenceSequence = CacheSequence<float>;
 
 std::unique_ptr<Sequence> ReferenceBackend::create_sequence(int capacity) {
-    return std::make_unique<ReferenceSequence>(*this, m_forward.make_cache(capacity), m_rope,
-                                               m_model.config().head_dim);
+    return std::make_unique<ReferenceSequence>(*this, m_model, m_forward.make_cache(capacity));
 }
 
 std::vector<float> ReferenceBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,

@@ -10,8 +10,7 @@ namespace hearth {
 
 class ReferenceBackend final : public Backend {
 public:
-    explicit ReferenceBackend(const Model& model)
-        : m_model(model), m_forward(model), m_rope(model) {}
+    explicit ReferenceBackend(const Model& model) : m_model(model), m_forward(model) {}
     std::string name() const override { return "reference"; }
     std::unique_ptr<Sequence> create_sequence(int capacity) override;
     std::vector<float> forward(std::span<const int32_t> tokens, Sequence& sequence,
@@ -20,7 +19,6 @@ public:
 private:
     const Model& m_model;
     ReferenceForward m_forward;
-    Rope m_rope;
 };
 
 }  // namespace hearth

@@ -1,8 +1,10 @@
 #include "engine/model/model.h"
 
-#include "engine/model/load_error.h"
-
+#include <cmath>
 #include <stdexcept>
+
+#include "engine/model/load_error.h"
+#include "engine/model/model_reader.h"
 
 namespace hearth {
 namespace {
@@ -11,133 +13,143 @@ constexpr int kMaxDimension = 1 << 16;
 constexpr int kMaxLayers = 1024;
 constexpr int kMaxContext = 1 << 24;
 
-std::string shape_text(const std::vector<uint64_t>& shape) {
-    std::string text = "[";
-    for (size_t i = 0; i < shape.size(); ++i) text += (i ? ", " : "") + std::to_string(shape[i]);
-    return text + "]";
+bool is_gemma(Architecture architecture) {
+    return architecture == Architecture::Gemma2 || architecture == Architecture::Gemma3;
 }
 
-// Reads hyper-parameters and tensors for one file, naming the file in every error.
-class ModelReader {
-public:
-    explicit ModelReader(const GgufFile& file) : m_file(file) {}
-
-    [[noreturn]] void fail(const std::string& message) const {
-        throw LoadError(m_file.path().string() + ": " + message);
-    }
-
-    int required_int(const std::string& key, int minimum, int maximum) const {
-        const auto value = m_file.get_integer(key);
-        if (!value) fail("metadata key '" + key + "' is missing");
-        return checked_int(key, *value, minimum, maximum);
-    }
-
-    int optional_int(const std::string& key, int fallback, int minimum, int maximum) const {
-        const auto value = m_file.get_integer(key);
-        return value ? checked_int(key, *value, minimum, maximum) : fallback;
-    }
-
-    double optional_number(const std::string& key, double fallback) const {
-        return m_file.get_number(key).value_or(fallback);
-    }
-
-    const GgufTensor& tensor(const std::string& name) const {
-        const auto* found = m_file.find_tensor(name);
-        if (found == nullptr) fail("the model has no tensor '" + name + "'");
-        return *found;
-    }
-
-    WeightMatrix matrix(const std::string& name, int64_t rows, int64_t columns) const {
-        return matrix_of(tensor(name), rows, columns);
-    }
-
-    WeightMatrix matrix_of(const GgufTensor& found, int64_t rows, int64_t columns) const {
-        if (found.shape.size() != 2 || found.shape[0] != static_cast<uint64_t>(columns) ||
-            found.shape[1] != static_cast<uint64_t>(rows)) {
-            fail("tensor '" + found.name + "' has shape " + shape_text(found.shape) +
-                 ", expected [" + std::to_string(columns) + ", " + std::to_string(rows) + "]");
-        }
-        return {found.type, found.data, rows, columns, tensor_bytes(found.type, columns)};
-    }
-
-    std::vector<float> vector(const std::string& name, int64_t length) const {
-        return vector_of(tensor(name), length);
-    }
-
-    std::vector<float> optional_vector(const std::string& name, int64_t length) const {
-        const auto* found = m_file.find_tensor(name);
-        return found ? vector_of(*found, length) : std::vector<float>{};
-    }
-
-private:
-    int checked_int(const std::string& key, int64_t value, int minimum, int maximum) const {
-        if (value < minimum || value > maximum) {
-            fail("metadata key '" + key + "' is " + std::to_string(value) + ", outside " +
-                 std::to_string(minimum) + ".." + std::to_string(maximum));
-        }
-        return static_cast<int>(value);
-    }
-
-    std::vector<float> vector_of(const GgufTensor& found, int64_t length) const {
-        if (found.elements != static_cast<uint64_t>(length)) {
-            fail("tensor '" + found.name + "' has shape " + shape_text(found.shape) +
-                 ", expected [" + std::to_string(length) + "]");
-        }
-        std::vector<float> values(static_cast<size_t>(length));
-        dequantize(found.type, found.data, values.data(), values.size());
-        return values;
-    }
-
-    const GgufFile& m_file;
-};
-
-ModelConfig read_config(const ModelReader& reader, const GgufFile& file) {
-    ModelConfig config;
-    const auto architecture = file.get_string("general.architecture");
-    if (!architecture) reader.fail("metadata key 'general.architecture' is missing");
-    config.architecture_name = *architecture;
-    if (*architecture == "llama") {
-        config.architecture = Architecture::Llama;
-        config.rope_style = RopeStyle::AdjacentPairs;
-    } else if (*architecture == "qwen2") {
-        config.architecture = Architecture::Qwen2;
-        config.rope_style = RopeStyle::Neox;
-    } else {
-        reader.fail("architecture '" + *architecture +
-                    "' is not supported (Hearth runs 'llama' and 'qwen2' models)");
-    }
-    config.name = file.get_string("general.name").value_or(file.path().stem().string());
-    const std::string& prefix = *architecture + ".";
-    config.embedding_length = reader.required_int(prefix + "embedding_length", 1, kMaxDimension);
-    config.layer_count = reader.required_int(prefix + "block_count", 1, kMaxLayers);
+void read_attention_shape(const ModelReader& reader, const std::string& prefix,
+                          ModelConfig& config) {
     config.head_count = reader.required_int(prefix + "attention.head_count", 1, kMaxDimension);
     config.kv_head_count = reader.optional_int(prefix + "attention.head_count_kv",
                                                config.head_count, 1, config.head_count);
-    config.feed_forward_length =
-        reader.required_int(prefix + "feed_forward_length", 1, 16 * kMaxDimension);
-    config.context_length = reader.required_int(prefix + "context_length", 1, kMaxContext);
-    if (config.embedding_length % config.head_count != 0 ||
-        config.head_count % config.kv_head_count != 0) {
+    const bool even_split = config.embedding_length % config.head_count == 0;
+    // Qwen3 and Gemma state the head size; it need not be the embedding split over the heads.
+    config.head_dim = reader.optional_int(
+        prefix + "attention.key_length",
+        even_split ? config.embedding_length / config.head_count : 0, 1, kMaxDimension);
+    if (config.head_dim == 0 || config.head_count % config.kv_head_count != 0) {
         reader.fail("inconsistent attention shape: " + std::to_string(config.embedding_length) +
                     " embedding, " + std::to_string(config.head_count) + " heads, " +
                     std::to_string(config.kv_head_count) + " KV heads");
     }
-    config.head_dim = config.embedding_length / config.head_count;
-    reader.optional_int(prefix + "attention.key_length", config.head_dim, config.head_dim,
+    reader.optional_int(prefix + "attention.value_length", config.head_dim, config.head_dim,
                         config.head_dim);
-    config.rope_dimensions =
+}
+
+// A sliding-window layer's index pattern: Gemma 2 alternates local and global layers, Gemma 3
+// has five local layers to each global one.
+bool is_local_layer(const ModelConfig& config, int pattern, int layer) {
+    if (!is_gemma(config.architecture)) return false;
+    return layer % pattern < pattern - 1;
+}
+
+void read_rope(const ModelReader& reader, const std::string& prefix, ModelConfig& config) {
+    RopeConfig& rope = config.rope;
+    rope.style =
+        config.architecture == Architecture::Llama || config.architecture == Architecture::SmolLM3
+            ? RopeStyle::AdjacentPairs
+            : RopeStyle::Neox;
+    rope.dimensions =
         reader.optional_int(prefix + "rope.dimension_count", config.head_dim, 2, config.head_dim);
-    if (config.rope_dimensions % 2 != 0) reader.fail("rope.dimension_count must be even");
-    config.rope_base = reader.optional_number(prefix + "rope.freq_base", 10000.0);
-    if (!(config.rope_base > 1.0)) reader.fail("rope.freq_base must be greater than 1");
-    const auto scaling = file.get_string(prefix + "rope.scaling.type").value_or("none");
+    if (rope.dimensions % 2 != 0) reader.fail("rope.dimension_count must be even");
+    rope.base = reader.optional_number(prefix + "rope.freq_base", 10000.0);
+    if (!(rope.base > 1.0)) reader.fail("rope.freq_base must be greater than 1");
+    // Gemma's local layers: their own base where the file gives one, else the global base
+    // (Gemma 2) or 10000 (Gemma 3); never the global layers' scaling.
+    config.local_rope = rope;
+    if (config.architecture == Architecture::Gemma3) config.local_rope.base = 10000.0;
+    config.local_rope.base =
+        reader.optional_number(prefix + "rope.freq_base_swa", config.local_rope.base);
+    if (!(config.local_rope.base > 1.0)) reader.fail("rope.freq_base_swa must be greater than 1");
+
+    const auto scaling = reader.file().get_string(prefix + "rope.scaling.type").value_or("none");
     if (scaling == "linear") {
-        const double factor = reader.optional_number(prefix + "rope.scaling.factor", 1.0);
-        if (!(factor > 0.0)) reader.fail("rope.scaling.factor must be positive");
-        config.rope_scale = 1.0 / factor;
-    } else if (scaling != "none") {
-        reader.fail("RoPE scaling '" + scaling + "' is not supported (only linear)");
+        rope.scale = 1.0 / reader.optional_positive(prefix + "rope.scaling.factor", 1.0);
+    } else if (scaling != "none" && scaling != "longrope") {
+        reader.fail("RoPE scaling '" + scaling + "' is not supported (only linear and LongRoPE)");
     }
+    config.rope_original_context = reader.optional_int(
+        prefix + "rope.scaling.original_context_length", config.context_length, 1, kMaxContext);
+    rope.magnitude =
+        static_cast<float>(reader.optional_positive(prefix + "rope.scaling.attn_factor", 1.0));
+    if (config.architecture != Architecture::Gemma3) config.local_rope.scale = rope.scale;
+    config.local_rope.magnitude = rope.magnitude;
+}
+
+void read_layer_pattern(const ModelReader& reader, const std::string& prefix, ModelConfig& config) {
+    int window = 0, pattern = 1;
+    if (is_gemma(config.architecture)) {
+        window = reader.optional_int(prefix + "attention.sliding_window", 0, 0, kMaxContext);
+        pattern =
+            reader.optional_int(prefix + "attention.sliding_window_pattern",
+                                config.architecture == Architecture::Gemma2 ? 2 : 6, 1, kMaxLayers);
+    }
+    config.layers.resize(static_cast<size_t>(config.layer_count));
+    for (int i = 0; i < config.layer_count; ++i) {
+        LayerConfig& layer = config.layers[static_cast<size_t>(i)];
+        if (window > 0 && is_local_layer(config, pattern, i)) {
+            layer.window = window;
+            layer.rope = LayerConfig::Rope::Local;
+        }
+        // SmolLM3 leaves every fourth layer unrotated (fixed by the architecture, not the file).
+        if (config.architecture == Architecture::SmolLM3 && (i + 1) % 4 == 0) {
+            layer.rope = LayerConfig::Rope::None;
+        }
+    }
+}
+
+// What the family adds to the transformer every model shares.
+void read_family(const ModelReader& reader, const std::string& prefix, ModelConfig& config) {
+    const Architecture architecture = config.architecture;
+    config.query_key_norm =
+        architecture == Architecture::Qwen3 || architecture == Architecture::Gemma3;
+    config.attention_scale = 1.0f / std::sqrt(static_cast<float>(config.head_dim));
+    if (!is_gemma(architecture)) return;
+    config.post_norms = true;
+    config.activation = Activation::GeluTanh;
+    config.embedding_scale = std::sqrt(static_cast<float>(config.embedding_length));
+    // Gemma 2 27B (46 layers) and Gemma 3 27B (62) were trained with queries scaled by
+    // dim / heads rather than the head size; their files do not say so, llama.cpp infers it
+    // from the depth, and so do we unless the file states a scale.
+    const int deep = architecture == Architecture::Gemma2 ? 46 : 62;
+    if (config.layer_count == deep) {
+        config.attention_scale =
+            1.0f / std::sqrt(static_cast<float>(config.embedding_length / config.head_count));
+    }
+    config.attention_scale = static_cast<float>(
+        reader.optional_positive(prefix + "attention.scale", config.attention_scale));
+    const auto softcap = [&](const std::string& key) {
+        return static_cast<float>(reader.optional_number(prefix + key, 0.0));
+    };
+    if (architecture == Architecture::Gemma2) {
+        config.attention_softcap = softcap("attn_logit_softcapping");
+    }
+    config.final_softcap = softcap("final_logit_softcapping");
+    if (config.attention_softcap < 0.0f || config.final_softcap < 0.0f) {
+        reader.fail("a logit soft-capping value is negative");
+    }
+}
+
+ModelConfig read_config(const ModelReader& reader) {
+    const GgufFile& file = reader.file();
+    ModelConfig config;
+    const auto name = file.get_string("general.architecture");
+    if (!name) reader.fail("metadata key 'general.architecture' is missing");
+    const auto architecture = parse_architecture(*name);
+    if (!architecture) reader.fail(unsupported_architecture_text(*name));
+    config.architecture = *architecture;
+    config.architecture_name = *name;
+    config.name = file.get_string("general.name").value_or(file.path().stem().string());
+    const std::string& prefix = *name + ".";
+    config.embedding_length = reader.required_int(prefix + "embedding_length", 1, kMaxDimension);
+    config.layer_count = reader.required_int(prefix + "block_count", 1, kMaxLayers);
+    config.feed_forward_length =
+        reader.required_int(prefix + "feed_forward_length", 1, 16 * kMaxDimension);
+    config.context_length = reader.required_int(prefix + "context_length", 1, kMaxContext);
+    read_attention_shape(reader, prefix, config);
+    read_rope(reader, prefix, config);
+    read_layer_pattern(reader, prefix, config);
+    read_family(reader, prefix, config);
     const double epsilon =
         reader.optional_number(prefix + "attention.layer_norm_rms_epsilon", 1e-5);
     if (!(epsilon > 0.0 && epsilon < 1.0)) reader.fail("layer_norm_rms_epsilon is out of range");
@@ -145,28 +157,74 @@ ModelConfig read_config(const ModelReader& reader, const GgufFile& file) {
     return config;
 }
 
-LayerWeights read_layer(const ModelReader& reader, const ModelConfig& config, int index) {
-    const std::string prefix = "blk." + std::to_string(index) + ".";
+// q, k and v: three tensors, or Phi-3's one fused tensor whose rows are q's, then k's, then v's.
+void read_projections(const ModelReader& reader, const ModelConfig& config,
+                      const std::string& prefix, LayerWeights& layer) {
     const int64_t dim = config.embedding_length;
-    const int64_t ffn = config.feed_forward_length;
-    LayerWeights layer;
-    layer.attention_norm = reader.vector(prefix + "attn_norm.weight", dim);
-    layer.query = reader.matrix(prefix + "attn_q.weight", config.query_dim(), dim);
-    layer.key = reader.matrix(prefix + "attn_k.weight", config.kv_dim(), dim);
-    layer.value = reader.matrix(prefix + "attn_v.weight", config.kv_dim(), dim);
+    if (reader.has_tensor(prefix + "attn_qkv.weight")) {
+        const WeightMatrix fused = reader.matrix(prefix + "attn_qkv.weight",
+                                                 config.query_dim() + 2 * config.kv_dim(), dim);
+        layer.query = fused.slice(0, config.query_dim());
+        layer.key = fused.slice(config.query_dim(), config.kv_dim());
+        layer.value = fused.slice(config.query_dim() + config.kv_dim(), config.kv_dim());
+    } else {
+        layer.query = reader.matrix(prefix + "attn_q.weight", config.query_dim(), dim);
+        layer.key = reader.matrix(prefix + "attn_k.weight", config.kv_dim(), dim);
+        layer.value = reader.matrix(prefix + "attn_v.weight", config.kv_dim(), dim);
+    }
     layer.query_bias = reader.optional_vector(prefix + "attn_q.bias", config.query_dim());
     layer.key_bias = reader.optional_vector(prefix + "attn_k.bias", config.kv_dim());
     layer.value_bias = reader.optional_vector(prefix + "attn_v.bias", config.kv_dim());
     if (config.architecture == Architecture::Qwen2 &&
         (layer.query_bias.empty() || layer.key_bias.empty() || layer.value_bias.empty())) {
-        reader.fail("qwen2 layer " + std::to_string(index) + " lacks its q/k/v biases");
+        reader.fail("qwen2 " + prefix.substr(0, prefix.size() - 1) + " lacks its q/k/v biases");
     }
+    if (config.query_key_norm) {
+        layer.query_norm = reader.vector(prefix + "attn_q_norm.weight", config.head_dim);
+        layer.key_norm = reader.vector(prefix + "attn_k_norm.weight", config.head_dim);
+    }
+}
+
+// Gate and up: two tensors, or Phi-3's one ffn_up whose first half of rows is the gate.
+void read_feed_forward(const ModelReader& reader, const ModelConfig& config,
+                       const std::string& prefix, LayerWeights& layer) {
+    const int64_t dim = config.embedding_length;
+    const int64_t ffn = config.feed_forward_length;
+    if (config.architecture == Architecture::Phi3) {
+        const WeightMatrix fused = reader.matrix(prefix + "ffn_up.weight", 2 * ffn, dim);
+        layer.gate = fused.slice(0, ffn);
+        layer.up = fused.slice(ffn, ffn);
+    } else {
+        layer.gate = reader.matrix(prefix + "ffn_gate.weight", ffn, dim);
+        layer.up = reader.matrix(prefix + "ffn_up.weight", ffn, dim);
+    }
+    layer.down = reader.matrix(prefix + "ffn_down.weight", dim, ffn);
+}
+
+LayerWeights read_layer(const ModelReader& reader, const ModelConfig& config, int index) {
+    const std::string prefix = "blk." + std::to_string(index) + ".";
+    const int64_t dim = config.embedding_length;
+    LayerWeights layer;
+    layer.attention_norm = reader.vector(prefix + "attn_norm.weight", dim);
+    read_projections(reader, config, prefix, layer);
     layer.attention_output = reader.matrix(prefix + "attn_output.weight", dim, config.query_dim());
     layer.ffn_norm = reader.vector(prefix + "ffn_norm.weight", dim);
-    layer.gate = reader.matrix(prefix + "ffn_gate.weight", ffn, dim);
-    layer.up = reader.matrix(prefix + "ffn_up.weight", ffn, dim);
-    layer.down = reader.matrix(prefix + "ffn_down.weight", dim, ffn);
+    read_feed_forward(reader, config, prefix, layer);
+    if (config.post_norms) {
+        layer.post_attention_norm = reader.vector(prefix + "post_attention_norm.weight", dim);
+        layer.post_ffn_norm = reader.vector(prefix + "post_ffw_norm.weight", dim);
+    }
     return layer;
+}
+
+// Frequency divisors, if the file has them; each must be positive.
+std::vector<float> read_rope_factors(const ModelReader& reader, const std::string& name,
+                                     int pairs) {
+    auto factors = reader.optional_vector(name, pairs);
+    for (const float factor : factors) {
+        if (!(factor > 0.0f)) reader.fail("tensor '" + name + "' holds a non-positive factor");
+    }
+    return factors;
 }
 
 }  // namespace
@@ -184,9 +242,12 @@ void check_token_ids(const ModelConfig& config, std::span<const int32_t> tokens)
 
 size_t ModelWeights::owned_bytes() const {
     size_t floats = output_norm.size() + rope_factors.size();
+    floats += rope_factors_short.size() + rope_factors_long.size();
     for (const auto& layer : layers) {
         floats += layer.attention_norm.size() + layer.ffn_norm.size() + layer.query_bias.size() +
-                  layer.key_bias.size() + layer.value_bias.size();
+                  layer.key_bias.size() + layer.value_bias.size() + layer.query_norm.size() +
+                  layer.key_norm.size() + layer.post_attention_norm.size() +
+                  layer.post_ffn_norm.size();
     }
     return floats * sizeof(float);
 }
@@ -197,7 +258,7 @@ std::unique_ptr<Model> Model::load(const std::filesystem::path& path, const MapO
 
 Model::Model(std::unique_ptr<GgufFile> file) : m_file(std::move(file)) {
     const ModelReader reader(*m_file);
-    m_config = read_config(reader, *m_file);
+    m_config = read_config(reader);
     const int64_t dim = m_config.embedding_length;
 
     const auto& embedding = reader.tensor("token_embd.weight");
@@ -224,11 +285,10 @@ Model::Model(std::unique_ptr<GgufFile> file) : m_file(std::move(file)) {
         m_config.tied_embeddings = true;
         m_weights.output = m_weights.token_embedding;
     }
-    m_weights.rope_factors =
-        reader.optional_vector("rope_freqs.weight", m_config.rope_dimensions / 2);
-    for (const float factor : m_weights.rope_factors) {
-        if (!(factor > 0.0f)) reader.fail("tensor 'rope_freqs.weight' holds a non-positive factor");
-    }
+    const int pairs = m_config.rope.dimensions / 2;
+    m_weights.rope_factors = read_rope_factors(reader, "rope_freqs.weight", pairs);
+    m_weights.rope_factors_short = read_rope_factors(reader, "rope_factors_short.weight", pairs);
+    m_weights.rope_factors_long = read_rope_factors(reader, "rope_factors_long.weight", pairs);
 }
 
 }  // namespace hearth

@@ -13,15 +13,35 @@
 
 #include "engine/format/gguf_file.h"
 #include "engine/format/tensor_types.h"
+#include "engine/model/architecture.h"
 
 namespace hearth {
-
-enum class Architecture { Llama, Qwen2 };
 
 // How RoPE pairs the dimensions of a head.
 enum class RopeStyle {
     AdjacentPairs,  // (2i, 2i+1): ggml's "normal" mode, used by llama files
     Neox,           // (i, i + d/2): used by qwen2
+};
+
+// One kind of rotation; a model has one for its global layers and one for its sliding-window
+// layers (the same unless the file says otherwise, as Gemma 3's does).
+struct RopeConfig {
+    int dimensions = 0;  // leading dimensions of each head that RoPE rotates
+    double base = 10000.0;
+    double scale = 1.0;      // linear RoPE scaling: positions are multiplied by this
+    float magnitude = 1.0f;  // cos and sin are multiplied by this (LongRoPE's attn_factor)
+    RopeStyle style = RopeStyle::AdjacentPairs;
+};
+
+enum class Activation {
+    Silu,      // SwiGLU: down(silu(gate) * up)
+    GeluTanh,  // GeGLU with the tanh approximation (Gemma)
+};
+
+// What differs from layer to layer.
+struct LayerConfig {
+    int window = 0;  // a sliding-window layer sees positions (i - window, i]; 0: all up to i
+    enum class Rope { Global, Local, None } rope = Rope::Global;
 };
 
 struct ModelConfig {
@@ -35,13 +55,21 @@ struct ModelConfig {
     int head_dim = 0;
     int feed_forward_length = 0;
     int vocab_size = 0;
-    int context_length = 0;   // the length the model was trained for
-    int rope_dimensions = 0;  // leading dimensions of each head that RoPE rotates
-    double rope_base = 10000.0;
-    double rope_scale = 1.0;  // linear RoPE scaling: positions are multiplied by this
+    int context_length = 0;  // the length the model was trained for
+    RopeConfig rope;         // global layers
+    RopeConfig local_rope;   // sliding-window layers
+    // LongRoPE (Phi-3.5, Phi-4-mini): a context longer than this uses the long factors.
+    int rope_original_context = 0;
+    std::vector<LayerConfig> layers;
     float rms_epsilon = 1e-5f;
-    RopeStyle rope_style = RopeStyle::AdjacentPairs;
-    bool tied_embeddings = false;  // the LM head reuses the token embedding matrix
+    Activation activation = Activation::Silu;
+    float embedding_scale = 1.0f;    // token embeddings are multiplied by this (Gemma: sqrt(dim))
+    float attention_scale = 0.0f;    // multiplies q.k before the softmax
+    float attention_softcap = 0.0f;  // scores become c*tanh(s/c); 0: none (Gemma 2)
+    float final_softcap = 0.0f;      // the same on the logits
+    bool query_key_norm = false;     // per-head RMSNorm of q and k before RoPE (Qwen3, Gemma 3)
+    bool post_norms = false;         // RMSNorm of each block's output before the residual (Gemma)
+    bool tied_embeddings = false;    // the LM head reuses the token embedding matrix
 
     int kv_dim() const { return kv_head_count * head_dim; }
     int query_dim() const { return head_count * head_dim; }
@@ -59,21 +87,30 @@ struct WeightMatrix {
     const std::byte* row(int64_t index) const {
         return data + static_cast<size_t>(index) * row_bytes;
     }
+    // Rows [first, first + count) as a matrix of their own: the parts of a fused tensor
+    // (Phi-3's attn_qkv, its gate-and-up ffn_up) are views, not copies.
+    WeightMatrix slice(int64_t first, int64_t count) const {
+        return {type, row(first), count, columns, row_bytes};
+    }
 };
 
 struct LayerWeights {
-    std::vector<float> attention_norm;  // (dim)
-    WeightMatrix query;                 // (head_count * head_dim, dim)
-    WeightMatrix key;                   // (kv_head_count * head_dim, dim)
-    WeightMatrix value;                 // (kv_head_count * head_dim, dim)
-    std::vector<float> query_bias;      // (head_count * head_dim) or empty
-    std::vector<float> key_bias;        // (kv_head_count * head_dim) or empty
-    std::vector<float> value_bias;      // (kv_head_count * head_dim) or empty
-    WeightMatrix attention_output;      // (dim, head_count * head_dim)
-    std::vector<float> ffn_norm;        // (dim)
-    WeightMatrix gate;                  // (ffn, dim)
-    WeightMatrix up;                    // (ffn, dim)
-    WeightMatrix down;                  // (dim, ffn)
+    std::vector<float> attention_norm;       // (dim)
+    WeightMatrix query;                      // (head_count * head_dim, dim)
+    WeightMatrix key;                        // (kv_head_count * head_dim, dim)
+    WeightMatrix value;                      // (kv_head_count * head_dim, dim)
+    std::vector<float> query_bias;           // (head_count * head_dim) or empty
+    std::vector<float> key_bias;             // (kv_head_count * head_dim) or empty
+    std::vector<float> value_bias;           // (kv_head_count * head_dim) or empty
+    std::vector<float> query_norm;           // (head_dim) with query_key_norm, else empty
+    std::vector<float> key_norm;             // (head_dim) with query_key_norm, else empty
+    WeightMatrix attention_output;           // (dim, head_count * head_dim)
+    std::vector<float> post_attention_norm;  // (dim) with post_norms, else empty
+    std::vector<float> ffn_norm;             // (dim)
+    WeightMatrix gate;                       // (ffn, dim)
+    WeightMatrix up;                         // (ffn, dim)
+    WeightMatrix down;                       // (dim, ffn)
+    std::vector<float> post_ffn_norm;        // (dim) with post_norms, else empty
 
     // The seven weight matrices, for code that treats them alike (uploads, pipelines).
     std::array<const WeightMatrix*, 7> matrices() const {
@@ -84,9 +121,13 @@ struct LayerWeights {
 struct ModelWeights {
     WeightMatrix token_embedding;  // (vocab, dim)
     std::vector<LayerWeights> layers;
-    std::vector<float> output_norm;   // (dim)
-    WeightMatrix output;              // (vocab, dim); the token embedding when tied
-    std::vector<float> rope_factors;  // (rope_dimensions / 2) frequency divisors, or empty
+    std::vector<float> output_norm;  // (dim)
+    WeightMatrix output;             // (vocab, dim); the token embedding when tied
+    // Per-pair frequency divisors (rope.dimensions / 2 each), or empty: Llama 3.1's rope_freqs,
+    // and Phi-3's LongRoPE factors for contexts up to and beyond rope_original_context.
+    std::vector<float> rope_factors;
+    std::vector<float> rope_factors_short;
+    std::vector<float> rope_factors_long;
 
     // Memory held beside the mapped file: the float vectors above.
     size_t owned_bytes() const;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <stdexcept>
 
 namespace hearth {
@@ -44,12 +45,21 @@ float silu(float x) {
     return x / (1.0f + std::exp(-x));
 }
 
+float gelu(float x) {
+    const float inner = std::sqrt(2.0f / std::numbers::pi_v<float>) * (x + 0.044715f * x * x * x);
+    return 0.5f * x * (1.0f + std::tanh(inner));
+}
+
+// c * tanh(x / c): Gemma 2 bounds its attention scores and logits this way; 0 means no cap.
+float softcap(float x, float cap) {
+    return cap > 0.0f ? cap * std::tanh(x / cap) : x;
+}
+
 }  // namespace
 
 ReferenceForward::ReferenceForward(const Model& model)
     : m_model(model),
       m_config(model.config()),
-      m_rope(model),
       m_x(m_config.embedding_length),
       m_normed(m_config.embedding_length),
       m_query(m_config.query_dim()),
@@ -66,6 +76,7 @@ std::vector<float> ReferenceForward::forward(std::span<const int32_t> tokens, Kv
                                              LogitRows rows) {
     check_token_ids(m_config, tokens);
     cache.reserve_positions(static_cast<int>(tokens.size()));
+    const LayerRopes ropes(m_model, cache.capacity());
     const auto& weights = m_model.weights();
     const size_t vocab = static_cast<size_t>(m_config.vocab_size);
     std::vector<float> logits;
@@ -78,24 +89,29 @@ std::vector<float> ReferenceForward::forward(std::span<const int32_t> tokens, Kv
         const int position = cache.size();
         dequantize(weights.token_embedding.type, weights.token_embedding.row(token), m_x.data(),
                    m_x.size());
+        for (float& value : m_x) value *= m_config.embedding_scale;
         for (int layer = 0; layer < m_config.layer_count; ++layer)
-            run_layer(layer, position, cache);
+            run_layer(layer, position, cache, ropes.layer(layer));
         cache.commit(1);
 
         if (rows == LogitRows::All || (rows == LogitRows::Last && t + 1 == tokens.size())) {
             rmsnorm(m_x.data(), weights.output_norm, m_config.rms_epsilon, m_normed.data());
             logits.resize(logits.size() + vocab);
-            matvec(weights.output, m_normed.data(), logits.data() + logits.size() - vocab, m_row);
+            float* row = logits.data() + logits.size() - vocab;
+            matvec(weights.output, m_normed.data(), row, m_row);
+            for (size_t i = 0; i < vocab; ++i) row[i] = softcap(row[i], m_config.final_softcap);
         }
     }
     return logits;
 }
 
-void ReferenceForward::run_layer(int layer, int position, KvCache& cache) {
+void ReferenceForward::run_layer(int layer, int position, KvCache& cache, const Rope* rope) {
     const auto& w = m_model.weights().layers[layer];
     const int dim = m_config.embedding_length;
+    const int head_dim = m_config.head_dim;
 
-    // Attention block: normalise, project to q/k/v, rotate, cache, attend, project back.
+    // Attention block: normalise, project to q/k/v, normalise each head, rotate, cache, attend,
+    // project back (and normalise the result, for Gemma).
     rmsnorm(m_x.data(), w.attention_norm, m_config.rms_epsilon, m_normed.data());
     float* key = cache.key(layer, position);
     float* value = cache.value(layer, position);
@@ -105,44 +121,65 @@ void ReferenceForward::run_layer(int layer, int position, KvCache& cache) {
     add_bias(m_query.data(), w.query_bias);
     add_bias(key, w.key_bias);
     add_bias(value, w.value_bias);
-    for (int h = 0; h < m_config.head_count; ++h)
-        m_rope.apply(&m_query[h * m_config.head_dim], position);
-    for (int h = 0; h < m_config.kv_head_count; ++h)
-        m_rope.apply(&key[h * m_config.head_dim], position);
+    for (int h = 0; h < m_config.head_count; ++h) {
+        float* head = &m_query[h * head_dim];
+        if (m_config.query_key_norm) rmsnorm(head, w.query_norm, m_config.rms_epsilon, head);
+        if (rope != nullptr) rope->apply(head, position);
+    }
+    for (int h = 0; h < m_config.kv_head_count; ++h) {
+        float* head = &key[h * head_dim];
+        if (m_config.query_key_norm) rmsnorm(head, w.key_norm, m_config.rms_epsilon, head);
+        if (rope != nullptr) rope->apply(head, position);
+    }
     attend(layer, position, cache);
     matvec(w.attention_output, m_attended.data(), m_projected.data(), m_row);
+    if (m_config.post_norms) {
+        rmsnorm(m_projected.data(), w.post_attention_norm, m_config.rms_epsilon,
+                m_projected.data());
+    }
     for (int i = 0; i < dim; ++i) m_x[i] += m_projected[i];
 
-    // Feed-forward block: SwiGLU.
+    // Feed-forward block: SwiGLU, or GeGLU for Gemma.
     rmsnorm(m_x.data(), w.ffn_norm, m_config.rms_epsilon, m_normed.data());
     matvec(w.gate, m_normed.data(), m_gate.data(), m_row);
     matvec(w.up, m_normed.data(), m_up.data(), m_row);
-    for (int i = 0; i < m_config.feed_forward_length; ++i) m_gate[i] = silu(m_gate[i]) * m_up[i];
+    for (int i = 0; i < m_config.feed_forward_length; ++i) {
+        const float gate =
+            m_config.activation == Activation::GeluTanh ? gelu(m_gate[i]) : silu(m_gate[i]);
+        m_gate[i] = gate * m_up[i];
+    }
     matvec(w.down, m_gate.data(), m_projected.data(), m_row);
+    if (m_config.post_norms) {
+        rmsnorm(m_projected.data(), w.post_ffn_norm, m_config.rms_epsilon, m_projected.data());
+    }
     for (int i = 0; i < dim; ++i) m_x[i] += m_projected[i];
 }
 
-// Grouped-query attention of every query head over positions 0..position.
+// Grouped-query attention of every query head over the positions this layer sees: all up to
+// `position`, or on a sliding-window layer only the last `window` of them.
 void ReferenceForward::attend(int layer, int position, const KvCache& cache) {
     const int head_dim = m_config.head_dim;
     const int group = m_config.head_count / m_config.kv_head_count;
-    const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-    m_scores.resize(static_cast<size_t>(position) + 1);
+    const int window = m_config.layers[static_cast<size_t>(layer)].window;
+    const int first = window > 0 ? std::max(0, position - window + 1) : 0;
+    const int seen = position - first + 1;
+    m_scores.resize(static_cast<size_t>(seen));
     for (int h = 0; h < m_config.head_count; ++h) {
         const float* query = &m_query[h * head_dim];
         const int kv_offset = (h / group) * head_dim;
-        for (int t = 0; t <= position; ++t) {
+        for (int t = first; t <= position; ++t) {
             const float* key = cache.key(layer, t) + kv_offset;
             double dot = 0.0;
             for (int i = 0; i < head_dim; ++i) dot += static_cast<double>(query[i]) * key[i];
-            m_scores[t] = static_cast<float>(dot) * scale;
+            m_scores[t - first] = softcap(static_cast<float>(dot) * m_config.attention_scale,
+                                          m_config.attention_softcap);
         }
-        softmax(m_scores.data(), position + 1);
+        softmax(m_scores.data(), seen);
         float* out = &m_attended[h * head_dim];
         std::fill(out, out + head_dim, 0.0f);
-        for (int t = 0; t <= position; ++t) {
+        for (int t = first; t <= position; ++t) {
             const float* value = cache.value(layer, t) + kv_offset;
-            for (int i = 0; i < head_dim; ++i) out[i] += m_scores[t] * value[i];
+            for (int i = 0; i < head_dim; ++i) out[i] += m_scores[t - first] * value[i];
         }
     }
 }

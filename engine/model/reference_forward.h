@@ -25,12 +25,11 @@ public:
     KvCache make_cache(int capacity) const;
 
 private:
-    void run_layer(int layer, int position, KvCache& cache);
+    void run_layer(int layer, int position, KvCache& cache, const Rope* rope);
     void attend(int layer, int position, const KvCache& cache);
 
     const Model& m_model;
     const ModelConfig& m_config;
-    Rope m_rope;
     // Activations for the current position.
     std::vector<float> m_x;          // (dim) residual stream
     std::vector<float> m_normed;     // (dim)

@@ -4,13 +4,12 @@
 
 namespace hearth {
 
-Rope::Rope(const Model& model) : m_style(model.config().rope_style) {
-    const auto& config = model.config();
-    const auto& factors = model.weights().rope_factors;
-    for (int i = 0; i < config.rope_dimensions / 2; ++i) {
-        double frequency = std::pow(config.rope_base, -2.0 * i / config.rope_dimensions);
-        if (!factors.empty()) frequency /= factors[i];
-        m_frequencies.push_back(frequency * config.rope_scale);
+Rope::Rope(const RopeConfig& config, std::span<const float> factors)
+    : m_magnitude(config.magnitude), m_style(config.style) {
+    for (int i = 0; i < config.dimensions / 2; ++i) {
+        double frequency = std::pow(config.base, -2.0 * i / config.dimensions);
+        if (!factors.empty()) frequency /= factors[static_cast<size_t>(i)];
+        m_frequencies.push_back(frequency * config.scale);
     }
 }
 
@@ -26,6 +25,14 @@ void Rope::rotate_pair(float* head, int pair, float cosine, float sine) const {
 void Rope::apply(float* head, int position) const {
     for (int i = 0; i < static_cast<int>(m_frequencies.size()); ++i) {
         const double angle = static_cast<double>(position) * m_frequencies[i];
+        rotate_pair(head, i, static_cast<float>(m_magnitude * std::cos(angle)),
+                    static_cast<float>(m_magnitude * std::sin(angle)));
+    }
+}
+
+void Rope::shift(float* head, int delta) const {
+    for (int i = 0; i < static_cast<int>(m_frequencies.size()); ++i) {
+        const double angle = static_cast<double>(delta) * m_frequencies[i];
         rotate_pair(head, i, static_cast<float>(std::cos(angle)),
                     static_cast<float>(std::sin(angle)));
     }
@@ -34,8 +41,8 @@ void Rope::apply(float* head, int position) const {
 void Rope::angles(int position, float* cosines, float* sines) const {
     for (size_t i = 0; i < m_frequencies.size(); ++i) {
         const double angle = static_cast<double>(position) * m_frequencies[i];
-        cosines[i] = static_cast<float>(std::cos(angle));
-        sines[i] = static_cast<float>(std::sin(angle));
+        cosines[i] = static_cast<float>(m_magnitude * std::cos(angle));
+        sines[i] = static_cast<float>(m_magnitude * std::sin(angle));
     }
 }
 
@@ -43,6 +50,40 @@ void Rope::rotate(float* head, const float* cosines, const float* sines) const {
     for (int i = 0; i < static_cast<int>(m_frequencies.size()); ++i) {
         rotate_pair(head, i, cosines[i], sines[i]);
     }
+}
+
+LayerRopes::LayerRopes(const Model& model, int context_length) {
+    const ModelConfig& config = model.config();
+    const ModelWeights& weights = model.weights();
+    // LongRoPE: the long factors only where the context goes past the original one.
+    std::span<const float> factors = weights.rope_factors;
+    if (!weights.rope_factors_short.empty()) factors = weights.rope_factors_short;
+    if (!weights.rope_factors_long.empty() && context_length > config.rope_original_context) {
+        factors = weights.rope_factors_long;
+    }
+    int global = -1, local = -1;
+    for (const LayerConfig& layer : config.layers) {
+        int kind = -1;
+        if (layer.rope == LayerConfig::Rope::Global) {
+            if (global < 0) {
+                global = static_cast<int>(m_kinds.size());
+                m_kinds.emplace_back(config.rope, factors);
+            }
+            kind = global;
+        } else if (layer.rope == LayerConfig::Rope::Local) {
+            if (local < 0) {
+                local = static_cast<int>(m_kinds.size());
+                m_kinds.emplace_back(config.local_rope, factors);
+            }
+            kind = local;
+        }
+        m_kind_of.push_back(kind);
+    }
+}
+
+const Rope* LayerRopes::layer(int index) const {
+    const int kind = kind_of(index);
+    return kind < 0 ? nullptr : &m_kinds[static_cast<size_t>(kind)];
 }
 
 }  // namespace hearth

@@ -20,18 +20,8 @@ bool is_word_character(char c) {
 const std::vector<UnsupportedFile>& unsupported_files() {
     using enum MissingKind;
     static const std::vector<UnsupportedFile> files{
-        {"synth-qwen3-256.gguf", "qwen3", Architecture},
-        {"synth-qwen3-256-Q4_K_M.gguf", "qwen3", Architecture},
         {"synth-qwen3moe-256.gguf", "qwen3moe", Architecture},
         {"synth-qwen3moe-256-Q4_K_M.gguf", "qwen3moe", Architecture},
-        {"synth-gemma2-256.gguf", "gemma2", Architecture},
-        {"synth-gemma2-256-Q4_K_M.gguf", "gemma2", Architecture},
-        {"synth-gemma3-256.gguf", "gemma3", Architecture},
-        {"synth-gemma3-256-Q4_K_M.gguf", "gemma3", Architecture},
-        {"synth-phi3-256.gguf", "phi3", Architecture},
-        {"synth-phi3-256-Q4_K_M.gguf", "phi3", Architecture},
-        {"synth-smollm3-256.gguf", "smollm3", Architecture},
-        {"synth-smollm3-256-Q4_K_M.gguf", "smollm3", Architecture},
         {"synth-gpt-oss-256.gguf", "gpt-oss", Architecture},
         {"synth-gpt-oss-256-Q4_K_M.gguf", "gpt-oss", Architecture},
         // The reader meets the MXFP4 experts before the architecture is looked at.

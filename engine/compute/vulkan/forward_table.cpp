@@ -66,8 +66,8 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
     const Activations& a = activations;
     const uint32_t dim = static_cast<uint32_t>(config.embedding_length);
     const uint32_t head_dim = static_cast<uint32_t>(config.head_dim);
-    const uint32_t pairs = static_cast<uint32_t>(config.rope_dimensions / 2);
-    const uint32_t neox = config.rope_style == RopeStyle::Neox ? 1 : 0;
+    const uint32_t pairs = static_cast<uint32_t>(config.rope.dimensions / 2);
+    const uint32_t neox = config.rope.style == RopeStyle::Neox ? 1 : 0;
     const uint32_t heads = static_cast<uint32_t>(config.head_count);
     const uint32_t kv_heads = static_cast<uint32_t>(config.kv_head_count);
     const float epsilon = config.rms_epsilon;

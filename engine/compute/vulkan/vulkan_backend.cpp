@@ -30,13 +30,11 @@ using vulkan::Submission;
 struct VulkanBackend::State {
     State(vulkan::Device& device, const Model& model, const VulkanBackendOptions& options,
           uint32_t max_tokens, uint32_t logit_rows, uint32_t ring)
-        : rope(model),
-          shaders(device, model),
+        : shaders(device, model),
           weights(device, model, options.max_piece_bytes, options.progress),
           activations(device, model.config(), max_tokens, logit_rows, ring),
           submissions{std::make_unique<Submission>(device), std::make_unique<Submission>(device)} {}
 
-    Rope rope;
     vulkan::ShaderSet shaders;
     vulkan::DeviceWeights weights;
     Activations activations;
@@ -50,7 +48,8 @@ public:
         : Sequence(backend),
           m_backend(backend),
           m_config(backend.m_model.config()),
-          m_cache(*backend.m_device, m_config, backend.m_state->rope.frequencies(), capacity),
+          m_ropes(backend.m_model, capacity),
+          m_cache(*backend.m_device, m_config, m_ropes.kinds().front().frequencies(), capacity),
           m_table(*backend.m_device, m_config, backend.m_state->weights, backend.m_state->shaders,
                   backend.m_state->activations, m_cache) {}
 
@@ -74,7 +73,7 @@ public:
             device.download(*m_cache.values[layer], 0, host.value(layer, 0), bytes);
         }
         host.commit(m_size);
-        erase_positions(host, m_backend.m_state->rope, m_config.head_dim, start, count);
+        erase_positions(host, m_ropes, m_config.head_dim, start, count);
         for (int layer = 0; layer < m_config.layer_count; ++layer) {
             device.upload(*m_cache.keys[layer], 0, host.key(layer, 0), bytes);
             device.upload(*m_cache.values[layer], 0, host.value(layer, 0), bytes);
@@ -93,6 +92,7 @@ public:
 private:
     VulkanBackend& m_backend;
     const ModelConfig& m_config;
+    LayerRopes m_ropes;
     DeviceKvCache m_cache;
     ForwardTable m_table;
     int m_size = 0;
@@ -129,6 +129,20 @@ VulkanBackend::VulkanBackend(const Model& model, VulkanBackendOptions options)
         throw std::invalid_argument(
             "Vulkan backend: chunk sizes must be given, and the decode "
             "chunk must be 1 to 256 tokens");
+    }
+    const auto& model_config = model.config();
+    const bool plain =
+        !model_config.query_key_norm && !model_config.post_norms &&
+        model_config.activation == Activation::Silu && model_config.embedding_scale == 1.0f &&
+        model_config.final_softcap == 0.0f && model_config.attention_softcap == 0.0f &&
+        model_config.rope.magnitude == 1.0f &&
+        std::all_of(model_config.layers.begin(), model_config.layers.end(),
+                    [](const LayerConfig& layer) {
+                        return layer.window == 0 && layer.rope == LayerConfig::Rope::Global;
+                    });
+    if (!plain) {
+        throw std::invalid_argument("the Vulkan backend does not run " +
+                                    model_config.architecture_name + " models yet");
     }
     m_device = vulkan::Device::open(m_options.device, m_options.allow_cpu_device,
                                     m_options.pipeline_cache);

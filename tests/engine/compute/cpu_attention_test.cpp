@@ -1,6 +1,7 @@
 // CPU attention over an F16 cache: against a double-precision softmax, and bit for bit the same
 // for a token whether it came alone (a decode step, whose spans run in parallel) or inside a
-// chunk (spans folded in one item), past several spans of context.
+// chunk (spans folded in one item), past several spans of context; with and without a sliding
+// window (a window shorter than a span, one that crosses span edges, and none).
 #include "engine/compute/cpu_attention.h"
 
 #include <gtest/gtest.h>
@@ -15,7 +16,9 @@
 namespace hearth {
 namespace {
 
-constexpr AttentionShape kShape{64, 8, 2};  // four query heads per KV head
+// Four query heads per KV head.
+const AttentionShape kShape{64, 8, 2, {0.125f}};
+constexpr size_t kWindows[] = {0, 100, 300};
 constexpr size_t kQueryDim = 8 * 64, kKvDim = 2 * 64;
 
 // A one-layer cache of `positions` random keys and values.
@@ -33,11 +36,12 @@ KvCacheF16 random_cache(size_t positions, std::mt19937& random) {
 
 // Head h of the token at `position`, by the definition.
 std::vector<double> expected_head(const KvCacheF16& cache, const float* query, size_t head,
-                                  size_t position) {
+                                  size_t position, size_t window) {
     const size_t head_dim = kShape.head_dim, kv = head / (kShape.heads / kShape.kv_heads);
-    std::vector<double> scores(position + 1);
+    const size_t first = window > 0 && position + 1 > window ? position + 1 - window : 0;
+    std::vector<double> scores(position + 1, 0.0);
     double largest = -1e300;
-    for (size_t p = 0; p <= position; ++p) {
+    for (size_t p = first; p <= position; ++p) {
         const uint16_t* key = cache.key(0, static_cast<int>(p)) + kv * head_dim;
         double dot = 0.0;
         for (size_t d = 0; d < head_dim; ++d) dot += query[d] * kernels::half_to_float(key[d]);
@@ -45,9 +49,9 @@ std::vector<double> expected_head(const KvCacheF16& cache, const float* query, s
         largest = std::max(largest, scores[p]);
     }
     double total = 0.0;
-    for (auto& score : scores) total += (score = std::exp(score - largest));
+    for (size_t p = first; p <= position; ++p) total += (scores[p] = std::exp(scores[p] - largest));
     std::vector<double> out(head_dim, 0.0);
-    for (size_t p = 0; p <= position; ++p) {
+    for (size_t p = first; p <= position; ++p) {
         const uint16_t* value = cache.value(0, static_cast<int>(p)) + kv * head_dim;
         for (size_t d = 0; d < head_dim; ++d) {
             out[d] += scores[p] / total * kernels::half_to_float(value[d]);
@@ -63,14 +67,17 @@ TEST(CpuAttention, DecodeStepsPastSeveralSpansAreTheSoftmax) {
     const auto queries = random_floats(kQueryDim, random);
     ThreadPool pool(2);
     CpuAttention attention(kShape, kernels::best_isa());
-    for (const size_t position : {0, 255, 256, 300, 699}) {
-        std::vector<float> out(kQueryDim);
-        attention.run(pool, cache, 0, position, 1, queries.data(), out.data());
-        for (size_t h = 0; h < kShape.heads; ++h) {
-            const auto expected = expected_head(cache, &queries[h * 64], h, position);
-            for (size_t d = 0; d < 64; ++d) {
-                ASSERT_NEAR(out[h * 64 + d], expected[d], 1e-4)
-                    << "position " << position << " head " << h << " dim " << d;
+    for (const size_t window : kWindows) {
+        for (const size_t position : {0, 255, 256, 300, 699}) {
+            std::vector<float> out(kQueryDim);
+            attention.run(pool, cache, 0, window, position, 1, queries.data(), out.data());
+            for (size_t h = 0; h < kShape.heads; ++h) {
+                const auto expected = expected_head(cache, &queries[h * 64], h, position, window);
+                for (size_t d = 0; d < 64; ++d) {
+                    ASSERT_NEAR(out[h * 64 + d], expected[d], 1e-4)
+                        << "window " << window << " position " << position << " head " << h
+                        << " dim " << d;
+                }
             }
         }
     }
@@ -83,16 +90,21 @@ TEST(CpuAttention, ATokenGetsTheSameBitsAloneAsInAChunk) {
     const auto queries = random_floats(count * kQueryDim, random);
     ThreadPool pool(2);
     CpuAttention attention(kShape, kernels::best_isa());
-    std::vector<float> chunk(count * kQueryDim);
-    attention.run(pool, cache, 0, first, count, queries.data(), chunk.data());
-    for (size_t t = 0; t < count; t += 37) {
-        std::vector<float> alone(kQueryDim);
-        attention.run(pool, cache, 0, first + t, 1, &queries[t * kQueryDim], alone.data());
-        for (size_t i = 0; i < kQueryDim; ++i) {
-            ASSERT_EQ(alone[i], chunk[t * kQueryDim + i]) << "token " << t << " element " << i;
+    for (const size_t window : kWindows) {
+        std::vector<float> chunk(count * kQueryDim);
+        attention.run(pool, cache, 0, window, first, count, queries.data(), chunk.data());
+        for (size_t t = 0; t < count; t += 37) {
+            std::vector<float> alone(kQueryDim);
+            attention.run(pool, cache, 0, window, first + t, 1, &queries[t * kQueryDim],
+                          alone.data());
+            for (size_t i = 0; i < kQueryDim; ++i) {
+                ASSERT_EQ(alone[i], chunk[t * kQueryDim + i])
+                    << "window " << window << " token " << t << " element " << i;
+            }
+            const auto expected =
+                expected_head(cache, &queries[t * kQueryDim], 0, first + t, window);
+            ASSERT_NEAR(alone[0], expected[0], 1e-4) << "window " << window << " token " << t;
         }
-        const auto expected = expected_head(cache, &queries[t * kQueryDim], 0, first + t);
-        ASSERT_NEAR(alone[0], expected[0], 1e-4) << "token " << t;
     }
 }
 

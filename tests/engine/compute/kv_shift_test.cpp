@@ -53,15 +53,17 @@ const char* const kModels[] = {
     "stories260K.gguf",            // adjacent-pair RoPE
     "synth-qwen2-256-Q8_0.gguf",   // NEOX halves
     "synth-llama3-256-Q8_0.gguf",  // rope_freqs factors
+    "synth-phi3-256.gguf",         // partial rotation, LongRoPE factors and magnitude
+    "synth-gemma3-256.gguf",       // a sliding-window layer's own base
 };
 
 TEST(KvShift, FirstLayerEntriesMatchAFreshPrefill) {
     for (const char* name : kModels) {
         const auto model = Model::load(test::model_path(name));
         auto caches = prefill_both(*model);
-        const Rope rope(*model);
+        const LayerRopes ropes(*model, caches.shifted.capacity());
         const float before = first_layer_difference(caches.shifted, caches.fresh, true);
-        erase_positions(caches.shifted, rope, model->config().head_dim, kStart, kCount);
+        erase_positions(caches.shifted, ropes, model->config().head_dim, kStart, kCount);
         ASSERT_EQ(caches.shifted.size(), caches.fresh.size());
         EXPECT_LT(first_layer_difference(caches.shifted, caches.fresh, true), 2e-5f) << name;
         EXPECT_EQ(first_layer_difference(caches.shifted, caches.fresh, false), 0.0f) << name;
@@ -86,7 +88,7 @@ TEST(KvShift, HalfPrecisionCachesShiftTheSameWay) {
             }
         }
         half.commit(kLength);
-        erase_positions(half, Rope(*model), config.head_dim, kStart, kCount);
+        erase_positions(half, LayerRopes(*model, half.capacity()), config.head_dim, kStart, kCount);
         for (int position = 0; position < half.size(); ++position) {
             for (int i = 0; i < config.kv_dim(); ++i) {
                 const float expected = caches.fresh.key(0, position)[i];

@@ -24,9 +24,9 @@ TEST(Model, ReadsStories260KHyperParameters) {
     EXPECT_EQ(c.feed_forward_length, 172);
     EXPECT_EQ(c.vocab_size, 512);
     EXPECT_EQ(c.context_length, 2048);
-    EXPECT_EQ(c.rope_dimensions, 8);
-    EXPECT_EQ(c.rope_base, 10000.0);
-    EXPECT_EQ(c.rope_style, RopeStyle::AdjacentPairs);
+    EXPECT_EQ(c.rope.dimensions, 8);
+    EXPECT_EQ(c.rope.base, 10000.0);
+    EXPECT_EQ(c.rope.style, RopeStyle::AdjacentPairs);
     EXPECT_FALSE(c.tied_embeddings);
     EXPECT_EQ(model->weights().layers.size(), 5u);
     EXPECT_TRUE(model->weights().rope_factors.empty());
@@ -36,8 +36,8 @@ TEST(Model, Qwen2HasNeoxRopeBiasesAndTiedEmbeddings) {
     const auto model = Model::load(test::model_path("synth-qwen2-256-Q8_0.gguf"));
     const auto& c = model->config();
     EXPECT_EQ(c.architecture, Architecture::Qwen2);
-    EXPECT_EQ(c.rope_style, RopeStyle::Neox);
-    EXPECT_EQ(c.rope_base, 1e6);
+    EXPECT_EQ(c.rope.style, RopeStyle::Neox);
+    EXPECT_EQ(c.rope.base, 1e6);
     EXPECT_TRUE(c.tied_embeddings);
     EXPECT_EQ(model->weights().output.data, model->weights().token_embedding.data);
     EXPECT_EQ(model->weights().layers[0].query_bias.size(), 256u);
@@ -51,7 +51,7 @@ TEST(Model, Llama3ReadsItsRopeFrequencyFactors) {
     ASSERT_EQ(factors.size(), 32u);
     EXPECT_EQ(factors.front(), 1.0f);
     EXPECT_EQ(factors.back(), 8.0f);
-    EXPECT_EQ(model->config().rope_base, 500000.0);
+    EXPECT_EQ(model->config().rope.base, 500000.0);
     EXPECT_TRUE(model->config().tied_embeddings);
 }
 

@@ -29,12 +29,16 @@ namespace {
 //   or BF16) before every product, which alone moves logits by up to 0.023 (the f32math files'
 //   checks.vs_llama_cpp_native): the README's 0.05 [0.024], and gaps under twice the file's
 //   checks.max_internal_spread count as ties, as the README suggests;
+// - Gemma files with exact maths: 1e-3 (the README's figure, see tolerance_for) [measured below];
 // - llama-2-tiny-random's F16 products moved its tiny logits by < 1e-4 (max_internal_spread
 //   7.7e-5): 2e-4 [7.2e-5].
 test::Tolerance tolerance_for(const std::string& fixture, const QJsonObject& json) {
     const bool exact = json["reference_kind"].toString() == "f32-math-on-dequantized-weights";
     const auto counts = json["model"].toObject()["tensor_type_counts"].toObject();
     const bool all_f32 = counts.size() == 1 && counts.contains("F32");
+    // Gemma: llama.cpp's GELU rounds its input to F16 and reads a table, which moves its own
+    // logits by up to 4e-4 between batch and sequential runs; the README's 1e-3.
+    if ((exact || all_f32) && fixture.starts_with("synth-gemma")) return {1e-3, 1e-3};
     if (exact || all_f32) return {2e-5, 1e-3};
     if (fixture.starts_with("llama-2-tiny-random")) return {2e-4, 1e-3};
     return {0.05, 2.0 * json["checks"].toObject()["max_internal_spread"].toDouble()};

@@ -108,7 +108,8 @@ TEST_F(ShaderTest, RopeMatchesTheCpuForEveryConvention) {
          {"stories260K.gguf", "synth-qwen2-256-Q8_0.gguf", "synth-llama3-256-Q8_0.gguf"}) {
         const auto model = Model::load(test::model_path(name));
         const auto& config = model->config();
-        const Rope rope(*model);
+        const LayerRopes ropes(*model, 512);
+        const Rope& rope = *ropes.layer(0);
         const uint32_t tokens = 7, heads = static_cast<uint32_t>(config.head_count);
         const uint32_t head_dim = static_cast<uint32_t>(config.head_dim);
         const uint32_t first = 40;
@@ -116,7 +117,7 @@ TEST_F(ShaderTest, RopeMatchesTheCpuForEveryConvention) {
         const auto pairs = static_cast<uint32_t>(rope.frequencies().size());
         auto data = buffer_with(x), angles = buffer_with(angle_table(rope, first + tokens));
         const RopePush push{tokens, heads, head_dim,
-                            pairs,  first, config.rope_style == RopeStyle::Neox ? 1u : 0u};
+                            pairs,  first, config.rope.style == RopeStyle::Neox ? 1u : 0u};
         run(rope_spv, {data.get(), angles.get()}, push, groups_of(size_t{tokens} * heads * pairs));
         const auto y = read(*data, x.size());
         for (uint32_t t = 0; t < tokens; ++t) {
@@ -360,7 +361,8 @@ TEST_F(ShaderTest, KvStoreRotatesAndPacksLikeTheCpu) {
          {"stories260K.gguf", "synth-qwen2-256-Q8_0.gguf", "synth-llama3-256-Q8_0.gguf"}) {
         const auto model = Model::load(test::model_path(name));
         const auto& config = model->config();
-        const Rope rope(*model);
+        const LayerRopes ropes(*model, 512);
+        const Rope& rope = *ropes.layer(0);
         const uint32_t tokens = 5, first = 30, capacity = 40;
         const auto kv_heads = static_cast<uint32_t>(config.kv_head_count);
         const auto head_dim = static_cast<uint32_t>(config.head_dim);
@@ -372,7 +374,7 @@ TEST_F(ShaderTest, KvStoreRotatesAndPacksLikeTheCpu) {
         auto value_cache = buffer_with(nullptr, size_t{capacity} * kv_dim * 2);
         const RopePush push{tokens,   kv_heads,
                             head_dim, static_cast<uint32_t>(rope.frequencies().size()),
-                            first,    config.rope_style == RopeStyle::Neox ? 1u : 0u};
+                            first,    config.rope.style == RopeStyle::Neox ? 1u : 0u};
         run(kv_store_spv, {kb.get(), vb.get(), angles.get(), key_cache.get(), value_cache.get()},
             push, groups_of(size_t{tokens} * kv_dim / 2));
         const auto* keys = static_cast<const uint16_t*>(key_cache->data());
