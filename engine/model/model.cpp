@@ -168,6 +168,11 @@ void read_projections(const ModelReader& reader, const ModelConfig& config,
         layer.key = fused.slice(config.query_dim(), config.kv_dim());
         layer.value = fused.slice(config.query_dim() + config.kv_dim(), config.kv_dim());
     } else {
+        if (config.architecture == Architecture::Phi3 &&
+            !reader.has_tensor(prefix + "attn_q.weight")) {
+            reader.fail("the model has no tensor '" + prefix +
+                        "attn_qkv.weight' (nor separate q, k and v)");
+        }
         layer.query = reader.matrix(prefix + "attn_q.weight", config.query_dim(), dim);
         layer.key = reader.matrix(prefix + "attn_k.weight", config.kv_dim(), dim);
         layer.value = reader.matrix(prefix + "attn_v.weight", config.kv_dim(), dim);

@@ -80,7 +80,7 @@ int ModelReader::checked_int(const std::string& key, int64_t value, int minimum,
 }
 
 std::vector<float> ModelReader::vector_of(const GgufTensor& found, int64_t length) const {
-    if (found.elements != static_cast<uint64_t>(length)) {
+    if (found.shape.size() != 1 || found.elements != static_cast<uint64_t>(length)) {
         fail("tensor '" + found.name + "' has shape " + shape_text(found.shape) + ", expected [" +
              std::to_string(length) + "]");
     }

@@ -28,8 +28,11 @@ INSTANTIATE_TEST_SUITE_P(SharedModels, CpuBackendFixtureTest,
                          testing::ValuesIn(test::native_model_fixtures()),
                          [](const auto& info) { return test::parameter_name(info.param); });
 
-TEST(CpuBackend, AnyChunkingGivesTheSameLogitsAsTokenByToken) {
-    const auto model = Model::load(test::model_path("synth-llama-256-Q4_K_M.gguf"));
+// Every family, its sliding windows (32 positions on the Gemma files) crossed by the chunks.
+class CpuChunkingTest : public testing::TestWithParam<const char*> {};
+
+TEST_P(CpuChunkingTest, AnyChunkingGivesTheSameLogitsAsTokenByToken) {
+    const auto model = Model::load(test::model_path(GetParam()));
     std::vector<int32_t> tokens{1};
     for (int i = 0; i < 150; ++i) tokens.push_back(3 + (i * 37) % 500);
     // Without panels or sgemm every chunking runs the same integer kernels: equal results.
@@ -45,6 +48,13 @@ TEST(CpuBackend, AnyChunkingGivesTheSameLogitsAsTokenByToken) {
     for (size_t i = 0; i < last.size(); ++i) ASSERT_NEAR(last[i], expected[i], 1e-5) << i;
     EXPECT_EQ(whole->size(), 151);
 }
+
+INSTANTIATE_TEST_SUITE_P(
+    Families, CpuChunkingTest,
+    testing::Values("synth-llama-256-Q4_K_M.gguf", "synth-qwen3-256-Q4_K_M.gguf",
+                    "synth-gemma2-256-Q4_K_M.gguf", "synth-gemma3-256-Q4_K_M.gguf",
+                    "synth-phi3-256-Q4_K_M.gguf", "synth-smollm3-256-Q4_K_M.gguf"),
+    [](const auto& info) { return test::parameter_name(info.param); });
 
 // The largest logit difference between two backends' prefills of the same prompt (all rows).
 double largest_difference(const Model& model, const CpuBackendOptions& first,

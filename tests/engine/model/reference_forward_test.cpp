@@ -98,16 +98,23 @@ TEST(ReferenceForward, LastRowModeEqualsTheLastOfAllRows) {
     EXPECT_TRUE(std::equal(last.begin(), last.end(), all.end() - static_cast<long>(last.size())));
 }
 
+// Every family; 50 tokens cross the Gemma files' 32-position windows.
 TEST(ReferenceForward, ChunkedPrefillEqualsOneShot) {
-    const auto model = Model::load(test::model_path("synth-llama3-256-Q8_0.gguf"));
-    ReferenceForward forward(*model);
-    const std::vector<int32_t> tokens{1, 400, 33, 21, 8, 500, 61, 62, 63, 64, 3};
-    KvCache whole = forward.make_cache(16);
-    KvCache chunked = forward.make_cache(16);
-    const auto expected = forward.forward(tokens, whole);
-    forward.forward(std::span(tokens).subspan(0, 8), chunked);
-    const auto actual = forward.forward(std::span(tokens).subspan(8), chunked);
-    EXPECT_EQ(actual, expected);
+    for (const char* name :
+         {"synth-llama3-256-Q8_0.gguf", "synth-qwen3-256.gguf", "synth-gemma2-256.gguf",
+          "synth-gemma3-256.gguf", "synth-phi3-256.gguf", "synth-smollm3-256.gguf"}) {
+        const auto model = Model::load(test::model_path(name));
+        ReferenceForward forward(*model);
+        std::vector<int32_t> tokens{1};
+        for (int i = 1; i < 50; ++i) tokens.push_back(3 + (i * 41) % 500);
+        KvCache whole = forward.make_cache(64);
+        KvCache chunked = forward.make_cache(64);
+        const auto expected = forward.forward(tokens, whole);
+        forward.forward(std::span(tokens).subspan(0, 8), chunked);
+        forward.forward(std::span(tokens).subspan(8, 33), chunked);
+        const auto actual = forward.forward(std::span(tokens).subspan(41), chunked);
+        EXPECT_EQ(actual, expected) << name;
+    }
 }
 
 TEST(ReferenceForward, GoingPastTheContextIsAClearError) {
