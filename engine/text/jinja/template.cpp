@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "engine/text/jinja/interpreter.h"
+#include "engine/text/jinja/names.h"
 #include "engine/text/jinja/parser.h"
 
 namespace hearth::jinja {
@@ -59,6 +60,10 @@ Template::Template(std::string_view source) : m_body(parse_template(source)) {}
 std::string Template::render(const Object& variables, const std::tm& now) const {
     Interpreter interpreter(variables, make_globals(now));
     return interpreter.render(m_body);
+}
+
+bool Template::reads(const std::string& name) const {
+    return names_read(m_body).contains(name);
 }
 
 std::string format_time(const std::string& format, const std::tm& time) {

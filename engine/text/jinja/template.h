@@ -20,6 +20,10 @@ public:
     // RenderError (or UnsupportedTemplate) for anything else that fails.
     std::string render(const Object& variables, const std::tm& now) const;
 
+    // Whether any expression looks `name` up: an optional input the template never reads
+    // cannot change what it renders.
+    bool reads(const std::string& name) const;
+
 private:
     Body m_body;
 };
