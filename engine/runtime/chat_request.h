@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,9 @@ struct ChatRequest {
     bool fresh_seed = true;  // a new random seed for this answer instead of sampler.seed
     OverflowPolicy overflow = OverflowPolicy::RollingWindow;
     bool json_mode = false;  // constrain the answer to a JSON object
+    // The chat template's `enable_thinking` (see ChatTemplate::has_thinking_switch); unset: the
+    // template's default, which for the models that read it is to think.
+    std::optional<bool> enable_thinking;
     std::vector<std::string> stop_strings;
 };
 

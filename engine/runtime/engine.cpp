@@ -143,15 +143,16 @@ GenerationRequest Engine::chat_generation_request(const ChatRequest& chat,
                                                   const DecodeSettings& settings,
                                                   int context_length) {
     require_model();
-    const auto prompt = build_chat_prompt(*m_chat_template, *m_tokenizer, chat.messages, {});
+    const ChatRenderOptions render{.enable_thinking = chat.enable_thinking};
+    const auto prompt = build_chat_prompt(*m_chat_template, *m_tokenizer, chat.messages, render);
     GenerationRequest request;
     request.prompt = prompt.tokens;
     if (prompt.tokens.size() + static_cast<size_t>(std::max(chat.max_tokens, 0)) >
         static_cast<size_t>(context_length)) {
         // Near the limit: the overflow policy needs to know where messages begin, and keeps a
         // system prompt (else just the first token, BOS) whatever it drops.
-        request.turn_starts =
-            chat_turn_starts(*m_chat_template, *m_tokenizer, chat.messages, prompt.tokens.size());
+        request.turn_starts = chat_turn_starts(*m_chat_template, *m_tokenizer, chat.messages,
+                                               prompt.tokens.size(), render);
         const bool system = !chat.messages.empty() && chat.messages.front().role == "system";
         request.keep_tokens = system && request.turn_starts.size() > 1 ? request.turn_starts[1] : 1;
     }

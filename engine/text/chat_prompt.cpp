@@ -57,13 +57,14 @@ ChatPrompt build_chat_prompt(const ChatTemplate& chat_template, const Tokenizer&
 }
 
 std::vector<int> chat_turn_starts(const ChatTemplate& chat_template, const Tokenizer& tokenizer,
-                                  const std::vector<ChatMessage>& messages, size_t prompt_length) {
+                                  const std::vector<ChatMessage>& messages, size_t prompt_length,
+                                  ChatRenderOptions options) {
+    options.add_generation_prompt = false;
     std::vector<int> starts{0};
     for (size_t i = 1; i < messages.size(); ++i) {
         const std::vector<ChatMessage> head(messages.begin(),
                                             messages.begin() + static_cast<long>(i));
-        const auto prefix =
-            build_chat_prompt(chat_template, tokenizer, head, {.add_generation_prompt = false});
+        const auto prefix = build_chat_prompt(chat_template, tokenizer, head, options);
         const int start = static_cast<int>(std::min(prefix.tokens.size(), prompt_length));
         if (start > starts.back()) starts.push_back(start);
     }

@@ -23,7 +23,10 @@ ChatPrompt build_chat_prompt(const ChatTemplate& chat_template, const Tokenizer&
 // Where each message begins in the prompt of `messages` (`prompt_length` tokens), for
 // dropping whole turns when the conversation outgrows the context: measured by rendering the
 // conversation up to each message, so it costs a render per message (ask only near the limit).
+// `options` are the prompt's own (its generation prompt aside): a variable such as
+// enable_thinking may change the text before the first message.
 std::vector<int> chat_turn_starts(const ChatTemplate& chat_template, const Tokenizer& tokenizer,
-                                  const std::vector<ChatMessage>& messages, size_t prompt_length);
+                                  const std::vector<ChatMessage>& messages, size_t prompt_length,
+                                  ChatRenderOptions options);
 
 }  // namespace hearth

@@ -8,6 +8,10 @@
 namespace hearth {
 namespace {
 
+// The variable Qwen3's template introduced for switching reasoning off; SmolLM3, QwQ and
+// DeepSeek V3.1 read it too.
+constexpr const char* kEnableThinking = "enable_thinking";
+
 struct Turn {
     std::string role;
     std::string content;
@@ -75,6 +79,7 @@ ChatTemplate::ChatTemplate(std::string source, std::string bos_token, std::strin
     m_family = detect_chat_family(m_source);
     try {
         m_compiled.emplace(m_source);
+        m_thinking_switch = m_compiled->reads(kEnableThinking);
     } catch (const jinja::RenderError& error) {
         if (m_family == ChatFamily::None) throw;
         m_fallback_reason = error.what();
@@ -105,6 +110,8 @@ std::string ChatTemplate::render(const jinja::Value& messages,
         if (!m_eos_token.empty()) variables.set("eos_token", jinja::Value(m_eos_token));
         for (const auto& [key, value] : options.extra_variables.entries())
             variables.set(key, value);
+        if (options.enable_thinking)
+            variables.set(kEnableThinking, jinja::Value(*options.enable_thinking));
         try {
             return m_compiled->render(variables, options.now.value_or(local_now()));
         } catch (const jinja::UnsupportedTemplate& error) {

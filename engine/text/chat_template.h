@@ -37,7 +37,10 @@ ChatFamily detect_chat_family(const std::string& source);
 
 struct ChatRenderOptions {
     bool add_generation_prompt = true;
-    jinja::Object extra_variables;  // tools, date_string, enable_thinking, …
+    // Passed as the template's `enable_thinking` (Qwen3, SmolLM3, QwQ, …: false makes the model
+    // answer without a reasoning block). Unset leaves it undefined: the template's own default.
+    std::optional<bool> enable_thinking;
+    jinja::Object extra_variables;  // tools, date_string, … (a set enable_thinking wins)
     std::optional<std::tm> now;     // what strftime_now() sees; the local time when empty
 };
 
@@ -52,6 +55,9 @@ public:
     // Set when the model's template could not be used and a built-in formatter renders instead.
     const std::string& fallback_reason() const { return m_fallback_reason; }
     ChatFamily family() const { return m_family; }
+    // Whether the template reads `enable_thinking`, so that ChatRenderOptions::enable_thinking
+    // changes the prompt: front ends offer the choice only then.
+    bool has_thinking_switch() const { return m_thinking_switch; }
 
     // Throws jinja::TemplateRaised with the template's own message when it rejects the
     // conversation, and jinja::RenderError for other failures.
@@ -67,6 +73,7 @@ private:
     std::string m_eos_token;
     std::optional<jinja::Template> m_compiled;
     ChatFamily m_family = ChatFamily::None;
+    bool m_thinking_switch = false;
     mutable std::string m_fallback_reason;
 };
 

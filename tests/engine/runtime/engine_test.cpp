@@ -12,6 +12,7 @@
 #include "engine/text/chat_prompt.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/templated_model.h"
 
 namespace hearth {
 namespace {
@@ -226,6 +227,58 @@ TEST(Engine, AConversationThatCannotFitIsRefusedWithItsNumbers) {
     } catch (const ContextFullError& error) {
         EXPECT_EQ(error.facts().capacity, 8);
         EXPECT_TRUE(error.facts().stop_policy);
+    }
+}
+
+// The request's thinking choice reaches the template: Qwen3's, on a model the engine runs, opens
+// an empty think block when thinking is off, and unset leaves the template's default.
+TEST(Engine, AChatRequestPassesItsThinkingChoiceToTheTemplate) {
+    const test::TempDirectory directory;
+    Engine engine(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
+    engine.load(
+        test::model_with_template(directory, "stories260K.gguf", test::fixture_template("qwen3")));
+    ASSERT_TRUE(engine.chat_template().has_thinking_switch());
+    auto chat = question(1, "Tell me a joke.", 4);
+    const auto rendered = [&](std::optional<bool> thinking) {
+        return build_chat_prompt(engine.chat_template(), engine.tokenizer(), chat.messages,
+                                 {.enable_thinking = thinking});
+    };
+    EXPECT_TRUE(rendered(false).text.ends_with("<|im_start|>assistant\n<think>\n\n</think>\n\n"));
+    EXPECT_EQ(engine.chat_generation_request(chat, {}, 4096).prompt, rendered({}).tokens);
+    chat.enable_thinking = false;
+    EXPECT_EQ(engine.chat_generation_request(chat, {}, 4096).prompt, rendered(false).tokens);
+    EXPECT_NE(rendered(false).tokens, rendered({}).tokens);
+    const auto answer = engine.chat(chat, {});
+    EXPECT_EQ(answer.stats.prompt_tokens, static_cast<int>(rendered(false).tokens.size()));
+    EXPECT_EQ(answer.stats.generated_tokens, 4);
+}
+
+// Near the limit, where each message begins is measured with the same choice: SmolLM3's header
+// (before the first message) differs with it, by a whole paragraph.
+TEST(Engine, TurnStartsAreMeasuredWithTheThinkingChoice) {
+    const test::TempDirectory directory;
+    Engine engine(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
+    engine.load(test::model_with_template(directory, "stories260K.gguf",
+                                          test::fixture_template("smollm3-llamacpp")));
+    ChatRequest chat{
+        .messages = {{"user", "Hello there"}, {"assistant", "Hi"}, {"user", "Tell me a story"}},
+        .max_tokens = 16,
+        .fresh_seed = false};
+    for (const bool thinking : {true, false}) {
+        chat.enable_thinking = thinking;
+        const auto roomy = engine.chat_generation_request(chat, {}, 4096);
+        const auto tight =
+            engine.chat_generation_request(chat, {}, static_cast<int>(roomy.prompt.size()) + 8);
+        ASSERT_EQ(tight.turn_starts.size(), 3u) << thinking;
+        for (int message = 1; message < 3; ++message) {
+            const std::vector<ChatMessage> head(chat.messages.begin(),
+                                                chat.messages.begin() + message);
+            const auto prefix =
+                build_chat_prompt(engine.chat_template(), engine.tokenizer(), head,
+                                  {.add_generation_prompt = false, .enable_thinking = thinking});
+            EXPECT_EQ(tight.turn_starts[message], static_cast<int>(prefix.tokens.size()))
+                << thinking << " " << message;
+        }
     }
 }
 

@@ -11,6 +11,7 @@
 #include "engine/text/jinja/json.h"
 #include "engine/text/tokenizer.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/unsupported_files.h"
 
 namespace hearth {
 namespace {
@@ -73,6 +74,70 @@ TEST(ChatTemplate, BuiltinFormattersWriteWhatTheRealTemplatesWrite) {
         }
     }
     EXPECT_GE(compared, 40);
+}
+
+// The fixtures' enable_thinking cases through the typed option (what the engine passes from a
+// request): Qwen3's empty think block when thinking is off, SmolLM3's /no_think header, QwQ's
+// and DeepSeek V3.1's generation prompts.
+TEST(ChatTemplate, TheThinkingChoiceRendersAsTheFixturesExpect) {
+    int compared = 0;
+    for (const char* family : {"qwen3", "qwq", "smollm3-llamacpp", "deepseek-v3.1"}) {
+        const auto json = fixture(family);
+        const ChatTemplate chat(text_of(json, "template"), text_of(json, "bos_token"),
+                                text_of(json, "eos_token"));
+        EXPECT_TRUE(chat.has_thinking_switch()) << family;
+        for (const auto& case_value : json.as_object().find("cases")->as_array()) {
+            const auto& object = case_value.as_object();
+            const jinja::Value* context = object.find("context");
+            if (!context || context->as_object().size() != 1 ||
+                !context->as_object().find("enable_thinking"))
+                continue;
+            ChatRenderOptions options;
+            options.add_generation_prompt = object.find("add_generation_prompt")->as_bool();
+            options.enable_thinking = context->as_object().find("enable_thinking")->as_bool();
+            EXPECT_EQ(chat.render(*object.find("messages"), options),
+                      text_of(case_value, "expected"))
+                << family << " " << text_of(case_value, "name");
+            ++compared;
+        }
+    }
+    EXPECT_EQ(compared, 7);
+}
+
+// Unset is the template's own default: Qwen3 thinks, exactly as when thinking is on.
+TEST(ChatTemplate, AnUnsetThinkingChoiceLeavesTheTemplatesDefault) {
+    const auto json = fixture("qwen3");
+    const ChatTemplate chat(text_of(json, "template"), "", text_of(json, "eos_token"));
+    const std::vector<ChatMessage> messages{{"user", "Tell me a joke."}};
+    const std::string thinking =
+        "<|im_start|>user\nTell me a joke.<|im_end|>\n<|im_start|>assistant\n";
+    EXPECT_EQ(chat.render(messages, {}), thinking);
+    EXPECT_EQ(chat.render(messages, {.enable_thinking = true}), thinking);
+    EXPECT_EQ(chat.render(messages, {.enable_thinking = false}),
+              thinking + "<think>\n\n</think>\n\n");
+}
+
+// Exactly the templates that read enable_thinking offer the switch; Granite's `thinking` and
+// DeepSeek R1's unconditional <think> are other mechanisms, and the name inside a string does
+// not count.
+TEST(ChatTemplate, OnlyTemplatesThatReadEnableThinkingOfferTheSwitch) {
+    std::vector<std::string> with_switch;
+    for (const auto& entry :
+         std::filesystem::directory_iterator(test::fixture_path("chat_templates"))) {
+        if (entry.path().extension() != ".json" ||
+            test::find_unsupported(entry.path().filename().string()))
+            continue;
+        const std::string family = entry.path().stem().string();
+        const auto json = fixture(family);
+        const ChatTemplate chat(text_of(json, "template"), text_of(json, "bos_token"),
+                                text_of(json, "eos_token"));
+        if (chat.has_thinking_switch()) with_switch.push_back(family);
+    }
+    std::sort(with_switch.begin(), with_switch.end());
+    EXPECT_EQ(with_switch, (std::vector<std::string>{"deepseek-v3.1", "qwen3", "qwq", "smollm3",
+                                                     "smollm3-llamacpp"}));
+    EXPECT_FALSE(ChatTemplate("{{ 'enable_thinking' }}", "", "").has_thinking_switch());
+    EXPECT_FALSE(ChatTemplate("", "", "").has_thinking_switch());
 }
 
 TEST(ChatTemplate, TemplateRejectionsReachTheUserVerbatim) {

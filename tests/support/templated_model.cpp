@@ -1,0 +1,30 @@
+#include "tests/support/templated_model.h"
+
+#include "engine/format/gguf_file.h"
+#include "engine/format/gguf_writer.h"
+#include "tests/support/shared_data.h"
+
+namespace hearth::test {
+
+std::string fixture_template(const std::string& family) {
+    return load_json(fixture_path("chat_templates/" + family + ".json"))["template"]
+        .toString()
+        .toStdString();
+}
+
+std::filesystem::path model_with_template(const TempDirectory& directory, const std::string& model,
+                                          const std::string& chat_template) {
+    const auto file = GgufFile::open(model_path(model));
+    GgufWriter writer(static_cast<uint32_t>(file->alignment()));
+    for (const auto& [key, value] : file->metadata()) writer.set(key, value);
+    writer.set("tokenizer.chat_template", GgufValue(chat_template));
+    for (const auto& tensor : file->tensors()) {
+        writer.add_tensor(tensor.name, tensor.type, tensor.shape,
+                          std::vector<std::byte>(tensor.data, tensor.data + tensor.bytes));
+    }
+    const auto path = directory.path() / model;
+    writer.write(path);
+    return path;
+}
+
+}  // namespace hearth::test

@@ -1,0 +1,21 @@
+// A shared model given another chat template: the shared models carry none of the templates
+// that read enable_thinking (Qwen3's, SmolLM3's), so tests that run a chat through the engine
+// with one write a copy of a model whose weights the engine runs, the template added.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "tests/support/temp_files.h"
+
+namespace hearth::test {
+
+// The chat template of fixture `family` (shared/fixtures/chat_templates/FAMILY.json).
+std::string fixture_template(const std::string& family);
+
+// `model` (a file in shared/models) written under `directory` with `chat_template` as its
+// tokenizer.chat_template; every other key and every tensor as in the original.
+std::filesystem::path model_with_template(const TempDirectory& directory, const std::string& model,
+                                          const std::string& chat_template);
+
+}  // namespace hearth::test
