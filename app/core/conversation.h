@@ -20,6 +20,9 @@ struct ConversationSettings {
     OverflowPolicy overflow = OverflowPolicy::RollingWindow;
     bool json_mode = false;
     bool random_seed = true;  // a fresh seed per answer; otherwise sampler.seed
+    // The chat template's enable_thinking; unset leaves the template's default (Qwen3 and
+    // SmolLM3 think). Kept across models: a template that does not read it ignores it.
+    std::optional<bool> enable_thinking;
 };
 
 // How an answer was made: kept with it in the history.

@@ -18,6 +18,7 @@ ChatRequest chat_request(const Conversation& conversation) {
     request.fresh_seed = settings.random_seed;
     request.overflow = settings.overflow;
     request.json_mode = settings.json_mode;
+    request.enable_thinking = settings.enable_thinking;
     return request;
 }
 

@@ -47,13 +47,17 @@ SamplerSettings sampler_from_json(const QJsonObject& json) {
 }
 
 QJsonObject settings_to_json(const ConversationSettings& settings) {
+    // null: the template's default. Settings stored before this key existed read the same way.
+    const QJsonValue thinking = settings.enable_thinking ? QJsonValue(*settings.enable_thinking)
+                                                         : QJsonValue(QJsonValue::Null);
     return {{"system_prompt", settings.system_prompt},
             {"sampler", sampler_to_json(settings.sampler)},
             {"max_tokens", settings.max_tokens},
             {"context_length", settings.context_length},
             {"overflow", static_cast<int>(settings.overflow)},
             {"json_mode", settings.json_mode},
-            {"random_seed", settings.random_seed}};
+            {"random_seed", settings.random_seed},
+            {"enable_thinking", thinking}};
 }
 
 ConversationSettings settings_from_json(const QJsonObject& json) {
@@ -66,6 +70,8 @@ ConversationSettings settings_from_json(const QJsonObject& json) {
     if (overflow >= 0 && overflow <= 2) settings.overflow = static_cast<OverflowPolicy>(overflow);
     settings.json_mode = json["json_mode"].toBool(settings.json_mode);
     settings.random_seed = json["random_seed"].toBool(settings.random_seed);
+    if (json["enable_thinking"].isBool())
+        settings.enable_thinking = json["enable_thinking"].toBool();
     return settings;
 }
 

@@ -14,6 +14,8 @@ namespace {
 
 // Version 1: conversations and messages. Version 2: generation records, soft deletion and
 // full-text search. Each step takes a database of the version before it to the next.
+// A conversation's settings are one JSON object (history_json.h), so a new setting needs no
+// step: rows written before it lack its key, which reads as the setting's default.
 const char* const kVersion1[] = {
     "CREATE TABLE conversations(id INTEGER PRIMARY KEY, title TEXT NOT NULL, created INTEGER "
     "NOT NULL, updated INTEGER NOT NULL, settings TEXT NOT NULL DEFAULT '{}')",

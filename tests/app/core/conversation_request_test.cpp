@@ -26,6 +26,7 @@ TEST(ConversationRequest, HoldsTheVisibleBranchAfterTheSystemPromptWithTheSettin
     settings.overflow = OverflowPolicy::Stop;
     settings.json_mode = true;
     settings.random_seed = false;
+    settings.enable_thinking = false;
     const int question = conversation.add(-1, "user", "Hi");
     const int first_answer = conversation.add(question, "assistant", "Hello!");
     conversation.add(first_answer, "user", "How are you?");
@@ -51,6 +52,7 @@ TEST(ConversationRequest, HoldsTheVisibleBranchAfterTheSystemPromptWithTheSettin
     EXPECT_EQ(request.overflow, OverflowPolicy::Stop);
     EXPECT_TRUE(request.json_mode);
     EXPECT_FALSE(request.fresh_seed);
+    EXPECT_EQ(request.enable_thinking, false);
 }
 
 TEST(ConversationRequest, ABlankSystemPromptIsLeftOutAndAFreshSeedCarriesOver) {
@@ -62,6 +64,7 @@ TEST(ConversationRequest, ABlankSystemPromptIsLeftOutAndAFreshSeedCarriesOver) {
     EXPECT_EQ(roles_and_texts(request),
               (std::vector<std::pair<std::string, std::string>>{{"user", "Hi"}}));
     EXPECT_TRUE(request.fresh_seed);
+    EXPECT_FALSE(request.enable_thinking.has_value());  // the template's default
 }
 
 TEST(ConversationRequest, AnAnswerIsAskedFromItsQuestionNotFromTheAnswerItReplaces) {

@@ -191,6 +191,79 @@ TEST_F(HistoryStoreTest, MigratesFromVersionTwo) {
     EXPECT_TRUE(store.generations().empty());
 }
 
+// Each thinking choice (the template's default, on, off) survives the database, a changed
+// header, and an export and import.
+TEST_F(HistoryStoreTest, TheThinkingChoiceIsStoredExportedAndImported) {
+    const std::optional<bool> choices[] = {std::nullopt, true, false};
+    for (const auto& choice : choices) {
+        const QString file = path(choice ? (*choice ? "on.sqlite" : "off.sqlite") : "unset.sqlite");
+        auto conversation = sample();
+        conversation.settings().enable_thinking = choice;
+        {
+            HistoryStore store(file);
+            save_all(store, conversation);
+        }
+        HistoryStore reopened(file);
+        const auto loaded = reopened.load(conversation.id());
+        ASSERT_TRUE(loaded);
+        EXPECT_EQ(loaded->settings().enable_thinking, choice);
+        EXPECT_EQ(conversation_from_json(conversation_to_json(*loaded)).settings().enable_thinking,
+                  choice);
+        // Changed in the settings afterwards: the header carries it.
+        auto changed = *loaded;
+        changed.settings().enable_thinking = !choice.value_or(true);
+        ASSERT_TRUE(reopened.save_header(changed));
+        EXPECT_EQ(reopened.load(changed.id())->settings().enable_thinking, !choice.value_or(true));
+    }
+}
+
+// Settings stored by a Hearth before the thinking choice (a version-2 database with the
+// settings object of that time, and an export of that time) read as the template's default
+// with everything else kept; the setting then stores as in any other database.
+TEST_F(HistoryStoreTest, SettingsFromBeforeTheThinkingChoiceReadAsTheTemplatesDefault) {
+    const char* old_settings =
+        R"({"system_prompt": "Be kind.", "max_tokens": 77, "context_length": 1024, )"
+        R"("overflow": 0, "json_mode": true, "random_seed": true, "sampler": {"top_k": 5}})";
+    {
+        HistoryStore version2(path(), 2);
+        ASSERT_EQ(version2.schema_version(), 2);
+    }
+    {
+        auto database = QSqlDatabase::addDatabase("QSQLITE", "before-thinking");
+        database.setDatabaseName(path());
+        ASSERT_TRUE(database.open());
+        QSqlQuery query(database);
+        query.prepare(
+            "INSERT INTO conversations(id, title, created, updated, settings) VALUES "
+            "(1, 'Old one', 1, 2, ?)");
+        query.addBindValue(QString::fromUtf8(old_settings));
+        ASSERT_TRUE(query.exec());
+        database.close();
+    }
+    QSqlDatabase::removeDatabase("before-thinking");
+    HistoryStore store(path());
+    ASSERT_TRUE(store.available()) << store.problem().toStdString();
+    EXPECT_EQ(store.schema_version(), HistoryStore::kSchemaVersion);
+    auto loaded = store.load(1);
+    ASSERT_TRUE(loaded);
+    EXPECT_FALSE(loaded->settings().enable_thinking.has_value());
+    EXPECT_EQ(loaded->settings().system_prompt, "Be kind.");
+    EXPECT_EQ(loaded->settings().max_tokens, 77);
+    EXPECT_TRUE(loaded->settings().json_mode);
+    EXPECT_EQ(loaded->settings().sampler.top_k, 5);
+    loaded->settings().enable_thinking = false;
+    ASSERT_TRUE(store.save_header(*loaded));
+    EXPECT_EQ(store.load(1)->settings().enable_thinking, false);
+
+    const QByteArray old_export =
+        QByteArray(R"({"format": "hearth-conversation", "version": 1, "title": "t", )"
+                   R"("created": 1, "messages": [], "settings": )") +
+        old_settings + "}";
+    const auto imported = conversation_from_json(old_export);
+    EXPECT_FALSE(imported.settings().enable_thinking.has_value());
+    EXPECT_EQ(imported.settings().max_tokens, 77);
+}
+
 TEST_F(HistoryStoreTest, ACorruptFileIsReportedAndLeftUntouched) {
     QFile file(path());
     ASSERT_TRUE(file.open(QIODevice::WriteOnly));
