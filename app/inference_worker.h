@@ -36,7 +36,8 @@ public slots:
 
 signals:
     void loadProgress(int percent);
-    void modelLoaded(const hearth::ModelInfo& info, int context_length);
+    // `thinking_switch`: the model's chat template reads enable_thinking.
+    void modelLoaded(const hearth::ModelInfo& info, int context_length, bool thinking_switch);
     void prefillProgress(int conversation, int done, int total);
     void tokensReady(int conversation, const hearth::TokenChunk& chunk);
     void generationFinished(int conversation, const hearth::GenerationResult& result);

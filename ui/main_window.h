@@ -55,6 +55,8 @@ public:
     ChatView* chat_view() const { return m_chat; }
     PerformanceDashboard* dashboard() const { return m_dashboard; }
     const core::GlobalSettings& global_settings() const { return m_settings; }
+    // Whether the loaded model's chat template reads enable_thinking (the settings' Thinking).
+    bool thinking_switch() const { return m_thinking_switch; }
     void apply_global_settings(const core::GlobalSettings& settings);
     void apply_conversation_settings(const core::ConversationSettings& settings);
     void open_model_picker();
@@ -70,7 +72,7 @@ signals:
 
 public slots:
     void showLoadProgress(int percent);
-    void showModel(const hearth::ModelInfo& info, int context_length);
+    void showModel(const hearth::ModelInfo& info, int context_length, bool thinking_switch);
     void showPrefillProgress(int conversation, int done, int total);
     void appendChunk(int conversation, const hearth::TokenChunk& chunk);
     void finishGeneration(int conversation, const hearth::GenerationResult& result);
@@ -128,6 +130,7 @@ private:
     QString m_backend_name;               // as the engine reports it, e.g. "vulkan (NVIDIA …)"
     SamplerSettings m_streaming_sampler;  // of the answer streaming
     int m_model_context = 0;
+    bool m_thinking_switch = false;
 
     QListWidget* m_list = nullptr;
     QLineEdit* m_search = nullptr;

@@ -65,10 +65,40 @@ QSpinBox* integer(int low, int high, int value, const QString& name) {
     return box;
 }
 
+// The Thinking choice as its item's data: -1 the template's default, 1 on, 0 off.
+int thinking_data(std::optional<bool> enable) {
+    return enable ? static_cast<int>(*enable) : -1;
+}
+
+std::optional<bool> thinking_choice(int data) {
+    return data < 0 ? std::nullopt : std::optional<bool>(data == 1);
+}
+
+// Disabled, with the reason, when the model's template has no switch: the choice is kept for
+// the conversation (another model may read it) but would change nothing now.
+QComboBox* thinking_box(std::optional<bool> enable, bool thinking_switch) {
+    auto* box = new QComboBox;
+    box->setObjectName(QStringLiteral("thinking"));
+    box->setAccessibleName(QObject::tr("Thinking"));
+    box->addItem(QObject::tr("Model default"), -1);
+    box->addItem(QObject::tr("On: reason before answering"), 1);
+    box->addItem(QObject::tr("Off: answer directly"), 0);
+    box->setCurrentIndex(box->findData(thinking_data(enable)));
+    box->setEnabled(thinking_switch);
+    box->setToolTip(thinking_switch
+                        ? QObject::tr("Whether the model writes out its reasoning before the "
+                                      "answer (its chat template's enable_thinking).")
+                        : QObject::tr("The loaded model's chat template has no thinking switch "
+                                      "(it does not read enable_thinking), so this choice would "
+                                      "change nothing. Qwen3 and SmolLM3 models have one."));
+    return box;
+}
+
 }  // namespace
 
 SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
-                               const core::GlobalSettings& global, QWidget* parent)
+                               const core::GlobalSettings& global, bool thinking_switch,
+                               QWidget* parent)
     : QDialog(parent), m_conversation(conversation), m_global(global) {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Settings"));
@@ -104,6 +134,7 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     m_json = new QCheckBox(tr("Answer in JSON"));
     m_json->setObjectName(QStringLiteral("jsonMode"));
     m_json->setChecked(conversation.json_mode);
+    m_thinking = thinking_box(conversation.enable_thinking, thinking_switch);
 
     auto* chat_page = new QWidget;
     auto* chat_form = new QFormLayout(chat_page);
@@ -118,6 +149,7 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     chat_form->addRow(tr("Context length"), m_context);
     chat_form->addRow(tr("When the context is full"), m_overflow);
     chat_form->addRow(QString(), m_json);
+    chat_form->addRow(tr("Thinking"), m_thinking);
 
     m_threads = integer(0, 1024, global.threads, "threads");
     m_threads->setSpecialValueText(tr("automatic (one per core, one left for the window)"));
@@ -193,6 +225,7 @@ core::ConversationSettings SettingsDialog::conversation() const {
     settings.context_length = m_context->value();
     settings.overflow = static_cast<OverflowPolicy>(m_overflow->currentData().toInt());
     settings.json_mode = m_json->isChecked();
+    settings.enable_thinking = thinking_choice(m_thinking->currentData().toInt());
     return settings;
 }
 

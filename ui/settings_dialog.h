@@ -1,6 +1,6 @@
-// Settings: this conversation's (system prompt, sampling, limits, overflow, JSON mode) and the
-// app's (threads, hand-off chunk, speculative decoding, backend, theme, font size). Every field
-// only accepts valid values, so nothing fails later at generation time.
+// Settings: this conversation's (system prompt, sampling, limits, overflow, JSON mode, thinking)
+// and the app's (threads, hand-off chunk, speculative decoding, backend, theme, font size). Every
+// field only accepts valid values, so nothing fails later at generation time.
 #pragma once
 
 #include <QDialog>
@@ -22,8 +22,11 @@ class SettingsDialog final : public QDialog {
     Q_OBJECT
 
 public:
+    // `thinking_switch`: the loaded model's chat template reads enable_thinking, so the
+    // conversation's Thinking choice can change its prompt (otherwise it is shown, disabled).
     SettingsDialog(const core::ConversationSettings& conversation,
-                   const core::GlobalSettings& global, QWidget* parent = nullptr);
+                   const core::GlobalSettings& global, bool thinking_switch,
+                   QWidget* parent = nullptr);
 
     core::ConversationSettings conversation() const;
     core::GlobalSettings global() const;
@@ -41,6 +44,7 @@ private:
     QLineEdit* m_seed = nullptr;
     QComboBox* m_overflow = nullptr;
     QCheckBox* m_json = nullptr;
+    QComboBox* m_thinking = nullptr;
     QSpinBox *m_threads = nullptr, *m_chunk = nullptr, *m_font = nullptr;
     QCheckBox* m_speculative = nullptr;
     QComboBox *m_backend = nullptr, *m_theme = nullptr;

@@ -24,7 +24,10 @@
 #include "app/core/history_json.h"
 #include "app/engine_controller.h"
 #include "app/wiring.h"
+#include "engine/format/gguf_file.h"
+#include "engine/text/chat_prompt.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/templated_model.h"
 #include "ui/chat_view.h"
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
@@ -339,6 +342,38 @@ TEST_F(MainWindowTest, ACorruptModelShowsTheEngineErrorAndTheAppKeepsWorking) {
     type_and_send("Once upon a time");
     ASSERT_TRUE(wait_finished());
     EXPECT_FALSE(last_answer().isEmpty());
+}
+
+// A model whose template reads enable_thinking turns the settings' Thinking choice on, and a
+// conversation's choice reaches the prompt the engine runs: off adds Qwen3's empty think block.
+TEST_F(MainWindowTest, TheThinkingChoiceFollowsTheModelAndReachesThePrompt) {
+    ASSERT_TRUE(load(bundled()));
+    EXPECT_FALSE(m_window.thinking_switch());
+    const test::TempDirectory directory;
+    const auto qwen3 =
+        test::model_with_template(directory, "stories260K.gguf", test::fixture_template("qwen3"));
+    ASSERT_TRUE(load(QString::fromStdString(qwen3.string())));
+    EXPECT_TRUE(m_window.thinking_switch());
+
+    const auto file = GgufFile::open(qwen3);
+    const auto tokenizer = make_tokenizer(*file);
+    const auto chat = ChatTemplate::from_model(*file, tokenizer->vocabulary());
+    QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+    for (const auto thinking : {std::optional<bool>(), std::optional<bool>(false)}) {
+        m_window.newConversation();
+        auto settings = m_window.current_conversation()->settings();
+        settings.enable_thinking = thinking;
+        settings.max_tokens = 4;
+        m_window.apply_conversation_settings(settings);
+        type_and_send("Tell me a joke.");
+        ASSERT_TRUE(wait_finished());
+        ASSERT_FALSE(finished.isEmpty());
+        const auto expected = build_chat_prompt(chat, *tokenizer, {{"user", "Tell me a joke."}},
+                                                {.enable_thinking = thinking});
+        EXPECT_EQ(finished.back()[1].value<GenerationResult>().stats.prompt_tokens,
+                  static_cast<int>(expected.tokens.size()))
+            << thinking.has_value();
+    }
 }
 
 TEST_F(MainWindowTest, QuittingMidAnswerStopsWithinASecond) {

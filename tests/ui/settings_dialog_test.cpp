@@ -15,7 +15,7 @@ namespace hearth::ui {
 namespace {
 
 TEST(SettingsDialog, ReturnsWhatWasEntered) {
-    SettingsDialog dialog(core::ConversationSettings{}, core::GlobalSettings{});
+    SettingsDialog dialog(core::ConversationSettings{}, core::GlobalSettings{}, false);
     dialog.findChild<QPlainTextEdit*>("systemPrompt")->setPlainText("Be brief.");
     dialog.findChild<QDoubleSpinBox*>("temperature")->setValue(0.0);
     dialog.findChild<QSpinBox*>("topK")->setValue(12);
@@ -49,7 +49,7 @@ TEST(SettingsDialog, ReturnsWhatWasEntered) {
 TEST(SettingsDialog, OffersEveryVulkanDeviceAsABackend) {
     core::GlobalSettings global;
     EXPECT_EQ(global.backend, "auto");
-    SettingsDialog dialog(core::ConversationSettings{}, global);
+    SettingsDialog dialog(core::ConversationSettings{}, global, false);
     auto* backend = dialog.findChild<QComboBox*>("backend");
     ASSERT_NE(backend, nullptr);
     EXPECT_EQ(backend->currentData().toString(), "auto");
@@ -61,14 +61,49 @@ TEST(SettingsDialog, OffersEveryVulkanDeviceAsABackend) {
     EXPECT_EQ(dialog.global().backend, "vulkan:0");
 
     global.backend = "vulkan:7";
-    SettingsDialog later(core::ConversationSettings{}, global);
+    SettingsDialog later(core::ConversationSettings{}, global, false);
     auto* kept = later.findChild<QComboBox*>("backend");
     EXPECT_EQ(kept->currentData().toString(), "vulkan:7");
     EXPECT_TRUE(kept->currentText().contains("not present"));
 }
 
+// Model default, on or off, offered when the model's template reads enable_thinking.
+TEST(SettingsDialog, OffersTheThinkingChoiceWhenTheTemplateHasASwitch) {
+    core::ConversationSettings settings;
+    SettingsDialog dialog(settings, core::GlobalSettings{}, true);
+    auto* thinking = dialog.findChild<QComboBox*>("thinking");
+    ASSERT_NE(thinking, nullptr);
+    EXPECT_TRUE(thinking->isEnabled());
+    EXPECT_EQ(thinking->count(), 3);
+    EXPECT_FALSE(dialog.conversation().enable_thinking.has_value());  // the model's default
+    thinking->setCurrentIndex(thinking->findData(0));
+    EXPECT_EQ(dialog.conversation().enable_thinking, false);
+    thinking->setCurrentIndex(thinking->findData(1));
+    EXPECT_EQ(dialog.conversation().enable_thinking, true);
+
+    settings.enable_thinking = false;
+    SettingsDialog stored(settings, core::GlobalSettings{}, true);
+    EXPECT_EQ(stored.findChild<QComboBox*>("thinking")->currentData().toInt(), 0);
+    EXPECT_EQ(stored.conversation().enable_thinking, false);
+}
+
+// Without a switch the choice is shown but disabled, says why, and is kept as it was: another
+// model may read it.
+TEST(SettingsDialog, TheThinkingChoiceIsDisabledWithTheReasonWhenTheTemplateHasNoSwitch) {
+    core::ConversationSettings settings;
+    settings.enable_thinking = false;
+    SettingsDialog dialog(settings, core::GlobalSettings{}, false);
+    auto* thinking = dialog.findChild<QComboBox*>("thinking");
+    ASSERT_NE(thinking, nullptr);
+    EXPECT_FALSE(thinking->isEnabled());
+    EXPECT_TRUE(thinking->toolTip().contains("enable_thinking"))
+        << thinking->toolTip().toStdString();
+    EXPECT_TRUE(thinking->toolTip().contains("no thinking switch"));
+    EXPECT_EQ(dialog.conversation().enable_thinking, false);
+}
+
 TEST(SettingsDialog, RefusesInvalidValuesBeforeTheyReachTheEngine) {
-    SettingsDialog dialog(core::ConversationSettings{}, core::GlobalSettings{});
+    SettingsDialog dialog(core::ConversationSettings{}, core::GlobalSettings{}, false);
     auto* seed = dialog.findChild<QLineEdit*>("seed");
     QTest::keyClicks(seed, "12ab");  // letters never get in
     EXPECT_EQ(seed->text(), "12");
