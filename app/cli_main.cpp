@@ -71,10 +71,16 @@ hearth::GenerationRequest generation_request(const hearth::CliOptions& options,
                                  .max_tokens = options.max_tokens.value_or(128),
                                  .sampler = options.sampler,
                                  .fresh_seed = !options.seed_given,
-                                 .overflow = hearth::OverflowPolicy::Stop};
+                                 .overflow = hearth::OverflowPolicy::Stop,
+                                 .enable_thinking = options.enable_thinking};
         if (!options.system_prompt.empty())
             chat.messages.push_back({"system", options.system_prompt});
         chat.messages.push_back({"user", options.prompt});
+        if (options.enable_thinking && !engine.chat_template().has_thinking_switch()) {
+            spdlog::warn(
+                "--think has no effect: the model's chat template does not read "
+                "enable_thinking");
+        }
         request = engine.chat_generation_request(chat, decode, context);
         const bool plain = !engine.chat_template().has_template();
         spdlog::info("chat prompt: {} tokens{}", request.prompt.size(),

@@ -111,6 +111,7 @@ int run_render_template(const CliOptions& options, std::ostream& out) {
             throw std::runtime_error(options.vars_file + ": expected a JSON object");
         render.extra_variables = vars.as_object();
     }
+    render.enable_thinking = options.enable_thinking;
     if (!options.now.empty()) render.now = parse_time(options.now);
     const auto messages = read_json_file(options.messages_file);
     if (!messages.is_array())

@@ -19,6 +19,12 @@ T parse_number(const std::string& option, const std::string& text) {
     return value;
 }
 
+bool parse_switch(const std::string& option, const std::string& text) {
+    if (text == "on") return true;
+    if (text == "off") return false;
+    throw std::invalid_argument("option " + option + " expects on or off, got '" + text + "'");
+}
+
 std::vector<int32_t> parse_ids(const std::string& text) {
     std::vector<int32_t> ids;
     size_t start = 0;
@@ -38,22 +44,24 @@ std::string cli_usage() {
            "                  [--backend auto|cpu|vulkan|reference] [--device N] [--stop TEXT]... "
            "[--speculative]\n"
            "                  [--json | --json-schema SCHEMA.json] [--chunk N]\n"
-           "       hearth-cli [-m MODEL.gguf] --chat -p MESSAGE [--system TEXT] [sampling "
-           "options]\n"
+           "       hearth-cli [-m MODEL.gguf] --chat -p MESSAGE [--system TEXT] [--think on|off]\n"
+           "                  [sampling options]\n"
            "       hearth-cli [-m MODEL.gguf] --prompt-ids 1,72,9 --dump-logits K [-n N]\n"
            "       hearth-cli [-m MODEL.gguf] --tokenize [--add-special] [--parse-special] < text\n"
            "       hearth-cli [-m MODEL.gguf] --detokenize < ids\n"
            "       hearth-cli --render-template [-m MODEL.gguf | --template-file FILE]\n"
            "                  --messages MESSAGES.json [--add-generation-prompt] [--bos-token S]\n"
            "                  [--eos-token S] [--vars VARS.json] [--now 2026-11-22T09:30:00]\n"
+           "                  [--think on|off]\n"
            "       hearth-cli --list-devices\n"
            "\n"
            "Without -m the bundled model is used. Text streams to stdout; a line of\n"
            "performance figures goes to stderr at the end. --chat sends the message through the\n"
-           "model's chat template. --dump-logits prints JSON with the top-K logits at every "
-           "prompt\n"
-           "position and for N greedy steps. --tokenize prints the ids of stdin's text as JSON;\n"
-           "vocabulary-only GGUF files work for --tokenize, --detokenize and --render-template.\n"
+           "model's chat template; --think on|off sets its enable_thinking (Qwen3, SmolLM3: off\n"
+           "answers without reasoning first). --dump-logits prints JSON with the top-K logits\n"
+           "at every prompt position and for N greedy steps. --tokenize prints the ids of stdin's\n"
+           "text as JSON; vocabulary-only GGUF files work for --tokenize, --detokenize and\n"
+           "--render-template.\n"
            "--stop ends the answer before TEXT (repeatable). --speculative verifies prompt-lookup\n"
            "drafts in batches (greedy, --temp 0). --json constrains the answer to a JSON object,\n"
            "--json-schema to a document following the schema. --chunk N hands text over every\n"
@@ -104,6 +112,8 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
             options.now = value();
         } else if (option == "--system") {
             options.system_prompt = value();
+        } else if (option == "--think") {
+            options.enable_thinking = parse_switch(option, value());
         } else if (option == "-m" || option == "--model") {
             options.model_path = value();
         } else if (option == "-p" || option == "--prompt") {
@@ -168,6 +178,10 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
     }
     if (options.mode == CliMode::DumpLogits && options.prompt_ids.empty()) {
         throw std::invalid_argument("--dump-logits needs --prompt-ids");
+    }
+    if (options.enable_thinking && options.mode != CliMode::Chat &&
+        options.mode != CliMode::RenderTemplate) {
+        throw std::invalid_argument("--think needs --chat or --render-template");
     }
     if (options.mode == CliMode::RenderTemplate && options.messages_file.empty()) {
         throw std::invalid_argument("--render-template needs --messages MESSAGES.json");

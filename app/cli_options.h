@@ -49,6 +49,7 @@ struct CliOptions {
     std::string now;  // ISO time strftime_now() sees, e.g. 2026-11-22T09:30:00
     bool add_generation_prompt = false;
     std::string system_prompt;
+    std::optional<bool> enable_thinking;  // --think on|off; unset: the template's default
     bool seed_given = false;
     bool help = false;
 };

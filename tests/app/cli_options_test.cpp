@@ -59,6 +59,11 @@ TEST(CliOptions, ParsesTheTokenizerAndTemplateModes) {
     options = parse_cli_options({"--chat", "-p", "Hi", "--system", "Be kind."});
     EXPECT_EQ(options.mode, CliMode::Chat);
     EXPECT_EQ(options.system_prompt, "Be kind.");
+    EXPECT_FALSE(options.enable_thinking.has_value());
+    EXPECT_EQ(parse_cli_options({"--chat", "-p", "Hi", "--think", "off"}).enable_thinking, false);
+    EXPECT_EQ(parse_cli_options({"--think", "on", "--render-template", "--messages", "m.json"})
+                  .enable_thinking,
+              true);
 }
 
 TEST(CliOptions, RefusesBadInputWithAMessageNamingIt) {
@@ -77,6 +82,9 @@ TEST(CliOptions, RefusesBadInputWithAMessageNamingIt) {
     EXPECT_EQ(message({"--prompt-ids", "1,,2"}), "option --prompt-ids expects a number, got ''");
     EXPECT_EQ(message({"--render-template"}), "--render-template needs --messages MESSAGES.json");
     EXPECT_EQ(message({"--dump-logits", "3", "-p", "x"}), "--dump-logits needs --prompt-ids");
+    EXPECT_EQ(message({"--chat", "-p", "x", "--think", "no"}),
+              "option --think expects on or off, got 'no'");
+    EXPECT_EQ(message({"-p", "x", "--think", "off"}), "--think needs --chat or --render-template");
     EXPECT_TRUE(parse_cli_options({"--help"}).help);
 }
 

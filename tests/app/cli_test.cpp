@@ -13,6 +13,7 @@
 #include "engine/text/jinja/template.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
+#include "tests/support/templated_model.h"
 #include "tests/support/tokenizer_cases.h"
 #include "tests/support/unsupported_files.h"
 
@@ -338,6 +339,49 @@ TEST(Cli, ChatRendersTheTemplateOfAModelThatHasOne) {
     ASSERT_EQ(chat.exit_code, 0) << chat.err;
     EXPECT_EQ(chat.out, "Once upon a time, there was\n");
     EXPECT_NE(chat.err.find("plain continuation"), std::string::npos);
+}
+
+// The prompt's length as --chat logs it ("chat prompt: N tokens").
+int chat_prompt_tokens(const std::string& err) {
+    const auto at = err.find("chat prompt: ");
+    return at == std::string::npos ? -1 : std::stoi(err.substr(at + 13));
+}
+
+// --think off renders Qwen3's empty think block and lengthens a chat's prompt by it; a model
+// whose template has no switch says that --think changes nothing.
+TEST(Cli, ThinkSwitchesTheTemplatesEnableThinking) {
+    const test::TempDirectory directory;
+    std::ofstream(directory.path() / "qwen3.jinja") << test::fixture_template("qwen3");
+    std::ofstream(directory.path() / "messages.json")
+        << R"([{"role": "user", "content": "Tell me a joke."}])";
+    const auto rendered =
+        run_cli({"--render-template", "--template-file",
+                 QString::fromStdString((directory.path() / "qwen3.jinja").string()), "--messages",
+                 QString::fromStdString((directory.path() / "messages.json").string()),
+                 "--add-generation-prompt", "--think", "off"});
+    ASSERT_EQ(rendered.exit_code, 0) << rendered.err;
+    EXPECT_EQ(rendered.out,
+              "<|im_start|>user\nTell me a joke.<|im_end|>\n<|im_start|>assistant\n<think>\n\n"
+              "</think>\n\n");
+
+    const auto model = QString::fromStdString(
+        test::model_with_template(directory, "stories260K.gguf", test::fixture_template("qwen3"))
+            .string());
+    const auto chat = [&](const char* think) {
+        return run_cli({"-m", model, "--chat", "-p", "Tell me a joke.", "-n", "2", "--temp", "0",
+                        "--backend", "cpu", "--think", think});
+    };
+    const auto on = chat("on"), off = chat("off");
+    ASSERT_EQ(on.exit_code, 0) << on.err;
+    ASSERT_EQ(off.exit_code, 0) << off.err;
+    EXPECT_GT(chat_prompt_tokens(on.err), 0) << on.err;
+    EXPECT_GT(chat_prompt_tokens(off.err), chat_prompt_tokens(on.err)) << off.err;
+    EXPECT_EQ(off.err.find("has no effect"), std::string::npos);
+
+    const auto plain =
+        run_cli({"--chat", "-p", "Once upon a time", "-n", "1", "--temp", "0", "--think", "off"});
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    EXPECT_NE(plain.err.find("--think has no effect"), std::string::npos) << plain.err;
 }
 
 }  // namespace
