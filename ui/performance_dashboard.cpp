@@ -132,7 +132,7 @@ void PerformanceDashboard::set_history(core::HistoryStore* history) {
 }
 
 void PerformanceDashboard::set_model(const ModelInfo& info, int context_length) {
-    m_kv_bytes_per_token = info.kv_bytes_per_token;
+    m_kv_bytes = info.kv_bytes(context_length);
     m_context_length = context_length;
     update_memory();
 }
@@ -177,7 +177,7 @@ void PerformanceDashboard::generation_finished(const GenerationStats& stats) {
 }
 
 void PerformanceDashboard::update_memory() {
-    const uint64_t kv = m_kv_bytes_per_token * static_cast<uint64_t>(m_context_length);
+    const uint64_t kv = m_kv_bytes;
     m_memory->setText(
         QStringLiteral("%1 / %2").arg(byte_size_text(resident_bytes()), byte_size_text(kv)));
     m_context->setText(m_context_length > 0

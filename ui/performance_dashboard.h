@@ -60,7 +60,7 @@ private:
     std::vector<int64_t> m_times;
     int m_prompt_tokens = 0;
     int m_context_length = 0;
-    uint64_t m_kv_bytes_per_token = 0;
+    uint64_t m_kv_bytes = 0;  // at the model's context length
     int m_redraws = 0;
     QLabel *m_first_token, *m_prefill, *m_tokens, *m_decode, *m_context, *m_memory;
     RateChart* m_rate;

@@ -21,14 +21,13 @@ public:
 
     int size() const override { return m_cache.size(); }
     int capacity() const override { return m_cache.capacity(); }
+    int keepable(int length) const override { return m_cache.keepable(length); }
+    void checkpoint() override { m_cache.checkpoint(); }
     void truncate(int length) override { m_cache.truncate(length); }
     void erase(int start, int count) override {
         erase_positions(m_cache, m_ropes, m_head_dim, start, count);
     }
-    size_t memory_bytes() const override {
-        return 2 * static_cast<size_t>(m_cache.layer_count()) * m_cache.capacity() *
-               m_cache.kv_dim() * sizeof(Element);
-    }
+    size_t memory_bytes() const override { return m_cache.bytes(); }
     BasicKvCache<Element>& cache() { return m_cache; }
     const LayerRopes& ropes() const { return m_ropes; }
 

@@ -67,9 +67,23 @@ std::string CpuBackend::name() const {
     return "cpu (" + isa + ", " + std::to_string(m_pool.size()) + " threads)";
 }
 
-size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity) {
-    return 2 * sizeof(uint16_t) * static_cast<size_t>(config.layer_count) * capacity *
-           config.kv_dim();
+namespace {
+
+int largest_chunk(const CpuBackendOptions& options) {
+    int largest = 1;
+    for (const int size : options.chunk_sizes) largest = std::max(largest, size);
+    return largest;
+}
+
+}  // namespace
+
+size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity,
+                            const CpuBackendOptions& options) {
+    size_t slots = 0;
+    for (const LayerConfig& layer : config.layers) {
+        slots += static_cast<size_t>(layer_slots(layer.window, largest_chunk(options), capacity));
+    }
+    return 2 * sizeof(uint16_t) * slots * static_cast<size_t>(config.kv_dim());
 }
 
 size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& options) {
@@ -77,8 +91,7 @@ size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& op
     const kernels::Isa isa = options.isa.value_or(kernels::best_isa());
     const auto& dots = kernels::dot_table(isa);
     const kernels::GemmTable* gemm = kernels::gemm_table(isa);
-    int largest = 1;
-    for (const int size : options.chunk_sizes) largest = std::max(largest, size);
+    const int largest = largest_chunk(options);
     const size_t dim = static_cast<size_t>(config.embedding_length);
     const size_t ffn = static_cast<size_t>(config.feed_forward_length);
     const size_t per_token = 3 * dim + 2 * static_cast<size_t>(config.query_dim()) +
@@ -132,7 +145,8 @@ size_t CpuBackend::allocated_working_bytes() const {
 
 std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
     return std::make_unique<CpuSequence>(
-        *this, m_model, KvCacheF16(m_config.layer_count, capacity, m_config.kv_dim()));
+        *this, m_model,
+        KvCacheF16(layer_windows(m_config), largest_chunk(m_options), capacity, m_config.kv_dim()));
 }
 
 std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,
@@ -153,6 +167,9 @@ std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence
 void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CpuSequence& sequence,
                                LogitRows rows, std::vector<float>& logits) {
     const int count = static_cast<int>(tokens.size());
+    if (count > sequence.cache().largest_step()) {
+        throw std::logic_error("a prefill step longer than the KV cache's rings allow");
+    }
     const size_t dim = static_cast<size_t>(m_config.embedding_length);
     const auto& weights = m_model.weights();
     const auto grow = [count](std::vector<float>& buffer, size_t width) {

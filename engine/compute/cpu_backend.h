@@ -46,8 +46,10 @@ public:
     std::vector<int> chunk_sizes() const override { return m_options.chunk_sizes; }
     int threads() const { return m_pool.size(); }
 
-    // Bytes of KV cache one sequence of `capacity` tokens takes.
-    static size_t kv_bytes(const ModelConfig& config, int capacity);
+    // Bytes of KV cache one sequence of `capacity` tokens takes (sliding-window layers keep
+    // rings sized for the largest prefill step).
+    static size_t kv_bytes(const ModelConfig& config, int capacity,
+                           const CpuBackendOptions& options = {});
     // Bytes of scratch the backend allocates for `model` at most: activations for its largest
     // chunk, quantised activations, weight tiles and one row of logits. With the mapped file,
     // the model's own floats and the KV cache, this is all the memory a model costs.

@@ -1,7 +1,22 @@
-// Keys and values of one sequence, per layer and position, laid out (layer, position, kv_dim).
+// Keys and values of one sequence, per layer and position, laid out (layer, slot, kv_dim).
 // The cache is the one place where KV state changes: append through the forward pass,
 // shrink through truncate(). The element type is the backend's choice: float for the
 // reference pass, f16 bits for the CPU backend.
+//
+// A sliding-window layer only ever reads its last `window` positions, so it keeps a ring of
+// slots rather than the whole context: the window before a step's first token plus the step's
+// own tokens, rounded up to whole rings of kRingAlignment slots (so a block of positions read
+// together never wraps). Gemma 3 at 32k then keeps about a fifth of a full cache.
+//
+// Going back (truncate) must find the window before the new end still in each ring. It is
+// there after a short step back; for a longer one the cache keeps checkpoints (the window of
+// each ring at a chosen length) and goes back to the latest usable one, and the caller runs the
+// tokens from there again. The rule, for a ring of R slots and a window of W:
+// - keepable(L) = L when every ring still holds positions [L - W + 1, L), which is true when no
+//   position at or past L + R - W + 1 was written since those were;
+// - else the latest checkpoint S with S - 1 <= L gives min(S, L) (a checkpoint holds the W
+//   positions before S, enough to go on from S or S - 1);
+// - else 0: everything runs again.
 #pragma once
 
 #include <cstdint>
@@ -36,15 +51,30 @@ private:
 // in a context of `capacity`: the one check every backend's cache makes.
 void check_room(int cached, int capacity, int count);
 
+inline constexpr int kRingAlignment = 256;
+
+// Slots a layer keeps: the whole capacity, or for a sliding window of `window` positions read
+// by steps of up to `step` tokens, the ring described above when it is smaller.
+int layer_slots(int window, int step, int capacity);
+
 template <typename Element>
 class BasicKvCache final {
 public:
+    // Every layer keeps every position.
     BasicKvCache(int layer_count, int capacity, int kv_dim);
+    // Layer l attends to its last windows[l] positions (0: all of them), in steps of up to
+    // `step` tokens.
+    BasicKvCache(const std::vector<int>& windows, int step, int capacity, int kv_dim);
 
     int layer_count() const { return m_layer_count; }
     int capacity() const { return m_capacity; }
     int size() const { return m_size; }
     int kv_dim() const { return m_kv_dim; }
+
+    int slot_count(int layer) const { return m_layers[static_cast<size_t>(layer)].slot_count; }
+    // The first position whose entries `layer` still holds.
+    int oldest(int layer) const { return m_layers[static_cast<size_t>(layer)].oldest; }
+    size_t bytes() const { return 2 * m_keys.size() * sizeof(Element); }
 
     Element* key(int layer, int position) { return &m_keys[offset(layer, position)]; }
     Element* value(int layer, int position) { return &m_values[offset(layer, position)]; }
@@ -55,24 +85,53 @@ public:
 
     // Makes room for `count` more positions; throws ContextFullError when they do not fit.
     void reserve_positions(int count) const;
-    void commit(int count) { m_size += count; }
-    // Forgets every position from `length` on, e.g. to fork a conversation.
+    // Positions one step may write: past this, a ring would overwrite what the step's first
+    // token reads.
+    int largest_step() const { return m_largest_step; }
+    void commit(int count);
+    // The longest prefix of at most `length` positions the cache can go back to (the rule above).
+    int keepable(int length) const;
+    // Forgets every position from `length` on, e.g. to fork a conversation; `length` must be
+    // keepable(length).
     void truncate(int length);
+    // Remembers the rings' windows at the current length (no-op without rings); keeps the two
+    // latest.
+    void checkpoint();
     // Forgets positions [start, start + count) and moves the later ones down (keys as they
-    // were: re-rotating them for their new positions is the caller's part).
+    // were: re-rotating them for their new positions is the caller's part, from oldest() on).
     void erase(int start, int count);
 
 private:
+    struct Layer {
+        int window;
+        int slot_count;
+        size_t offset;   // of its first slot
+        int oldest = 0;  // first position still held
+    };
+    struct Checkpoint {
+        int saved;  // the length it was taken at: each ring's positions [saved - window, saved)
+        int size;   // the length it can still go back to (saved, or one less after a truncate)
+        std::vector<Element> keys, values;
+        bool serves(int length) const { return length >= saved - 1 && length <= size; }
+    };
+
     size_t offset(int layer, int position) const {
-        return (static_cast<size_t>(layer) * m_capacity + position) * m_kv_dim;
+        const Layer& l = m_layers[static_cast<size_t>(layer)];
+        return l.offset + static_cast<size_t>(position % l.slot_count) * m_kv_dim;
     }
+    bool is_ring(const Layer& layer) const { return layer.slot_count < m_capacity; }
+    bool holds_window_before(int length) const;
+    void restore(const Checkpoint& checkpoint);
 
     int m_layer_count;
     int m_capacity;
     int m_kv_dim;
     int m_size = 0;
-    std::vector<Element> m_keys;    // (layer, capacity, kv_dim)
-    std::vector<Element> m_values;  // (layer, capacity, kv_dim)
+    int m_largest_step;
+    std::vector<Layer> m_layers;
+    std::vector<Element> m_keys;    // (layer, slot, kv_dim)
+    std::vector<Element> m_values;  // (layer, slot, kv_dim)
+    std::vector<Checkpoint> m_checkpoints;
 };
 
 using KvCache = BasicKvCache<float>;

@@ -1,5 +1,6 @@
 #include "engine/compute/kv_shift.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "kernels/half.h"
@@ -32,7 +33,8 @@ void erase_positions(BasicKvCache<Element>& cache, const LayerRopes& ropes, int 
     for (int layer = 0; layer < cache.layer_count(); ++layer) {
         const Rope* rope = ropes.layer(layer);
         if (rope == nullptr) continue;  // keys of an unrotated layer need no moving
-        for (int position = start; position < cache.size(); ++position) {
+        for (int position = std::max(start, cache.oldest(layer)); position < cache.size();
+             ++position) {
             Element* key = cache.key(layer, position);
             for (int offset = 0; offset < kv_dim; offset += head_dim) {
                 for (int i = 0; i < head_dim; ++i) head[i] = to_float(key[offset + i]);

@@ -17,6 +17,13 @@ public:
 
     virtual int size() const = 0;      // tokens cached
     virtual int capacity() const = 0;  // the context length
+    // The longest prefix of at most `length` tokens truncate() can keep: `length`, unless
+    // sliding-window layers keep only their recent positions (kv_cache.h states the rule); the
+    // caller then runs the tokens from there to `length` again.
+    virtual int keepable(int length) const { return length; }
+    // Where a conversation may come back to (a prompt's start and end): sequences with
+    // sliding-window rings remember those rings' windows here.
+    virtual void checkpoint() {}
     virtual void truncate(int length) = 0;
     // Forgets positions [start, start + count) and moves the later ones down, re-rotating their
     // cached keys for their new positions: the context-overflow window without a new prefill.

@@ -45,7 +45,15 @@ GenerationResult Session::generate(const GenerationRequest& request, const Gener
     // The last prompt token always runs: its logits choose the first new token.
     if (shared == static_cast<int>(prompt.size()))
         shared = m_history.fork(prompt.first(shared - 1));
-    m_sequence->truncate(m_history.cached_size());
+    // Sliding-window layers may not hold the window before the fork: the cache goes back to
+    // where it can, and what follows runs again.
+    const int kept = m_sequence->keepable(m_history.cached_size());
+    if (kept < m_history.cached_size()) {
+        m_history.truncate_cached(kept);
+        shared = static_cast<int>(m_history.conversation().size());
+    }
+    m_sequence->truncate(kept);
+    m_sequence->checkpoint();  // an edit of this turn's message comes back here
 
     GenerationStats stats;
     stats.prompt_tokens = static_cast<int>(prompt.size());

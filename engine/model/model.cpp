@@ -234,6 +234,12 @@ std::vector<float> read_rope_factors(const ModelReader& reader, const std::strin
 
 }  // namespace
 
+std::vector<int> layer_windows(const ModelConfig& config) {
+    std::vector<int> windows;
+    for (const LayerConfig& layer : config.layers) windows.push_back(layer.window);
+    return windows;
+}
+
 void check_token_ids(const ModelConfig& config, std::span<const int32_t> tokens) {
     if (tokens.empty()) throw std::invalid_argument("forward pass over no tokens");
     for (const int32_t token : tokens) {

@@ -133,6 +133,9 @@ struct ModelWeights {
     size_t owned_bytes() const;
 };
 
+// Each layer's sliding window (0: none), as caches are built from.
+std::vector<int> layer_windows(const ModelConfig& config);
+
 // Throws std::invalid_argument for no tokens and std::out_of_range naming the first id outside
 // the vocabulary: every forward pass checks its input with this before touching any state.
 void check_token_ids(const ModelConfig& config, std::span<const int32_t> tokens);

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
+
+#include "engine/compute/kv_cache.h"
 
 #include "engine/text/chat_template.h"
 
@@ -78,8 +81,20 @@ ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOpt
         family_name(detect_chat_family(file.get_string("tokenizer.chat_template").value_or("")));
     info.weight_bytes = file.file_size() + model->weights().owned_bytes();
     info.working_bytes = CpuBackend::working_bytes(*model, options);
-    info.kv_bytes_per_token = CpuBackend::kv_bytes(config, 1);
+    info.layer_windows = layer_windows(config);
+    for (const int size : options.chunk_sizes)
+        info.prefill_step = std::max(info.prefill_step, size);
+    info.kv_bytes_per_layer_position =
+        2 * sizeof(uint16_t) * static_cast<uint64_t>(config.kv_dim());
     return info;
+}
+
+uint64_t ModelInfo::kv_bytes(int context) const {
+    uint64_t slots = 0;
+    for (const int window : layer_windows) {
+        slots += static_cast<uint64_t>(layer_slots(window, prefill_step, context));
+    }
+    return slots * kv_bytes_per_layer_position;
 }
 
 std::string parameter_count_text(uint64_t parameters) {

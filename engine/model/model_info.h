@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "engine/compute/cpu_backend.h"
 
@@ -22,11 +23,15 @@ struct ModelInfo {
     std::string chat_family;     // llama3, chatml, ... or "none"
     uint64_t weight_bytes = 0;   // the mapped file plus the model's own float vectors
     uint64_t working_bytes = 0;  // the backend's scratch
-    uint64_t kv_bytes_per_token = 0;
+    // The KV cache at a context length (sliding-window layers keep rings, not the context).
+    std::vector<int> layer_windows;
+    int prefill_step = 1;  // the largest, which sizes the rings
+    uint64_t kv_bytes_per_layer_position = 0;
     std::string sha256;  // of the whole file, hex; filled in when the model is loaded
 
+    uint64_t kv_bytes(int context) const;
     uint64_t memory_bytes(int context) const {
-        return weight_bytes + working_bytes + kv_bytes_per_token * static_cast<uint64_t>(context);
+        return weight_bytes + working_bytes + kv_bytes(context);
     }
 };
 

@@ -68,8 +68,9 @@ ReferenceForward::ReferenceForward(const Model& model)
       m_up(m_config.feed_forward_length),
       m_projected(m_config.embedding_length) {}
 
+// Token by token: a sliding-window layer's ring needs only its window.
 KvCache ReferenceForward::make_cache(int capacity) const {
-    return KvCache(m_config.layer_count, capacity, m_config.kv_dim());
+    return KvCache(layer_windows(m_config), 1, capacity, m_config.kv_dim());
 }
 
 std::vector<float> ReferenceForward::forward(std::span<const int32_t> tokens, KvCache& cache,

@@ -41,7 +41,7 @@ TEST(ModelCatalog, ListsTheSharedModelsWithTheirMetadata) {
             << name;
         EXPECT_EQ(entry.info.file_bytes, std::filesystem::file_size(entry.info.path));
         const auto model = Model::load(entry.info.path, {.prefault = false});
-        EXPECT_EQ(entry.info.kv_bytes_per_token, CpuBackend::kv_bytes(model->config(), 1));
+        EXPECT_EQ(entry.info.kv_bytes(1024), CpuBackend::kv_bytes(model->config(), 1024));
         EXPECT_GT(entry.info.memory_bytes(1024), entry.info.file_bytes);
         if (name.ends_with("Q4_K_M")) {
             EXPECT_EQ(entry.info.quantization, "Q4_K_M") << name;

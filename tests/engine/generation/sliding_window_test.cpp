@@ -36,18 +36,23 @@ GenerationResult run(Session& session, const GenerationRequest& request) {
     return session.generate(request, {});
 }
 
+// Steps of up to 64 tokens: each local layer keeps a ring of 256 slots (32 + 64 - 1 rounded up),
+// which the conversations below wrap several times. Integer kernels only (no panels or sgemm),
+// so every chunking gives the same bits and a cold session must match exactly.
+const CpuBackendOptions kRingOptions{
+    .threads = 2, .chunk_sizes = {1, 8, 64}, .panel_threshold = 1000, .blas_threshold = 1000};
+constexpr int kRing = 256;
+
 class SlidingWindowTest : public testing::TestWithParam<const char*> {
 protected:
     void SetUp() override {
         m_model = Model::load(test::model_path(GetParam()));
         ASSERT_EQ(m_model->config().layers[0].window, kWindow);
         m_tokenizer = make_tokenizer(m_model->file());
-        m_backend = std::make_unique<CpuBackend>(
-            *m_model,
-            CpuBackendOptions{.threads = 2, .panel_threshold = 1000, .blas_threshold = 1000});
+        m_backend = std::make_unique<CpuBackend>(*m_model, kRingOptions);
     }
     GenerationResult cold(const GenerationRequest& request) {
-        Session session(*m_backend, *m_tokenizer, 512);
+        Session session(*m_backend, *m_tokenizer, 1024);
         return run(session, request);
     }
 
@@ -56,52 +61,89 @@ protected:
     std::unique_ptr<CpuBackend> m_backend;
 };
 
+// The rule (kv_cache.h): going back keeps the cache while the rings hold the window before the
+// new end; past that, it returns to a checkpoint (each turn's start and its prompt's end) and
+// runs the tokens from there again.
 TEST_P(SlidingWindowTest, FollowUpRegenerateAndEditEqualAFreshPrefill) {
-    Session session(*m_backend, *m_tokenizer, 512);
-    auto request = greedy(prompt_of(4 * kWindow + 7, 1), 24);
+    Session session(*m_backend, *m_tokenizer, 1024);
+    auto request = greedy(prompt_of(300, 1), 40);  // longer than a ring
     const auto first = run(session, request);
     EXPECT_EQ(first.tokens, cold(request).tokens);
 
     // A follow-up turn prefills only the answer's last token and the new message.
     auto next = request.prompt;
     next.insert(next.end(), first.tokens.begin(), first.tokens.end());
-    const auto message = prompt_of(2 * kWindow + 3, 7);
+    const int turn_start = static_cast<int>(next.size()) - 1;
+    const auto message = prompt_of(71, 7);
     next.insert(next.end(), message.begin() + 1, message.end());
-    auto follow_up = greedy(next, 24);
+    auto follow_up = greedy(next, 250);  // an answer that wraps the rings
     const auto second = run(session, follow_up);
-    EXPECT_EQ(second.stats.prefilled_tokens, static_cast<int>(message.size()));
+    EXPECT_EQ(second.stats.cached_tokens, turn_start);
+    EXPECT_EQ(second.stats.prefilled_tokens, 71);
     EXPECT_EQ(second.tokens, cold(follow_up).tokens);
 
-    // Regenerate: the same prompt again runs only its last token.
+    // Regenerate: the rings no longer hold the prompt's end, its checkpoint does; only the
+    // prompt's last token runs again.
+    EXPECT_LT(m_backend->create_sequence(1024)->memory_bytes(),
+              CpuBackend::kv_bytes(m_model->config(), 1024, {.chunk_sizes = {1, 1024}}));
     const auto again = run(session, follow_up);
     EXPECT_EQ(again.stats.prefilled_tokens, 1);
     EXPECT_EQ(again.tokens, second.tokens);
 
-    // Edit a token a few windows back: the cache forks there.
+    // Edit a token of the latest message, more than a window before its end: back to the turn's
+    // start, and only the message runs again.
     auto edited = follow_up;
-    const size_t fork = edited.prompt.size() - 3 * kWindow;
+    const size_t fork = edited.prompt.size() - kWindow - 8;
     edited.prompt[fork] = edited.prompt[fork] == 40 ? 41 : 40;
     const auto third = run(session, edited);
-    EXPECT_EQ(third.stats.cached_tokens, static_cast<int>(fork));
+    EXPECT_EQ(third.stats.cached_tokens, turn_start);
+    EXPECT_EQ(third.stats.prefilled_tokens, static_cast<int>(edited.prompt.size()) - turn_start);
     EXPECT_EQ(third.tokens, cold(edited).tokens);
+
+    // Edit the first prompt, long before any checkpoint: everything runs again.
+    auto rewritten = edited;
+    rewritten.prompt[5] = rewritten.prompt[5] == 40 ? 41 : 40;
+    const auto fourth = run(session, rewritten);
+    EXPECT_EQ(fourth.stats.cached_tokens, 0);
+    EXPECT_EQ(fourth.tokens, cold(rewritten).tokens);
+}
+
+// A short step back needs no checkpoint: the rings still hold the window before it.
+TEST_P(SlidingWindowTest, AShortRegenerateKeepsTheRings) {
+    auto sequence = m_backend->create_sequence(1024);
+    const auto tokens = prompt_of(600, 4);
+    m_backend->forward(tokens, *sequence, LogitRows::None);
+    const int back = kRing - kWindow + 1;  // the ring holds 344..599; 375 needs 344..374
+    EXPECT_EQ(sequence->keepable(600 - back), 600 - back);
+    EXPECT_EQ(sequence->keepable(600 - back - 10), 0);
+    sequence->truncate(600 - back);
+    const auto resumed =
+        m_backend->forward(std::span(tokens).subspan(600 - back), *sequence, LogitRows::Last);
+    auto fresh = m_backend->create_sequence(1024);
+    EXPECT_EQ(m_backend->forward(tokens, *fresh, LogitRows::Last), resumed);
+    EXPECT_THROW(sequence->truncate(100), std::logic_error);
 }
 
 // Dropping positions from the middle (the rolling-window policy) moves every later position, and
-// with it every local layer's window: the CPU backend (F16 cache, blocked attention) then goes on
-// as the reference pass does after the same drop. (Neither equals a fresh prefill of the kept
-// tokens: deeper layers' cached entries still carry what the dropped tokens contributed.)
+// with it every local layer's window and ring slots: the CPU backend with rings goes on exactly
+// as it does with whole caches (steps of 1024 need no ring), and as the reference pass does.
+// (None equals a fresh prefill of the kept tokens: deeper layers' cached entries still carry
+// what the dropped tokens contributed.)
 TEST_P(SlidingWindowTest, ARollingWindowOverflowMovesTheWindowsAsTheReferenceDoes) {
-    const auto tokens = prompt_of(5 * kWindow, 3);
+    const auto tokens = prompt_of(400, 3);  // the rings wrapped
     const int keep = 4, dropped = 2 * kWindow + 5;
     const auto more = prompt_of(kWindow / 2, 9);
     ReferenceBackend reference(*m_model);
-    std::vector<float> logits[2];
-    Backend* backends[2] = {m_backend.get(), &reference};
-    for (int b = 0; b < 2; ++b) {
+    auto whole_options = kRingOptions;
+    whole_options.chunk_sizes = {1, 8, 64, 1024};
+    CpuBackend whole(*m_model, whole_options);
+    std::vector<float> logits[3];
+    Backend* backends[3] = {m_backend.get(), &reference, &whole};
+    for (int b = 0; b < 3; ++b) {
         auto sequence = backends[b]->create_sequence(512);
         backends[b]->forward(tokens, *sequence, LogitRows::None);
         sequence->erase(keep, dropped);
-        EXPECT_EQ(sequence->size(), 5 * kWindow - dropped);
+        EXPECT_EQ(sequence->size(), 400 - dropped);
         logits[b] = backends[b]->forward(std::span(more).subspan(1), *sequence, LogitRows::All);
     }
     // Activations rounded to 8 bits for quantised weights, F16 keys re-rotated: as the fixture
@@ -114,19 +156,22 @@ TEST_P(SlidingWindowTest, ARollingWindowOverflowMovesTheWindowsAsTheReferenceDoe
         worst = std::max(worst, std::fabs(logits[0][i] - logits[1][i]));
     }
     EXPECT_LT(worst, tolerance);
+    EXPECT_EQ(logits[0], logits[2]);
+    EXPECT_LT(m_backend->create_sequence(512)->memory_bytes(),
+              whole.create_sequence(512)->memory_bytes());
 }
 
 // The session's rolling window runs a Gemma answer far past its context, the window's layers
 // included.
 TEST_P(SlidingWindowTest, TheSessionsRollingWindowGoesOnPastTheContext) {
-    Session session(*m_backend, *m_tokenizer, 3 * kWindow);
-    auto request = greedy(prompt_of(kWindow, 5), 4 * kWindow);
+    Session session(*m_backend, *m_tokenizer, 320);  // more than a ring
+    auto request = greedy(prompt_of(kWindow, 5), 600);
     request.overflow = OverflowPolicy::RollingWindow;
     request.keep_tokens = 2;
     const auto result = run(session, request);
-    EXPECT_EQ(result.stats.generated_tokens, 4 * kWindow);
+    EXPECT_EQ(result.stats.generated_tokens, 600);
     EXPECT_GT(result.stats.dropped_tokens, 0);
-    EXPECT_LE(session.cached_tokens(), 3 * kWindow);
+    EXPECT_LE(session.cached_tokens(), 320);
 }
 
 INSTANTIATE_TEST_SUITE_P(Gemma, SlidingWindowTest,

@@ -14,8 +14,8 @@ namespace {
 // both where a format has no panel kernel), the backend holds exactly the scratch the estimate
 // counted.
 TEST(ModelInfo, TheWorkingMemoryEstimateIsWhatTheBackendAllocates) {
-    for (const char* name :
-         {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf", "synth-qwen2-256-Q8_0.gguf"}) {
+    for (const char* name : {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf",
+                             "synth-qwen2-256-Q8_0.gguf", "synth-gemma3-256-Q4_K_M.gguf"}) {
         const CpuBackendOptions options{.threads = 2, .chunk_sizes = {1, 8, 64, 256}};
         const auto info = read_model_info(test::model_path(name), options);
         const auto model = Model::load(test::model_path(name));
@@ -29,7 +29,8 @@ TEST(ModelInfo, TheWorkingMemoryEstimateIsWhatTheBackendAllocates) {
         const int32_t token = 5;
         backend.forward(std::span(&token, 1), *sequence, LogitRows::Last);
         EXPECT_EQ(backend.allocated_working_bytes(), info.working_bytes) << name;
-        EXPECT_EQ(info.kv_bytes_per_token * 512, CpuBackend::kv_bytes(model->config(), 512));
+        EXPECT_EQ(info.kv_bytes(512), CpuBackend::kv_bytes(model->config(), 512, options));
+        EXPECT_EQ(info.kv_bytes(512), sequence->memory_bytes()) << name;
         EXPECT_EQ(info.weight_bytes, model->file().file_size() + model->weights().owned_bytes());
     }
 }
