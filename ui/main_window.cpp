@@ -19,6 +19,7 @@
 
 #include "app/core/conversation_request.h"
 #include "app/core/history_json.h"
+#include "app/phrasing/architecture_text.h"
 #include "app/phrasing/notice_text.h"
 #include "engine/compute/backend_factory.h"
 #include "ui/chat_view.h"
@@ -540,7 +541,7 @@ void MainWindow::showModel(const hearth::ModelInfo& info, int context_length,
     m_model_sha256 = QString::fromStdString(info.sha256);
     m_model->setText(tr("%1 · %2 · %3 · %4 · context %5")
                          .arg(QString::fromStdString(info.name),
-                              QString::fromStdString(info.architecture),
+                              QString::fromStdString(architecture_text(info.architecture)),
                               QString::fromStdString(parameter_count_text(info.parameters)),
                               QString::fromStdString(info.quantization))
                          .arg(context_length));

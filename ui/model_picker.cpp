@@ -10,6 +10,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include "app/phrasing/architecture_text.h"
+
 namespace hearth::ui {
 namespace {
 
@@ -125,7 +127,7 @@ void ModelPicker::fill() {
         set(kName,
             QStringLiteral("%1 — %2").arg(QString::fromStdString(info.name),
                                           QString::fromStdString(info.path.filename().string())));
-        set(kArchitecture, QString::fromStdString(info.architecture));
+        set(kArchitecture, QString::fromStdString(architecture_text(info.architecture)));
         set(kParameters, QString::fromStdString(parameter_count_text(info.parameters)));
         set(kQuantization, QString::fromStdString(info.quantization));
         set(kSize, byte_size_text(info.file_bytes));

@@ -122,7 +122,7 @@ protected:
 
 TEST_F(MainWindowTest, SendsAMessageAndStreamsTheAnswerInChunks) {
     ASSERT_TRUE(load(bundled()));
-    EXPECT_TRUE(child<QLabel>("model")->text().contains("llama"));
+    EXPECT_TRUE(child<QLabel>("model")->text().contains("Llama"));
     QSignalSpy chunks(m_engine->worker(), &InferenceWorker::tokensReady);
     QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
     QSignalSpy prefill(m_engine->worker(), &InferenceWorker::prefillProgress);
