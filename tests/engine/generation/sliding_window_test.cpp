@@ -174,6 +174,23 @@ TEST_P(SlidingWindowTest, TheSessionsRollingWindowGoesOnPastTheContext) {
     EXPECT_LE(session.cached_tokens(), 320);
 }
 
+// Gemma 3 1B's shape (26 layers, every sixth global, window 512, one KV head of 256) at 32k with
+// the CPU backend's default steps (up to 512): 4 whole layers and 22 rings of 1024 slots.
+TEST(SlidingWindowMemory, Gemma3OneBAt32kNeedsUnderAFifthOfAWholeCache) {
+    ModelConfig config;
+    config.kv_head_count = 1;
+    config.head_dim = 256;
+    for (int layer = 0; layer < 26; ++layer) {
+        config.layers.push_back({.window = layer % 6 < 5 ? 512 : 0});
+    }
+    const size_t rings = CpuBackend::kv_bytes(config, 32768);
+    for (auto& layer : config.layers) layer.window = 0;
+    const size_t whole = CpuBackend::kv_bytes(config, 32768);
+    EXPECT_EQ(whole, 2u * 2u * 26u * 32768u * 256u);
+    EXPECT_EQ(rings, 2u * 2u * (4u * 32768u + 22u * 1024u) * 256u);
+    EXPECT_LT(static_cast<double>(rings) / whole, 0.19);
+}
+
 INSTANTIATE_TEST_SUITE_P(Gemma, SlidingWindowTest,
                          testing::Values("synth-gemma2-256-Q4_K_M.gguf",
                                          "synth-gemma3-256-Q4_K_M.gguf", "synth-gemma3-256.gguf"),
