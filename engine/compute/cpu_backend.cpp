@@ -79,11 +79,8 @@ int largest_chunk(const CpuBackendOptions& options) {
 
 size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity,
                             const CpuBackendOptions& options) {
-    size_t slots = 0;
-    for (const LayerConfig& layer : config.layers) {
-        slots += static_cast<size_t>(layer_slots(layer.window, largest_chunk(options), capacity));
-    }
-    return 2 * sizeof(uint16_t) * slots * static_cast<size_t>(config.kv_dim());
+    return kv_cache_bytes(layer_windows(config), largest_chunk(options), capacity,
+                          2 * sizeof(uint16_t) * static_cast<size_t>(config.kv_dim()));
 }
 
 size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& options) {

@@ -23,6 +23,17 @@ int layer_slots(int window, int step, int capacity) {
     return ring < capacity ? static_cast<int>(ring) : capacity;
 }
 
+size_t kv_cache_bytes(const std::vector<int>& windows, int step, int capacity,
+                      size_t bytes_per_position) {
+    size_t positions = 0;
+    for (const int window : windows) {
+        const int slots = layer_slots(window, step, capacity);
+        positions += static_cast<size_t>(slots);
+        if (slots < capacity) positions += kMaxCheckpoints * static_cast<size_t>(window);
+    }
+    return positions * bytes_per_position;
+}
+
 template <typename Element>
 BasicKvCache<Element>::BasicKvCache(int layer_count, int capacity, int kv_dim)
     : BasicKvCache(std::vector<int>(static_cast<size_t>(std::max(layer_count, 0)), 0), 1, capacity,
@@ -56,6 +67,15 @@ ContextFullError::ContextFullError(const ContextShortfall& facts)
 void check_room(int cached, int capacity, int count) {
     if (count < 0 || count > capacity - cached)
         throw ContextFullError({.needed = cached + count, .capacity = capacity});
+}
+
+template <typename Element>
+size_t BasicKvCache<Element>::bytes() const {
+    size_t elements = m_keys.size() + m_values.size();
+    for (const Checkpoint& checkpoint : m_checkpoints) {
+        elements += checkpoint.keys.size() + checkpoint.values.size();
+    }
+    return elements * sizeof(Element);
 }
 
 template <typename Element>
@@ -138,7 +158,7 @@ void BasicKvCache<Element>::checkpoint() {
     }
     // One taken at this length before a truncate may hold entries since rewritten.
     std::erase_if(m_checkpoints, [&](const Checkpoint& old) { return old.saved == m_size; });
-    if (m_checkpoints.size() == 2) m_checkpoints.erase(m_checkpoints.begin());
+    if (m_checkpoints.size() == kMaxCheckpoints) m_checkpoints.erase(m_checkpoints.begin());
     m_checkpoints.push_back(std::move(checkpoint));
 }
 

@@ -6,7 +6,7 @@
 // A sliding-window layer only ever reads its last `window` positions, so it keeps a ring of
 // slots rather than the whole context: the window before a step's first token plus the step's
 // own tokens, rounded up to whole rings of kRingAlignment slots (so a block of positions read
-// together never wraps). Gemma 3 at 32k then keeps about a fifth of a full cache.
+// together never wraps). Gemma 3 1B at 32k then keeps about a fifth of a full cache.
 //
 // Going back (truncate) must find the window before the new end still in each ring. It is
 // there after a short step back; for a longer one the cache keeps checkpoints (the window of
@@ -19,6 +19,7 @@
 // - else 0: everything runs again.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
@@ -57,6 +58,14 @@ inline constexpr int kRingAlignment = 256;
 // by steps of up to `step` tokens, the ring described above when it is smaller.
 int layer_slots(int window, int step, int capacity);
 
+// Checkpoints a cache keeps at most.
+inline constexpr int kMaxCheckpoints = 2;
+
+// The most a cache of these layers can hold, checkpoints included, at `bytes_per_position` per
+// layer and position (keys and values together): what memory estimates count.
+size_t kv_cache_bytes(const std::vector<int>& windows, int step, int capacity,
+                      size_t bytes_per_position);
+
 template <typename Element>
 class BasicKvCache final {
 public:
@@ -74,7 +83,8 @@ public:
     int slot_count(int layer) const { return m_layers[static_cast<size_t>(layer)].slot_count; }
     // The first position whose entries `layer` still holds.
     int oldest(int layer) const { return m_layers[static_cast<size_t>(layer)].oldest; }
-    size_t bytes() const { return 2 * m_keys.size() * sizeof(Element); }
+    // What the cache holds: its slots, and its checkpoints (a few windows of each ring).
+    size_t bytes() const;
 
     Element* key(int layer, int position) { return &m_keys[offset(layer, position)]; }
     Element* value(int layer, int position) { return &m_values[offset(layer, position)]; }

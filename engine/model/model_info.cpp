@@ -90,11 +90,7 @@ ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOpt
 }
 
 uint64_t ModelInfo::kv_bytes(int context) const {
-    uint64_t slots = 0;
-    for (const int window : layer_windows) {
-        slots += static_cast<uint64_t>(layer_slots(window, prefill_step, context));
-    }
-    return slots * kv_bytes_per_layer_position;
+    return kv_cache_bytes(layer_windows, prefill_step, context, kv_bytes_per_layer_position);
 }
 
 std::string parameter_count_text(uint64_t parameters) {

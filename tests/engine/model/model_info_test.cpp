@@ -30,7 +30,7 @@ TEST(ModelInfo, TheWorkingMemoryEstimateIsWhatTheBackendAllocates) {
         backend.forward(std::span(&token, 1), *sequence, LogitRows::Last);
         EXPECT_EQ(backend.allocated_working_bytes(), info.working_bytes) << name;
         EXPECT_EQ(info.kv_bytes(512), CpuBackend::kv_bytes(model->config(), 512, options));
-        EXPECT_EQ(info.kv_bytes(512), sequence->memory_bytes()) << name;
+        EXPECT_GE(info.kv_bytes(512), sequence->memory_bytes()) << name;
         EXPECT_EQ(info.weight_bytes, model->file().file_size() + model->weights().owned_bytes());
     }
 }
