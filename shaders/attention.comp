@@ -1,12 +1,21 @@
 // Attention of each (token, head) over the cached keys and values, flash-decode style: the
-// causal window is split over the workgroup's invocations, each keeps an online softmax (running
-// maximum, denominator and weighted sum), and the partial results are combined at the end.
-// Grouped-query attention maps query head h to key/value head h / (heads / kv_heads). The cache
-// holds F16 halves, two per 32-bit word (written by kv_store).
+// positions a token sees are split over the workgroup's invocations, each keeps an online
+// softmax (running maximum, denominator and weighted sum), and the partial results are combined
+// at the end. Grouped-query attention maps query head h to key/value head h / (heads /
+// kv_heads). The cache holds F16 halves, two per 32-bit word (written by kv_store).
+//
+// Each invocation's weighted sum lives in registers (MAX_HEAD_DIM floats); the combine goes
+// through shared memory one slice of LANES dimensions at a time, so shared memory does not grow
+// with the head (4.3 KiB, under the 16 KiB every Vulkan device offers). Compiled twice: heads of
+// up to 128 dimensions, and with -DMAX_HEAD_DIM=256 for Gemma's, so that models with smaller
+// heads do not pay for the larger register array.
 #version 450
+#extension GL_GOOGLE_include_directive : require
 
 #define LANES 32
+#ifndef MAX_HEAD_DIM
 #define MAX_HEAD_DIM 128
+#endif
 
 layout(local_size_x = LANES) in;
 
@@ -28,10 +37,14 @@ layout(push_constant) uniform Shape {
     uint heads;
     uint kv_heads;
     uint head_dim;        // at most MAX_HEAD_DIM
-    uint first_position;  // of the first token: token t sees positions 0 .. first + t
-    float scale;          // 1 / sqrt(head_dim)
+    uint first_position;  // of the first token: token t sees positions up to first + t
+    float scale;          // multiplies q.k: 1 / sqrt(head_dim), or the model's own
+    uint window;          // > 0: token at position i sees only (i - window, i]
+    float softcap;        // > 0: scores become softcap * tanh(score / softcap)
 }
 shape;
+
+#include "softcap.glsl"
 
 float key_at(uint index) {
     const vec2 pair = unpackHalf2x16(keys[index >> 1]);
@@ -45,7 +58,7 @@ float value_at(uint index) {
 
 shared float lane_max[LANES];
 shared float lane_sum[LANES];
-shared float lane_acc[LANES][MAX_HEAD_DIM];
+shared float lane_acc[LANES][LANES + 1];  // one slice; padded against bank conflicts
 
 void main() {
     const uint token = gl_WorkGroupID.x / shape.heads;
@@ -56,16 +69,17 @@ void main() {
     const uint kv_offset = (head / (shape.heads / shape.kv_heads)) * dim;
     const uint q_offset = (token * shape.heads + head) * dim;
     const uint limit = shape.first_position + token + 1;
+    const uint start = shape.window > 0 && limit > shape.window ? limit - shape.window : 0;
 
     float running_max = -1.0 / 0.0;
     float denominator = 0.0;
     float acc[MAX_HEAD_DIM];
     for (uint d = 0; d < dim; ++d) acc[d] = 0.0;
-    for (uint position = lane; position < limit; position += LANES) {
+    for (uint position = start + lane; position < limit; position += LANES) {
         float score = 0.0;
         for (uint d = 0; d < dim; ++d)
             score += query[q_offset + d] * key_at(position * kv_dim + kv_offset + d);
-        score *= shape.scale;
+        score = softcap(score * shape.scale, shape.softcap);
         const float new_max = max(running_max, score);
         const float correction = exp(running_max - new_max);
         const float weight = exp(score - new_max);
@@ -77,21 +91,26 @@ void main() {
     }
     lane_max[lane] = running_max;
     lane_sum[lane] = denominator;
-    for (uint d = 0; d < dim; ++d) lane_acc[lane][d] = acc[d];
     barrier();
 
-    // Combine: rescale every lane's partial result to the overall maximum.
+    // Combine: every lane's partial result rescaled to the overall maximum (a lane that saw no
+    // position contributes nothing), summed one slice of dimensions at a time.
     float overall = -1.0 / 0.0;
     for (uint other = 0; other < LANES; ++other) overall = max(overall, lane_max[other]);
     float total = 0.0;
     for (uint other = 0; other < LANES; ++other) {
         if (lane_sum[other] > 0.0) total += lane_sum[other] * exp(lane_max[other] - overall);
     }
-    for (uint d = lane; d < dim; d += LANES) {
-        float sum = 0.0;
-        for (uint other = 0; other < LANES; ++other) {
-            if (lane_sum[other] > 0.0) sum += lane_acc[other][d] * exp(lane_max[other] - overall);
+    const float own_weight = denominator > 0.0 ? exp(running_max - overall) : 0.0;
+    for (uint slice = 0; slice < dim; slice += LANES) {
+        for (uint d = 0; d < LANES && slice + d < dim; ++d)
+            lane_acc[lane][d] = acc[slice + d] * own_weight;
+        barrier();
+        if (slice + lane < dim) {
+            float sum = 0.0;
+            for (uint other = 0; other < LANES; ++other) sum += lane_acc[other][lane];
+            attended[q_offset + slice + lane] = sum / total;
         }
-        attended[q_offset + d] = sum / total;
+        barrier();
     }
 }

@@ -1,7 +1,8 @@
 // y[t, row] = W[row, :] . x[t, :] for a weight matrix of the type named by the TYPE_* define,
 // dequantised in the shader, for up to TILE tokens per workgroup so each weight is read once per
-// tile: one kernel for decode (one token) and prefill (many). Options: add a bias, and add the
-// product into y instead of replacing it (the residual connection, fused). A matrix larger
+// tile: one kernel for decode (one token) and prefill (many). Options: add a bias, add the
+// product into y instead of replacing it (the residual connection, fused), and soft-cap it
+// (Gemma 2's final logits, capped before the device's argmax or sampler reads them). A matrix larger
 // than the device's storage-buffer range arrives in pieces of whole rows, one dispatch each.
 //
 // Each subgroup computes one row and sums its lanes with subgroupAdd: no shared memory, no
@@ -41,11 +42,13 @@ layout(push_constant) uniform Shape {
     uint first_input;    // row of x that token 0 reads
     uint first_row;      // of this piece in the whole matrix: y's and the bias's row offset
     uint output_stride;  // floats between tokens in y (the whole matrix's rows)
-    uint flags;          // 1: add the bias, 2: accumulate into y
+    uint flags;          // 1: add the bias, 2: accumulate into y, 4: soft-cap the result
+    float softcap;       // the cap for flag 4
 }
 shape;
 
 #include "dequantize.glsl"
+#include "softcap.glsl"
 
 #ifdef SHARED_REDUCTION
 #define LANES WORKGROUP
@@ -107,6 +110,7 @@ void main() {
         if ((shape.flags & 1u) != 0) value += bias[out_row];
         const uint index = (first_token + token) * shape.output_stride + out_row;
         if ((shape.flags & 2u) != 0) value += y[index];
+        if ((shape.flags & 4u) != 0) value = softcap(value, shape.softcap);
         y[index] = value;
     }
 }

@@ -71,7 +71,6 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
     const uint32_t heads = static_cast<uint32_t>(config.head_count);
     const uint32_t kv_heads = static_cast<uint32_t>(config.kv_head_count);
     const float epsilon = config.rms_epsilon;
-    const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
     std::vector<Pending> layers, head;
 
     const auto& embedding = weights.token_embedding();
@@ -95,8 +94,11 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
         add(layers, shaders.kv_store(),
             {a.key.get(), a.value.get(), cache.angles.get(), k_cache, v_cache},
             RopePush{0, kv_heads, head_dim, pairs, 0, neox}, kv_heads * head_dim / 2, true);
+        const auto window = static_cast<uint32_t>(config.layers[static_cast<size_t>(l)].window);
         add(layers, shaders.attention(), {a.query.get(), k_cache, v_cache, a.attended.get()},
-            AttentionPush{0, heads, kv_heads, head_dim, 0, scale}, heads, true);
+            AttentionPush{0, heads, kv_heads, head_dim, 0, config.attention_scale, window,
+                          config.attention_softcap},
+            heads, true);
         add_matmul(layers, w.attention_output, *a.attended, *a.x, nullptr, kMatmulAccumulate, true);
         add(layers, shaders.rmsnorm(), {a.x.get(), w.ffn_norm.get(), a.normed.get()},
             NormPush{0, dim, epsilon}, 0, true);
@@ -108,7 +110,9 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
     }
     add(head, shaders.rmsnorm(), {a.x.get(), &weights.output_norm(), a.normed.get()},
         NormPush{0, dim, epsilon}, 0, true);
-    add_matmul(head, weights.output(), *a.normed, *a.logits, nullptr, 0, true);
+    // Capped here, so the device's argmax and sampler read what the host would.
+    add_matmul(head, weights.output(), *a.normed, *a.logits, nullptr, 0, true,
+               config.final_softcap);
 
     const auto sets = static_cast<uint32_t>(layers.size() + head.size() + 2);
     uint32_t descriptors = 4;
@@ -133,13 +137,15 @@ void ForwardTable::add(std::vector<Pending>& list, const Pipeline& pipeline,
 
 void ForwardTable::add_matmul(std::vector<Pending>& list, const DeviceMatrix& matrix,
                               const Buffer& input, const Buffer& output, const Buffer* bias,
-                              uint32_t flags, bool barrier_after) {
+                              uint32_t flags, bool barrier_after, float softcap) {
+    if (bias != nullptr) flags |= kMatmulBias;
+    if (softcap > 0.0f) flags |= kMatmulSoftcap;
     for (size_t p = 0; p < matrix.pieces.size(); ++p) {
         const auto& piece = matrix.pieces[p];
         add(list, m_shaders.matmul(matrix.type),
             {piece.buffer.get(), &input, &output, bias ? bias : m_activations.none.get()},
-            MatmulPush{piece.rows, matrix.columns, 0, 0, piece.first_row, matrix.rows,
-                       flags | (bias ? kMatmulBias : 0)},
+            MatmulPush{piece.rows, matrix.columns, 0, 0, piece.first_row, matrix.rows, flags,
+                       softcap},
             0, barrier_after && p + 1 == matrix.pieces.size());
     }
 }

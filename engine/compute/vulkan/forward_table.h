@@ -81,7 +81,8 @@ private:
              std::vector<const Buffer*> bindings, Push push, uint32_t per_token,
              bool barrier_after);
     void add_matmul(std::vector<Pending>& list, const DeviceMatrix& matrix, const Buffer& input,
-                    const Buffer& output, const Buffer* bias, uint32_t flags, bool barrier_after);
+                    const Buffer& output, const Buffer* bias, uint32_t flags, bool barrier_after,
+                    float softcap = 0.0f);
     std::vector<Dispatch> allocate(std::vector<Pending> list);
     void emit(Submission& submission, const Dispatch& dispatch, uint32_t tokens, uint32_t position,
               uint32_t slot, uint32_t first_input) const;

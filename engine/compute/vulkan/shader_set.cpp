@@ -5,6 +5,7 @@
 #include <string>
 
 #include "shaders/argmax_spv.h"
+#include "shaders/attention_256_spv.h"
 #include "shaders/attention_spv.h"
 #include "shaders/embedding_bf16_spv.h"
 #include "shaders/embedding_f16_spv.h"
@@ -91,19 +92,21 @@ ShaderSet::ShaderSet(Device& device, const Model& model) {
             "the Vulkan backend runs heads of up to " + std::to_string(kMaxHeadDim) +
             " even dimensions; this model's have " + std::to_string(config.head_dim));
     }
-    // With subgroup arithmetic each subgroup of a 64-wide workgroup computes one row.
     const auto& info = device.info();
     if (info.max_shared_memory < kAttentionSharedBytes) {
         throw std::runtime_error(info.name + " offers " + std::to_string(info.max_shared_memory) +
                                  " bytes of shared memory; Hearth's attention shader needs " +
                                  std::to_string(kAttentionSharedBytes));
     }
+    // With subgroup arithmetic each subgroup of a 64-wide workgroup computes one row.
     const bool subgroups = info.subgroup_arithmetic && 64 % info.subgroup_size == 0;
     m_rows_per_workgroup = subgroups ? 64 / info.subgroup_size : 1;
     m_rmsnorm = make<NormPush>(device, "rmsnorm", rmsnorm_spv, 3);
     m_rope = make<RopePush>(device, "rope", rope_spv, 2);
     m_kv_store = make<RopePush>(device, "kv_store", kv_store_spv, 5);
-    m_attention = make<AttentionPush>(device, "attention", attention_spv, 4);
+    m_attention = config.head_dim <= static_cast<int>(kSmallHeadDim)
+                      ? make<AttentionPush>(device, "attention", attention_spv, 4)
+                      : make<AttentionPush>(device, "attention_256", attention_256_spv, 4);
     m_swiglu = make<CountPush>(device, "swiglu", swiglu_spv, 2);
     m_argmax = make<ArgmaxPush>(device, "argmax", argmax_spv, 2);
     m_sample = make<SamplePush>(device, "sample", sample_spv, 2);

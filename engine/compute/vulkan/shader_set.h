@@ -15,6 +15,7 @@ namespace hearth::vulkan {
 // Push-constant blocks, word for word as the shaders declare them.
 struct MatmulPush {
     uint32_t rows, columns, tokens, first_input, first_row, output_stride, flags;
+    float softcap;  // for kMatmulSoftcap
 };
 struct EmbeddingPush {
     uint32_t columns, first_row, rows, slot, ring;
@@ -29,6 +30,8 @@ struct RopePush {
 struct AttentionPush {
     uint32_t tokens, heads, kv_heads, head_dim, first_position;
     float scale;
+    uint32_t window;  // 0: every earlier position
+    float softcap;    // 0: none
 };
 struct CountPush {
     uint32_t count;
@@ -44,23 +47,27 @@ struct SamplePush {
     uint32_t seed_low, seed_high, step, slot, ring;
 };
 
-inline constexpr uint32_t kMatmulBias = 1, kMatmulAccumulate = 2;
-inline constexpr uint32_t kMatmulTile = 8;    // tokens per workgroup (matmul.comp TILE)
-inline constexpr uint32_t kSlice = 32768;     // matmul.comp SLICE: workgroups in x
-inline constexpr uint32_t kMaxHeadDim = 128;  // attention.comp MAX_HEAD_DIM
-// attention.comp's shared memory: per lane (32) a running maximum, a sum and MAX_HEAD_DIM floats.
-inline constexpr uint32_t kAttentionSharedBytes = 32 * (2 + kMaxHeadDim) * 4;
+inline constexpr uint32_t kMatmulBias = 1, kMatmulAccumulate = 2, kMatmulSoftcap = 4;
+inline constexpr uint32_t kMatmulTile = 8;      // tokens per workgroup (matmul.comp TILE)
+inline constexpr uint32_t kSlice = 32768;       // matmul.comp SLICE: workgroups in x
+inline constexpr uint32_t kMaxHeadDim = 256;    // attention_256's MAX_HEAD_DIM
+inline constexpr uint32_t kSmallHeadDim = 128;  // attention.comp's default MAX_HEAD_DIM
+// attention.comp's shared memory: per lane (LANES = 32) a running maximum, a sum and one padded
+// slice of 33 floats, whatever the head size.
+inline constexpr uint32_t kAttentionSharedBytes = 32 * (2 + 33) * 4;
 inline constexpr uint32_t kMaxDeviceTopK = 64;  // sample.comp MAX_TOP_K
 
 class ShaderSet {
 public:
     // Builds the pipelines `model` needs; throws VulkanError, or std::runtime_error naming a
-    // shape the shaders cannot run (a head wider than kMaxHeadDim).
+    // shape the shaders cannot run (a head wider than kMaxHeadDim) or a device too small for
+    // them.
     ShaderSet(Device& device, const Model& model);
 
     const Pipeline& rmsnorm() const { return *m_rmsnorm; }
     const Pipeline& rope() const { return *m_rope; }
     const Pipeline& kv_store() const { return *m_kv_store; }
+    // Attention for the model's head size (attention, or attention_256 for heads over 128).
     const Pipeline& attention() const { return *m_attention; }
     const Pipeline& swiglu() const { return *m_swiglu; }
     const Pipeline& argmax() const { return *m_argmax; }

@@ -12,8 +12,10 @@
 #include "engine/generation/sampler.h"
 #include "engine/model/model.h"
 #include "engine/model/rope.h"
+#include "kernels/attention.h"
 #include "kernels/half.h"
 #include "shaders/argmax_spv.h"
+#include "shaders/attention_256_spv.h"
 #include "shaders/attention_spv.h"
 #include "shaders/kv_store_spv.h"
 #include "shaders/matmul_shared_f32_spv.h"
@@ -46,10 +48,10 @@ protected:
     std::unique_ptr<Buffer> buffer_with(const std::vector<T>& values) {
         return buffer_with(values.data(), values.size() * sizeof(T));
     }
-    template <size_t N, typename Push>
-    void run(const uint32_t (&spirv)[N], std::vector<const Buffer*> buffers, const Push& push,
+    template <typename Push>
+    void run(std::span<const uint32_t> spirv, std::vector<const Buffer*> buffers, const Push& push,
              uint32_t groups) {
-        Pipeline pipeline(*s_device, "shader under test", std::span(spirv, N),
+        Pipeline pipeline(*s_device, "shader under test", spirv,
                           static_cast<uint32_t>(buffers.size()), sizeof(Push));
         pipeline.bind(buffers);
         s_device->run(pipeline, push, groups);
@@ -59,6 +61,20 @@ protected:
         return {data, data + count};
     }
 
+public:
+    // Runs an attention variant over F16 keys and values; the attended rows.
+    std::vector<float> run_attention(std::span<const uint32_t> spirv,
+                                     const std::vector<float>& query,
+                                     const std::vector<uint16_t>& keys,
+                                     const std::vector<uint16_t>& values,
+                                     const AttentionPush& push) {
+        auto q = buffer_with(query), k = buffer_with(keys), v = buffer_with(values);
+        auto out = buffer_with(nullptr, query.size() * 4);
+        run(spirv, {q.get(), k.get(), v.get(), out.get()}, push, push.tokens * push.heads);
+        return read(*out, query.size());
+    }
+
+protected:
     static inline Device* s_device = nullptr;
     std::mt19937 m_random{11};
 };
@@ -326,6 +342,42 @@ TEST_F(ShaderTest, TheSharedMemoryProductMatchesTheCpu) {
     }
 }
 
+// Gemma 2's final soft-cap, fused into the LM head's product: its real (tied) output matrix on
+// inputs large enough to push logits into the cap's curve, against the CPU's softcap_score of a
+// double-precision product.
+TEST_F(ShaderTest, TheLogitSoftcapBendsTheProductLikeTheCpu) {
+    const auto model = Model::load(test::model_path("synth-gemma2-256.gguf"));
+    const float cap = model->config().final_softcap;
+    ASSERT_GT(cap, 0.0f);
+    const ShaderSet shaders(*s_device, *model);
+    const WeightMatrix& w = model->weights().output;
+    const auto rows = static_cast<uint32_t>(w.rows), columns = static_cast<uint32_t>(w.columns);
+    const uint32_t tokens = 3;
+    const auto x = random_floats(size_t{tokens} * columns, 200.0f);
+    auto weights = buffer_with(w.data, rows * w.row_bytes), in = buffer_with(x);
+    auto none = buffer_with(nullptr, 4), out = buffer_with(nullptr, size_t{tokens} * rows * 4);
+    const MatmulPush push{rows, columns, tokens, 0, 0, rows, kMatmulSoftcap, cap};
+    Pipeline& pipeline = const_cast<Pipeline&>(shaders.matmul(w.type));
+    const Buffer* buffers[] = {weights.get(), in.get(), out.get(), none.get()};
+    pipeline.bind(buffers);
+    s_device->run(pipeline, push, groups_of(rows, shaders.rows_per_workgroup()),
+                  groups_of(tokens, kMatmulTile));
+    const auto y = read(*out, size_t{tokens} * rows);
+    std::vector<float> row(columns);
+    int bent = 0;  // logits where the cap moved the value by more than 1%
+    for (uint32_t r = 0; r < rows; ++r) {
+        dequantize(w.type, w.row(r), row.data(), columns);
+        for (uint32_t t = 0; t < tokens; ++t) {
+            double product = 0;
+            for (uint32_t c = 0; c < columns; ++c) product += double(row[c]) * x[t * columns + c];
+            const float expected = kernels::softcap_score(static_cast<float>(product), cap);
+            bent += std::fabs(expected - product) > 0.01 * std::fabs(product);
+            ASSERT_NEAR(y[size_t{t} * rows + r], expected, 1e-4) << "row " << r << " token " << t;
+        }
+    }
+    EXPECT_GT(bent, 100) << "the inputs did not reach the cap";
+}
+
 // Embedding rows of every type, for token ids read from the ring (wrapping around its end).
 TEST_F(ShaderTest, EmbeddingLookupsMatchTheCpu) {
     for (const char* name : {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf",
@@ -392,59 +444,110 @@ TEST_F(ShaderTest, KvStoreRotatesAndPacksLikeTheCpu) {
     }
 }
 
-// Attention over an F16 cache, against a plain softmax in double precision: grouped-query
-// heads, several query tokens at once (each sees its causal window), windows longer and shorter
-// than the workgroup.
-TEST_F(ShaderTest, AttentionMatchesASoftmaxOverTheCache) {
-    struct Shape {
-        uint32_t tokens, heads, kv_heads, head_dim, first;
+// One attention case: the model's shape, the step's tokens and where they start, and the
+// layer's window and soft-cap.
+struct AttentionCase {
+    uint32_t tokens, heads, kv_heads, head_dim, first;
+    uint32_t window = 0;
+    float softcap = 0.0f;
+    float query_scale = 1.0f;  // larger queries push scores into the cap's curve
+};
+
+// Attention over an F16 cache, against the CPU's definition as a plain softmax in double
+// precision: token t sees positions [first + t + 1 - window, first + t] (all up to its own
+// without a window), scores are softcap(q·k / sqrt(head_dim)), grouped-query heads.
+void check_attention(ShaderTest& test, std::span<const uint32_t> spirv, const AttentionCase& c,
+                     std::mt19937& random) {
+    std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+    const auto randoms = [&](size_t count, float scale) {
+        std::vector<float> values(count);
+        for (auto& v : values) v = scale * value(random);
+        return values;
     };
-    for (const Shape shape : {Shape{1, 1, 1, 8, 0}, Shape{3, 8, 4, 8, 5}, Shape{2, 4, 2, 64, 70},
-                              Shape{1, 12, 3, 128, 200}}) {
-        const uint32_t positions = shape.first + shape.tokens;
-        const uint32_t kv_dim = shape.kv_heads * shape.head_dim;
-        const auto q = random_floats(size_t{shape.tokens} * shape.heads * shape.head_dim);
-        auto k = random_floats(size_t{positions} * kv_dim);
-        auto v = random_floats(size_t{positions} * kv_dim);
-        std::vector<uint16_t> k_half(k.size()), v_half(v.size());
-        for (size_t i = 0; i < k.size(); ++i) {
-            k_half[i] = kernels::float_to_half(k[i]);
-            k[i] = kernels::half_to_float(k_half[i]);
-            v_half[i] = kernels::float_to_half(v[i]);
-            v[i] = kernels::half_to_float(v_half[i]);
-        }
-        auto qb = buffer_with(q), kb = buffer_with(k_half), vb = buffer_with(v_half);
-        auto out = buffer_with(nullptr, q.size() * 4);
-        const float scale = 1.0f / std::sqrt(static_cast<float>(shape.head_dim));
-        const AttentionPush push{shape.tokens,   shape.heads, shape.kv_heads,
-                                 shape.head_dim, shape.first, scale};
-        run(attention_spv, {qb.get(), kb.get(), vb.get(), out.get()}, push,
-            shape.tokens * shape.heads);
-        const auto y = read(*out, q.size());
-        for (uint32_t t = 0; t < shape.tokens; ++t) {
-            for (uint32_t h = 0; h < shape.heads; ++h) {
-                const size_t q_offset = (size_t{t} * shape.heads + h) * shape.head_dim;
-                const size_t kv_offset =
-                    size_t{h / (shape.heads / shape.kv_heads)} * shape.head_dim;
-                const uint32_t limit = shape.first + t + 1;
-                std::vector<double> scores(limit);
-                double maximum = -1e300, total = 0;
-                for (uint32_t p = 0; p < limit; ++p) {
-                    double dot = 0;
-                    for (uint32_t d = 0; d < shape.head_dim; ++d)
-                        dot += double(q[q_offset + d]) * k[p * kv_dim + kv_offset + d];
-                    maximum = std::max(maximum, scores[p] = dot * scale);
-                }
-                for (auto& score : scores) total += score = std::exp(score - maximum);
-                for (uint32_t d = 0; d < shape.head_dim; ++d) {
-                    double expected = 0;
-                    for (uint32_t p = 0; p < limit; ++p)
-                        expected += scores[p] / total * v[p * kv_dim + kv_offset + d];
-                    ASSERT_NEAR(y[q_offset + d], expected, 1e-5)
-                        << shape.tokens << " tokens, head " << h << ", dim " << d;
-                }
+    const uint32_t positions = c.first + c.tokens;
+    const uint32_t kv_dim = c.kv_heads * c.head_dim;
+    const auto q = randoms(size_t{c.tokens} * c.heads * c.head_dim, c.query_scale);
+    auto k = randoms(size_t{positions} * kv_dim, 1.0f);
+    auto v = randoms(size_t{positions} * kv_dim, 1.0f);
+    std::vector<uint16_t> k_half(k.size()), v_half(v.size());
+    for (size_t i = 0; i < k.size(); ++i) {
+        k_half[i] = kernels::float_to_half(k[i]);
+        k[i] = kernels::half_to_float(k_half[i]);
+        v_half[i] = kernels::float_to_half(v[i]);
+        v[i] = kernels::half_to_float(v_half[i]);
+    }
+    const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
+    const AttentionPush push{c.tokens, c.heads, c.kv_heads, c.head_dim,
+                             c.first,  scale,   c.window,   c.softcap};
+    const auto y = test.run_attention(spirv, q, k_half, v_half, push);
+    for (uint32_t t = 0; t < c.tokens; ++t) {
+        const uint32_t limit = c.first + t + 1;
+        const uint32_t start = c.window > 0 && limit > c.window ? limit - c.window : 0;
+        for (uint32_t h = 0; h < c.heads; ++h) {
+            const size_t q_offset = (size_t{t} * c.heads + h) * c.head_dim;
+            const size_t kv_offset = size_t{h / (c.heads / c.kv_heads)} * c.head_dim;
+            std::vector<double> scores;
+            double maximum = -1e300, total = 0;
+            for (uint32_t p = start; p < limit; ++p) {
+                double dot = 0;
+                for (uint32_t d = 0; d < c.head_dim; ++d)
+                    dot += double(q[q_offset + d]) * k[p * kv_dim + kv_offset + d];
+                double score = dot * scale;
+                if (c.softcap > 0) score = c.softcap * std::tanh(score / c.softcap);
+                scores.push_back(score);
+                maximum = std::max(maximum, score);
+            }
+            for (auto& score : scores) total += score = std::exp(score - maximum);
+            for (uint32_t d = 0; d < c.head_dim; ++d) {
+                double expected = 0;
+                for (uint32_t p = start; p < limit; ++p)
+                    expected += scores[p - start] / total * v[p * kv_dim + kv_offset + d];
+                ASSERT_NEAR(y[q_offset + d], expected, 1e-5)
+                    << c.tokens << " tokens from " << c.first << ", head_dim " << c.head_dim
+                    << ", window " << c.window << ", cap " << c.softcap << ": token " << t
+                    << " head " << h << " dim " << d;
             }
         }
+    }
+}
+
+// Causal attention with heads of up to 128 dimensions: windows longer and shorter than the
+// workgroup, heads not a multiple of the combine's slice.
+TEST_F(ShaderTest, AttentionMatchesASoftmaxOverTheCache) {
+    for (const AttentionCase& c :
+         {AttentionCase{1, 1, 1, 8, 0}, AttentionCase{3, 8, 4, 8, 5},
+          AttentionCase{2, 4, 2, 64, 70}, AttentionCase{1, 12, 3, 128, 200},
+          AttentionCase{2, 4, 2, 96, 50}}) {
+        check_attention(*this, attention_spv, c, m_random);
+    }
+}
+
+// Gemma's sliding windows (shorter than the workgroup, longer than what a token has seen, and
+// cutting into a prompt step) and soft-capped scores, alone and together.
+TEST_F(ShaderTest, AttentionKeepsToTheWindowAndCapsTheScores) {
+    for (const AttentionCase& c : {
+             AttentionCase{4, 4, 2, 64, 60, 32},
+             AttentionCase{3, 4, 2, 64, 10, 32},
+             AttentionCase{5, 4, 1, 64, 100, 5},
+             AttentionCase{6, 2, 2, 64, 0, 3},
+             AttentionCase{2, 4, 2, 64, 40, 0, 1.0f, 4.0f},
+             AttentionCase{3, 4, 2, 128, 80, 32, 50.0f, 8.0f},
+         }) {
+        check_attention(*this, attention_spv, c, m_random);
+    }
+}
+
+// Heads of 256 dimensions (Gemma 2 and 3; Gemma-3-1B has 4 heads over 1 KV head) through the
+// attention_256 variant, which also serves smaller heads correctly.
+TEST_F(ShaderTest, AttentionRunsHeadsOf256) {
+    for (const AttentionCase& c : {
+             AttentionCase{1, 4, 1, 256, 150},
+             AttentionCase{3, 8, 4, 256, 60, 32, 1.0f, 4.0f},
+             AttentionCase{2, 4, 1, 256, 300, 64},
+             AttentionCase{2, 4, 2, 160, 40},
+             AttentionCase{2, 4, 2, 64, 70},
+         }) {
+        check_attention(*this, attention_256_spv, c, m_random);
     }
 }
 
