@@ -1,4 +1,5 @@
-// x[t, :] = the embedding row of token t, dequantised. Token ids come from the device's token
+// x[t, :] = the embedding row of token t, dequantised and multiplied by `scale` (Gemma scales
+// its embeddings by sqrt(dim); 1 elsewhere). Token ids come from the device's token
 // ring, so a chain of decode steps embeds the token its previous step chose without the CPU.
 // A table split into pieces runs once per piece; each piece fills the tokens whose rows it holds.
 #version 450
@@ -22,6 +23,7 @@ layout(push_constant) uniform Shape {
     uint rows;       // in this piece
     uint slot;       // ring slot of token 0
     uint ring;       // slots in the ring
+    float scale;     // every element is multiplied by this
 }
 shape;
 
@@ -36,6 +38,6 @@ void main() {
     for (uint group = gl_LocalInvocationID.x; group * 32 < shape.columns; group += 64) {
         dequantize_group(base, group, shape.columns, v);
         for (uint i = 0; i < 32 && group * 32 + i < shape.columns; ++i)
-            x[t * shape.columns + group * 32 + i] = v[i];
+            x[t * shape.columns + group * 32 + i] = v[i] * shape.scale;
     }
 }

@@ -1,4 +1,7 @@
-// gate = silu(gate) * up, element by element.
+// The feed-forward gate, element by element: gate = silu(gate) * up (SwiGLU), or compiled with
+// -DGELU, gate = gelu(gate) * up (Gemma's GeGLU) with the tanh approximation written as the CPU
+// kernels write it, x / (1 + exp(-2y)) with y = sqrt(2/pi) (x + 0.044715 x^3) (the same
+// identity as 0.5 x (1 + tanh(y)), and no tanh to overflow).
 #version 450
 
 layout(local_size_x = 64) in;
@@ -19,5 +22,10 @@ void main() {
     const uint i = gl_GlobalInvocationID.x;
     if (i >= shape.count) return;
     const float g = gate[i];
+#ifdef GELU
+    const float twice_y = 2.0 * 0.7978845608 * (g + 0.044715 * g * g * g);
+    gate[i] = g / (1.0 + exp(-twice_y)) * up[i];
+#else
     gate[i] = g / (1.0 + exp(-g)) * up[i];
+#endif
 }

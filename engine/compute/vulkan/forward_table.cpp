@@ -78,14 +78,14 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
         const auto& piece = embedding.pieces[p];
         add(layers, shaders.embedding(embedding.type),
             {piece.buffer.get(), a.tokens.get(), a.x.get()},
-            EmbeddingPush{dim, piece.first_row, piece.rows, 0, a.ring}, 0,
+            EmbeddingPush{dim, piece.first_row, piece.rows, 0, a.ring, config.embedding_scale}, 0,
             p + 1 == embedding.pieces.size());
     }
     for (int l = 0; l < config.layer_count; ++l) {
         const DeviceLayer& w = weights.layers()[static_cast<size_t>(l)];
         const Buffer *k_cache = cache.keys[l].get(), *v_cache = cache.values[l].get();
         add(layers, shaders.rmsnorm(), {a.x.get(), w.attention_norm.get(), a.normed.get()},
-            NormPush{0, dim, epsilon}, 0, true);
+            NormPush{0, dim, epsilon, 0}, 1, true);
         add_matmul(layers, w.query, *a.normed, *a.query, w.query_bias.get(), 0, false);
         add_matmul(layers, w.key, *a.normed, *a.key, w.key_bias.get(), 0, false);
         add_matmul(layers, w.value, *a.normed, *a.value, w.value_bias.get(), 0, true);
@@ -101,15 +101,15 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
             heads, true);
         add_matmul(layers, w.attention_output, *a.attended, *a.x, nullptr, kMatmulAccumulate, true);
         add(layers, shaders.rmsnorm(), {a.x.get(), w.ffn_norm.get(), a.normed.get()},
-            NormPush{0, dim, epsilon}, 0, true);
+            NormPush{0, dim, epsilon, 0}, 1, true);
         add_matmul(layers, w.gate, *a.normed, *a.gate, nullptr, 0, false);
         add_matmul(layers, w.up, *a.normed, *a.up, nullptr, 0, true);
-        add(layers, shaders.swiglu(), {a.gate.get(), a.up.get()}, CountPush{0},
+        add(layers, shaders.gate_activation(), {a.gate.get(), a.up.get()}, CountPush{0},
             static_cast<uint32_t>(config.feed_forward_length), true);
         add_matmul(layers, w.down, *a.gate, *a.x, nullptr, kMatmulAccumulate, true);
     }
     add(head, shaders.rmsnorm(), {a.x.get(), &weights.output_norm(), a.normed.get()},
-        NormPush{0, dim, epsilon}, 0, true);
+        NormPush{0, dim, epsilon, 0}, 1, true);
     // Capped here, so the device's argmax and sampler read what the host would.
     add_matmul(head, weights.output(), *a.normed, *a.logits, nullptr, 0, true,
                config.final_softcap);
@@ -169,8 +169,8 @@ void ForwardTable::emit(Submission& submission, const Dispatch& d, uint32_t toke
             return {tokens, 1, 1};
         },
         [&](NormPush& p) -> Groups {
-            p.rows = tokens;
-            return {tokens, 1, 1};
+            p.rows = tokens * d.per_token;
+            return {p.rows, 1, 1};
         },
         [&](MatmulPush& p) -> Groups {
             p.tokens = tokens;

@@ -69,7 +69,7 @@ private:
         const Pipeline* pipeline;
         VkDescriptorSet set;
         Push push;           // the fixed fields; the rest are patched when recorded
-        uint32_t per_token;  // work items per token (element-wise ops)
+        uint32_t per_token;  // work items (element-wise ops) or norm rows per token
         bool barrier_after;
     };
     struct Pending {

@@ -18,6 +18,7 @@
 #include "shaders/embedding_q5_k_spv.h"
 #include "shaders/embedding_q6_k_spv.h"
 #include "shaders/embedding_q8_0_spv.h"
+#include "shaders/geglu_spv.h"
 #include "shaders/kv_store_spv.h"
 #include "shaders/matmul_bf16_spv.h"
 #include "shaders/matmul_f16_spv.h"
@@ -107,7 +108,9 @@ ShaderSet::ShaderSet(Device& device, const Model& model) {
     m_attention = config.head_dim <= static_cast<int>(kSmallHeadDim)
                       ? make<AttentionPush>(device, "attention", attention_spv, 4)
                       : make<AttentionPush>(device, "attention_256", attention_256_spv, 4);
-    m_swiglu = make<CountPush>(device, "swiglu", swiglu_spv, 2);
+    m_gate_activation = config.activation == Activation::GeluTanh
+                            ? make<CountPush>(device, "geglu", geglu_spv, 2)
+                            : make<CountPush>(device, "swiglu", swiglu_spv, 2);
     m_argmax = make<ArgmaxPush>(device, "argmax", argmax_spv, 2);
     m_sample = make<SamplePush>(device, "sample", sample_spv, 2);
     const auto add = [&](const WeightMatrix& w) {

@@ -19,10 +19,12 @@ struct MatmulPush {
 };
 struct EmbeddingPush {
     uint32_t columns, first_row, rows, slot, ring;
+    float scale;
 };
 struct NormPush {
     uint32_t rows, dim;
     float epsilon;
+    uint32_t flags;  // kNormAccumulate
 };
 struct RopePush {
     uint32_t tokens, heads, head_dim, rope_pairs, first_position, neox;
@@ -48,6 +50,7 @@ struct SamplePush {
 };
 
 inline constexpr uint32_t kMatmulBias = 1, kMatmulAccumulate = 2, kMatmulSoftcap = 4;
+inline constexpr uint32_t kNormAccumulate = 1;
 inline constexpr uint32_t kMatmulTile = 8;      // tokens per workgroup (matmul.comp TILE)
 inline constexpr uint32_t kSlice = 32768;       // matmul.comp SLICE: workgroups in x
 inline constexpr uint32_t kMaxHeadDim = 256;    // attention_256's MAX_HEAD_DIM
@@ -69,7 +72,8 @@ public:
     const Pipeline& kv_store() const { return *m_kv_store; }
     // Attention for the model's head size (attention, or attention_256 for heads over 128).
     const Pipeline& attention() const { return *m_attention; }
-    const Pipeline& swiglu() const { return *m_swiglu; }
+    // SwiGLU, or GeGLU for a model that asks for it.
+    const Pipeline& gate_activation() const { return *m_gate_activation; }
     const Pipeline& argmax() const { return *m_argmax; }
     const Pipeline& sample() const { return *m_sample; }
     const Pipeline& matmul(TensorType type) const;
@@ -81,8 +85,8 @@ public:
 
 private:
     static constexpr size_t kTypes = 31;  // TensorType ids are below this
-    std::unique_ptr<Pipeline> m_rmsnorm, m_rope, m_kv_store, m_attention, m_swiglu, m_argmax,
-        m_sample;
+    std::unique_ptr<Pipeline> m_rmsnorm, m_rope, m_kv_store, m_attention, m_gate_activation,
+        m_argmax, m_sample;
     std::array<std::unique_ptr<Pipeline>, kTypes> m_matmul, m_embedding;
     uint32_t m_rows_per_workgroup = 1;
     double m_build_ms = 0.0;

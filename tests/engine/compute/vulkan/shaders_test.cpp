@@ -14,9 +14,11 @@
 #include "engine/model/rope.h"
 #include "kernels/attention.h"
 #include "kernels/half.h"
+#include "kernels/swiglu.h"
 #include "shaders/argmax_spv.h"
 #include "shaders/attention_256_spv.h"
 #include "shaders/attention_spv.h"
+#include "shaders/geglu_spv.h"
 #include "shaders/kv_store_spv.h"
 #include "shaders/matmul_shared_f32_spv.h"
 #include "shaders/rmsnorm_spv.h"
@@ -95,26 +97,56 @@ std::vector<float> angle_table(const Rope& rope, uint32_t positions) {
     return table;
 }
 
-TEST_F(ShaderTest, RmsNormMatchesTheCpu) {
-    for (const auto& [rows, dim] : {std::pair{1u, 1u}, {3u, 67u}, {5u, 2048u}}) {
-        const auto x = random_floats(size_t{rows} * dim, 3.0f);
-        const auto weight = random_floats(dim);
-        auto in = buffer_with(x), w = buffer_with(weight), out = buffer_with(nullptr, x.size() * 4);
-        struct {
-            uint32_t rows, dim;
-            float epsilon;
-        } push{rows, dim, 1e-5f};
-        run(rmsnorm_spv, {in.get(), w.get(), out.get()}, push, rows);
-        const auto y = read(*out, x.size());
-        for (uint32_t r = 0; r < rows; ++r) {
-            double squares = 0;
-            for (uint32_t i = 0; i < dim; ++i) squares += double(x[r * dim + i]) * x[r * dim + i];
-            const double scale = 1.0 / std::sqrt(squares / dim + 1e-5);
-            for (uint32_t i = 0; i < dim; ++i) {
-                EXPECT_NEAR(y[r * dim + i], x[r * dim + i] * scale * weight[i], 1e-4)
-                    << rows << "x" << dim;
+// x * weight / sqrt(mean(x^2) + epsilon) of one row, in double precision.
+std::vector<double> rms_normalized(const float* x, const std::vector<float>& weight,
+                                   double epsilon) {
+    const size_t dim = weight.size();
+    double squares = 0;
+    for (size_t i = 0; i < dim; ++i) squares += double(x[i]) * x[i];
+    const double scale = 1.0 / std::sqrt(squares / dim + epsilon);
+    std::vector<double> y(dim);
+    for (size_t i = 0; i < dim; ++i) y[i] = x[i] * scale * weight[i];
+    return y;
+}
+
+// A token's activations per row, and Qwen3's and Gemma 3's per-head norms (tokens x heads rows
+// of head_dim sharing one weight), which the backend runs in place: the same buffer bound as
+// input and output.
+TEST_F(ShaderTest, RmsNormMatchesTheCpuInPlaceOrNot) {
+    for (const bool in_place : {false, true}) {
+        for (const auto& [rows, dim] :
+             {std::pair{1u, 1u}, {3u, 67u}, {5u, 2048u}, {12u, 128u}, {12u, 256u}}) {
+            const auto x = random_floats(size_t{rows} * dim, 3.0f);
+            const auto weight = random_floats(dim);
+            auto in = buffer_with(x), w = buffer_with(weight);
+            auto out = in_place ? nullptr : buffer_with(nullptr, x.size() * 4);
+            const Buffer* target = in_place ? in.get() : out.get();
+            run(rmsnorm_spv, {in.get(), w.get(), target}, NormPush{rows, dim, 1e-5f, 0}, rows);
+            const auto y = read(*target, x.size());
+            for (uint32_t r = 0; r < rows; ++r) {
+                const auto expected = rms_normalized(&x[r * dim], weight, 1e-5);
+                for (uint32_t i = 0; i < dim; ++i) {
+                    ASSERT_NEAR(y[r * dim + i], expected[i], 1e-4)
+                        << rows << "x" << dim << (in_place ? " in place" : "");
+                }
             }
         }
+    }
+}
+
+// Gemma's post-norms: the normalised block output added into the residual stream.
+TEST_F(ShaderTest, RmsNormAccumulatesIntoItsOutput) {
+    const uint32_t rows = 4, dim = 320;
+    const auto x = random_floats(size_t{rows} * dim, 3.0f);
+    const auto weight = random_floats(dim), residual = random_floats(x.size());
+    auto in = buffer_with(x), w = buffer_with(weight), out = buffer_with(residual);
+    run(rmsnorm_spv, {in.get(), w.get(), out.get()}, NormPush{rows, dim, 1e-6f, kNormAccumulate},
+        rows);
+    const auto y = read(*out, x.size());
+    for (uint32_t r = 0; r < rows; ++r) {
+        const auto expected = rms_normalized(&x[r * dim], weight, 1e-6);
+        for (uint32_t i = 0; i < dim; ++i)
+            ASSERT_NEAR(y[r * dim + i], residual[r * dim + i] + expected[i], 1e-4) << r;
     }
 }
 
@@ -144,14 +176,27 @@ TEST_F(ShaderTest, RopeMatchesTheCpuForEveryConvention) {
     }
 }
 
-TEST_F(ShaderTest, SwigluMatchesTheCpu) {
-    for (const uint32_t count : {1u, 65u, 5632u}) {
-        const auto gate = random_floats(count, 6.0f), up = random_floats(count);
-        auto g = buffer_with(gate), u = buffer_with(up);
-        run(swiglu_spv, {g.get(), u.get()}, count, groups_of(count));
-        const auto activated = read(*g, count);
-        for (uint32_t i = 0; i < count; ++i) {
-            EXPECT_NEAR(activated[i], gate[i] / (1.0f + std::exp(-gate[i])) * up[i], 1e-5);
+// SwiGLU and Gemma's GeGLU against the CPU kernels' scalar twins, over gates wide enough to
+// reach both tails of each curve.
+TEST_F(ShaderTest, GateActivationsMatchTheCpu) {
+    struct Gate {
+        std::span<const uint32_t> spirv;
+        kernels::SwigluFunction cpu;
+        const char* name;
+    };
+    for (const Gate& activation : {Gate{swiglu_spv, kernels::scalar::swiglu, "swiglu"},
+                                   Gate{geglu_spv, kernels::scalar::geglu, "geglu"}}) {
+        for (const uint32_t count : {1u, 65u, 5632u}) {
+            const auto gate = random_floats(count, 12.0f), up = random_floats(count);
+            auto g = buffer_with(gate), u = buffer_with(up);
+            run(activation.spirv, {g.get(), u.get()}, count, groups_of(count));
+            const auto activated = read(*g, count);
+            auto expected = gate;
+            activation.cpu(expected.data(), up.data(), count);
+            for (uint32_t i = 0; i < count; ++i) {
+                ASSERT_NEAR(activated[i], expected[i], 1e-5 + 1e-6 * std::fabs(expected[i]))
+                    << activation.name << " of " << gate[i];
+            }
         }
     }
 }
@@ -378,10 +423,12 @@ TEST_F(ShaderTest, TheLogitSoftcapBendsTheProductLikeTheCpu) {
     EXPECT_GT(bent, 100) << "the inputs did not reach the cap";
 }
 
-// Embedding rows of every type, for token ids read from the ring (wrapping around its end).
+// Embedding rows of every type, for token ids read from the ring (wrapping around its end),
+// scaled as the model asks (Gemma: by sqrt(dim)) exactly as the CPU scales them.
 TEST_F(ShaderTest, EmbeddingLookupsMatchTheCpu) {
-    for (const char* name : {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf",
-                             "synth-llama-256-Q5_1.gguf", "synth-qwen2-256-Q8_0.gguf"}) {
+    for (const char* name :
+         {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf", "synth-llama-256-Q5_1.gguf",
+          "synth-qwen2-256-Q8_0.gguf", "synth-gemma2-256-Q4_K_M.gguf", "synth-gemma3-256.gguf"}) {
         const auto model = Model::load(test::model_path(name));
         const ShaderSet shaders(*s_device, *model);
         const auto& table = model->weights().token_embedding;
@@ -390,7 +437,8 @@ TEST_F(ShaderTest, EmbeddingLookupsMatchTheCpu) {
         const std::vector<uint32_t> ring{rows - 1, 0, 77, 5};  // slots 3, 0, 1: tokens 5, rows-1, 0
         auto weights = buffer_with(table.data, rows * table.row_bytes);
         auto tokens = buffer_with(ring), out = buffer_with(nullptr, size_t{3} * columns * 4);
-        const EmbeddingPush push{columns, 0, rows, 3, 4};
+        const float scale = model->config().embedding_scale;
+        const EmbeddingPush push{columns, 0, rows, 3, 4, scale};
         Pipeline& pipeline = const_cast<Pipeline&>(shaders.embedding(table.type));
         const Buffer* buffers[] = {weights.get(), tokens.get(), out.get()};
         pipeline.bind(buffers);
@@ -400,8 +448,10 @@ TEST_F(ShaderTest, EmbeddingLookupsMatchTheCpu) {
         const uint32_t expected_tokens[] = {5, rows - 1, 0};
         for (uint32_t t = 0; t < 3; ++t) {
             dequantize(table.type, table.row(expected_tokens[t]), row.data(), columns);
-            for (uint32_t c = 0; c < columns; ++c)
-                ASSERT_EQ(x[t * columns + c], row[c]) << name << " token " << t << " column " << c;
+            for (uint32_t c = 0; c < columns; ++c) {
+                ASSERT_EQ(x[t * columns + c], row[c] * scale)
+                    << name << " token " << t << " column " << c;
+            }
         }
     }
 }
