@@ -1,7 +1,8 @@
 // Writes the new tokens' keys (rotated by RoPE here, fused with the store) and values into the
 // layer's F16 cache at their positions. One invocation per pair of adjacent elements, packed
 // into one 32-bit word; a NEOX rotation pairs element i with i + rope_pairs, so each invocation
-// reads its elements' partners from the unrotated input.
+// reads its elements' partners from the unrotated input. rope_pairs 0 stores the keys as they
+// are (SmolLM3's layers without RoPE).
 #version 450
 
 layout(local_size_x = 64) in;

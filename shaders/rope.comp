@@ -1,8 +1,9 @@
 // Rotary position embedding of every head of every token, in place. The cosines and sines come
-// from a table the CPU computed in double precision per (position, pair) — base, rope_freqs
-// factors and linear scaling applied — so both backends rotate by the same angles, and a
-// position in the thousands loses nothing to a float product. Adjacent pairs (llama) or NEOX
-// halves (qwen2) by a push constant.
+// from a table the CPU computed in double precision per (position, pair) — base, rope_freqs or
+// LongRoPE factors, linear scaling and LongRoPE's magnitude applied (Rope::angles) — so both
+// backends rotate by the same angles, and a position in the thousands loses nothing to a float
+// product. Adjacent pairs (llama) or NEOX halves (qwen2) by a push constant. A layer without
+// RoPE records no dispatch of this shader.
 #version 450
 
 layout(local_size_x = 64) in;

@@ -1,7 +1,6 @@
 #include "engine/compute/vulkan/forward_table.h"
 
 #include <algorithm>
-#include <cmath>
 
 namespace hearth::vulkan {
 namespace {
@@ -38,27 +37,6 @@ Activations::Activations(Device& device, const ModelConfig& config, uint32_t max
     none = floats(device, 1);
 }
 
-DeviceKvCache::DeviceKvCache(Device& device, const ModelConfig& config,
-                             const std::vector<double>& frequencies, int capacity)
-    : capacity(capacity) {
-    const size_t bytes = static_cast<size_t>(capacity) * config.kv_dim() * sizeof(uint16_t);
-    for (int layer = 0; layer < config.layer_count; ++layer) {
-        keys.push_back(std::make_unique<Buffer>(device, bytes, Memory::Device));
-        values.push_back(std::make_unique<Buffer>(device, bytes, Memory::Device));
-    }
-    // Angles in double precision, as the CPU's Rope computes them.
-    std::vector<float> table(static_cast<size_t>(capacity) * frequencies.size() * 2);
-    for (size_t position = 0, i = 0; position < static_cast<size_t>(capacity); ++position) {
-        for (const double frequency : frequencies) {
-            const double angle = static_cast<double>(position) * frequency;
-            table[i++] = static_cast<float>(std::cos(angle));
-            table[i++] = static_cast<float>(std::sin(angle));
-        }
-    }
-    angles = floats(device, table.size());
-    device.upload(*angles, 0, table.data(), table.size() * sizeof(float));
-}
-
 ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const DeviceWeights& weights,
                            const ShaderSet& shaders, const Activations& activations,
                            const DeviceKvCache& cache)
@@ -66,8 +44,6 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
     const Activations& a = activations;
     const uint32_t dim = static_cast<uint32_t>(config.embedding_length);
     const uint32_t head_dim = static_cast<uint32_t>(config.head_dim);
-    const uint32_t pairs = static_cast<uint32_t>(config.rope.dimensions / 2);
-    const uint32_t neox = config.rope.style == RopeStyle::Neox ? 1 : 0;
     const uint32_t heads = static_cast<uint32_t>(config.head_count);
     const uint32_t kv_heads = static_cast<uint32_t>(config.kv_head_count);
     const float epsilon = config.rms_epsilon;
@@ -89,10 +65,17 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
         add_matmul(layers, w.query, *a.normed, *a.query, w.query_bias.get(), 0, false);
         add_matmul(layers, w.key, *a.normed, *a.key, w.key_bias.get(), 0, false);
         add_matmul(layers, w.value, *a.normed, *a.value, w.value_bias.get(), 0, true);
-        add(layers, shaders.rope(), {a.query.get(), cache.angles.get()},
-            RopePush{0, heads, head_dim, pairs, 0, neox}, heads * pairs, false);
-        add(layers, shaders.kv_store(),
-            {a.key.get(), a.value.get(), cache.angles.get(), k_cache, v_cache},
+        // The layer's own rotation; a layer without one records no rope dispatch and stores its
+        // keys as they are.
+        const DeviceKvCache::AngleTable* rope = cache.rope(l);
+        const uint32_t pairs = rope != nullptr ? rope->pairs : 0;
+        const uint32_t neox = rope != nullptr && rope->neox ? 1 : 0;
+        const Buffer* angles = rope != nullptr ? rope->angles.get() : a.none.get();
+        if (rope != nullptr) {
+            add(layers, shaders.rope(), {a.query.get(), angles},
+                RopePush{0, heads, head_dim, pairs, 0, neox}, heads * pairs, false);
+        }
+        add(layers, shaders.kv_store(), {a.key.get(), a.value.get(), angles, k_cache, v_cache},
             RopePush{0, kv_heads, head_dim, pairs, 0, neox}, kv_heads * head_dim / 2, true);
         const auto window = static_cast<uint32_t>(config.layers[static_cast<size_t>(l)].window);
         add(layers, shaders.attention(), {a.query.get(), k_cache, v_cache, a.attended.get()},

@@ -9,6 +9,7 @@
 #include <variant>
 #include <vector>
 
+#include "engine/compute/vulkan/device_kv_cache.h"
 #include "engine/compute/vulkan/device_weights.h"
 #include "engine/compute/vulkan/shader_set.h"
 #include "engine/compute/vulkan/submission.h"
@@ -26,17 +27,6 @@ struct Activations {
     std::unique_ptr<Buffer> logits;  // (logit_rows, vocab), read by the host
     std::unique_ptr<Buffer> tokens;  // the token ring: inputs and chosen tokens, by slot
     std::unique_ptr<Buffer> none;    // bound where a shader's optional input is absent
-};
-
-// One sequence's KV cache in device memory: F16, (capacity, kv_dim) per layer, plus the RoPE
-// angles of every position it can hold.
-struct DeviceKvCache {
-    DeviceKvCache(Device& device, const ModelConfig& config, const std::vector<double>& frequencies,
-                  int capacity);
-
-    int capacity;
-    std::vector<std::unique_ptr<Buffer>> keys, values;  // per layer
-    std::unique_ptr<Buffer> angles;                     // (capacity, rope pairs) x (cos, sin)
 };
 
 // What the head of a step does: nothing, logits of the last row or of every row, and whether

@@ -49,7 +49,7 @@ public:
           m_backend(backend),
           m_config(backend.m_model.config()),
           m_ropes(backend.m_model, capacity),
-          m_cache(*backend.m_device, m_config, m_ropes.kinds().front().frequencies(), capacity),
+          m_cache(*backend.m_device, m_config, m_ropes, capacity),
           m_table(*backend.m_device, m_config, backend.m_state->weights, backend.m_state->shaders,
                   backend.m_state->activations, m_cache) {}
 

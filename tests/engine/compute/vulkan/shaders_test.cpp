@@ -85,13 +85,15 @@ uint32_t groups_of(size_t count, uint32_t size = 64) {
     return static_cast<uint32_t>((count + size - 1) / size);
 }
 
-// (cos, sin) per (position, pair), as the backend's KV cache holds them.
+// (cos, sin) per (position, pair), as the backend's KV cache holds them: Rope::angles, the
+// magnitude included.
 std::vector<float> angle_table(const Rope& rope, uint32_t positions) {
-    std::vector<float> table;
+    std::vector<float> table, cosines(rope.pairs()), sines(rope.pairs());
     for (uint32_t p = 0; p < positions; ++p) {
-        for (const double frequency : rope.frequencies()) {
-            table.push_back(static_cast<float>(std::cos(p * frequency)));
-            table.push_back(static_cast<float>(std::sin(p * frequency)));
+        rope.angles(static_cast<int>(p), cosines.data(), sines.data());
+        for (size_t i = 0; i < rope.pairs(); ++i) {
+            table.push_back(cosines[i]);
+            table.push_back(sines[i]);
         }
     }
     return table;
@@ -150,30 +152,48 @@ TEST_F(ShaderTest, RmsNormAccumulatesIntoItsOutput) {
     }
 }
 
-// The same rotation as the CPU's Rope, for both pairings and for Llama 3's rope_freqs factors.
+// The same rotation as the CPU's Rope for every kind a model has: both pairings, Llama 3's
+// rope_freqs factors, Phi-3's partial rotation with its LongRoPE factors (short and long, by the
+// context length) and magnitude, Gemma 3's local and global bases.
+struct RopeCase {
+    const char* name;
+    int context;
+};
+const RopeCase kRopeCases[] = {
+    {"stories260K.gguf", 512},           {"synth-qwen2-256-Q8_0.gguf", 512},
+    {"synth-llama3-256-Q8_0.gguf", 512}, {"synth-phi3-256.gguf", 512},
+    {"synth-phi3-256.gguf", 8192},       {"synth-gemma3-256.gguf", 512},
+    {"synth-smollm3-256.gguf", 512},
+};
+
 TEST_F(ShaderTest, RopeMatchesTheCpuForEveryConvention) {
-    for (const char* name :
-         {"stories260K.gguf", "synth-qwen2-256-Q8_0.gguf", "synth-llama3-256-Q8_0.gguf"}) {
+    bool magnitude_seen = false;
+    for (const auto& [name, context] : kRopeCases) {
         const auto model = Model::load(test::model_path(name));
         const auto& config = model->config();
-        const LayerRopes ropes(*model, 512);
-        const Rope& rope = *ropes.layer(0);
-        const uint32_t tokens = 7, heads = static_cast<uint32_t>(config.head_count);
-        const uint32_t head_dim = static_cast<uint32_t>(config.head_dim);
-        const uint32_t first = 40;
-        auto x = random_floats(size_t{tokens} * heads * head_dim);
-        const auto pairs = static_cast<uint32_t>(rope.frequencies().size());
-        auto data = buffer_with(x), angles = buffer_with(angle_table(rope, first + tokens));
-        const RopePush push{tokens, heads, head_dim,
-                            pairs,  first, config.rope.style == RopeStyle::Neox ? 1u : 0u};
-        run(rope_spv, {data.get(), angles.get()}, push, groups_of(size_t{tokens} * heads * pairs));
-        const auto y = read(*data, x.size());
-        for (uint32_t t = 0; t < tokens; ++t) {
-            for (uint32_t h = 0; h < heads; ++h)
-                rope.apply(&x[(t * heads + h) * head_dim], int(first + t));
+        const LayerRopes ropes(*model, context);
+        for (const Rope& rope : ropes.kinds()) {
+            magnitude_seen |= rope.magnitude() != 1.0f;
+            const uint32_t tokens = 7, heads = static_cast<uint32_t>(config.head_count);
+            const uint32_t head_dim = static_cast<uint32_t>(config.head_dim);
+            const uint32_t first = 40;
+            auto x = random_floats(size_t{tokens} * heads * head_dim);
+            const auto pairs = static_cast<uint32_t>(rope.pairs());
+            auto data = buffer_with(x), angles = buffer_with(angle_table(rope, first + tokens));
+            const RopePush push{tokens, heads, head_dim,
+                                pairs,  first, rope.style() == RopeStyle::Neox ? 1u : 0u};
+            run(rope_spv, {data.get(), angles.get()}, push,
+                groups_of(size_t{tokens} * heads * pairs));
+            const auto y = read(*data, x.size());
+            for (uint32_t t = 0; t < tokens; ++t) {
+                for (uint32_t h = 0; h < heads; ++h)
+                    rope.apply(&x[(t * heads + h) * head_dim], int(first + t));
+            }
+            for (size_t i = 0; i < x.size(); ++i)
+                ASSERT_NEAR(y[i], x[i], 2e-4) << name << " at " << i;
         }
-        for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(y[i], x[i], 2e-4) << name << " at " << i;
     }
+    EXPECT_TRUE(magnitude_seen) << "no case scales by a LongRoPE magnitude";
 }
 
 // SwiGLU and Gemma's GeGLU against the CPU kernels' scalar twins, over gates wide enough to
@@ -457,38 +477,48 @@ TEST_F(ShaderTest, EmbeddingLookupsMatchTheCpu) {
 }
 
 // Keys rotated and stored as halves at their positions, values stored as halves: the CPU
-// backend's Rope and float_to_half, for both pairings and Llama 3's rope_freqs.
+// backend's Rope and float_to_half, for every kind of rotation of kRopeCases; with no pairs
+// (a layer without RoPE) the keys are stored as they are.
 TEST_F(ShaderTest, KvStoreRotatesAndPacksLikeTheCpu) {
-    for (const char* name :
-         {"stories260K.gguf", "synth-qwen2-256-Q8_0.gguf", "synth-llama3-256-Q8_0.gguf"}) {
+    for (const auto& [name, context] : kRopeCases) {
         const auto model = Model::load(test::model_path(name));
         const auto& config = model->config();
-        const LayerRopes ropes(*model, 512);
-        const Rope& rope = *ropes.layer(0);
-        const uint32_t tokens = 5, first = 30, capacity = 40;
-        const auto kv_heads = static_cast<uint32_t>(config.kv_head_count);
-        const auto head_dim = static_cast<uint32_t>(config.head_dim);
-        const uint32_t kv_dim = kv_heads * head_dim;
-        auto k = random_floats(size_t{tokens} * kv_dim), v = random_floats(size_t{tokens} * kv_dim);
-        auto kb = buffer_with(k), vb = buffer_with(v);
-        auto angles = buffer_with(angle_table(rope, capacity));
-        auto key_cache = buffer_with(nullptr, size_t{capacity} * kv_dim * 2);
-        auto value_cache = buffer_with(nullptr, size_t{capacity} * kv_dim * 2);
-        const RopePush push{tokens,   kv_heads,
-                            head_dim, static_cast<uint32_t>(rope.frequencies().size()),
-                            first,    config.rope.style == RopeStyle::Neox ? 1u : 0u};
-        run(kv_store_spv, {kb.get(), vb.get(), angles.get(), key_cache.get(), value_cache.get()},
-            push, groups_of(size_t{tokens} * kv_dim / 2));
-        const auto* keys = static_cast<const uint16_t*>(key_cache->data());
-        const auto* values = static_cast<const uint16_t*>(value_cache->data());
-        for (uint32_t t = 0; t < tokens; ++t) {
-            for (uint32_t h = 0; h < kv_heads; ++h)
-                rope.apply(&k[(t * kv_heads + h) * head_dim], int(first + t));
-            for (uint32_t i = 0; i < kv_dim; ++i) {
-                const size_t slot = size_t{first + t} * kv_dim + i;
-                ASSERT_NEAR(kernels::half_to_float(keys[slot]), k[t * kv_dim + i], 2e-3)
-                    << name << " token " << t << " element " << i;
-                ASSERT_EQ(values[slot], kernels::float_to_half(v[t * kv_dim + i]));
+        const LayerRopes ropes(*model, context);
+        std::vector<const Rope*> kinds{nullptr};
+        for (const Rope& rope : ropes.kinds()) kinds.push_back(&rope);
+        for (const Rope* rope : kinds) {
+            const uint32_t tokens = 5, first = 30, capacity = 40;
+            const auto kv_heads = static_cast<uint32_t>(config.kv_head_count);
+            const auto head_dim = static_cast<uint32_t>(config.head_dim);
+            const uint32_t kv_dim = kv_heads * head_dim;
+            auto k = random_floats(size_t{tokens} * kv_dim);
+            const auto v = random_floats(size_t{tokens} * kv_dim);
+            auto kb = buffer_with(k), vb = buffer_with(v);
+            auto angles = rope != nullptr ? buffer_with(angle_table(*rope, capacity))
+                                          : buffer_with(nullptr, 4);
+            auto key_cache = buffer_with(nullptr, size_t{capacity} * kv_dim * 2);
+            auto value_cache = buffer_with(nullptr, size_t{capacity} * kv_dim * 2);
+            const uint32_t pairs = rope != nullptr ? static_cast<uint32_t>(rope->pairs()) : 0;
+            const uint32_t neox = rope != nullptr && rope->style() == RopeStyle::Neox ? 1 : 0;
+            const RopePush push{tokens, kv_heads, head_dim, pairs, first, neox};
+            run(kv_store_spv,
+                {kb.get(), vb.get(), angles.get(), key_cache.get(), value_cache.get()}, push,
+                groups_of(size_t{tokens} * kv_dim / 2));
+            const auto* keys = static_cast<const uint16_t*>(key_cache->data());
+            const auto* values = static_cast<const uint16_t*>(value_cache->data());
+            for (uint32_t t = 0; t < tokens; ++t) {
+                for (uint32_t h = 0; h < kv_heads && rope != nullptr; ++h)
+                    rope->apply(&k[(t * kv_heads + h) * head_dim], int(first + t));
+                for (uint32_t i = 0; i < kv_dim; ++i) {
+                    const size_t slot = size_t{first + t} * kv_dim + i;
+                    if (rope == nullptr) {
+                        ASSERT_EQ(keys[slot], kernels::float_to_half(k[t * kv_dim + i]));
+                    } else {
+                        ASSERT_NEAR(kernels::half_to_float(keys[slot]), k[t * kv_dim + i], 2e-3)
+                            << name << " token " << t << " element " << i;
+                    }
+                    ASSERT_EQ(values[slot], kernels::float_to_half(v[t * kv_dim + i]));
+                }
             }
         }
     }
