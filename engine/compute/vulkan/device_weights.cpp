@@ -1,6 +1,7 @@
 #include "engine/compute/vulkan/device_weights.h"
 
 #include <algorithm>
+#include <array>
 
 #include "engine/model/load_error.h"
 
@@ -59,6 +60,13 @@ private:
 
 namespace {
 
+// A layer's float vectors, every one that may be uploaded.
+std::array<const std::vector<float>*, 9> vectors(const LayerWeights& layer) {
+    return {&layer.attention_norm, &layer.ffn_norm,   &layer.query_bias, &layer.key_bias,
+            &layer.value_bias,     &layer.query_norm, &layer.key_norm,   &layer.post_attention_norm,
+            &layer.post_ffn_norm};
+}
+
 size_t matrix_bytes(const WeightMatrix& w) {
     return static_cast<size_t>(w.rows) * w.row_bytes;
 }
@@ -69,9 +77,7 @@ size_t total_bytes(const ModelWeights& weights, bool tied) {
     total += weights.output_norm.size() * sizeof(float);
     for (const auto& layer : weights.layers) {
         for (const auto* w : layer.matrices()) total += matrix_bytes(*w);
-        for (const auto* v : {&layer.attention_norm, &layer.ffn_norm, &layer.query_bias,
-                              &layer.key_bias, &layer.value_bias})
-            total += v->size() * sizeof(float);
+        for (const auto* v : vectors(layer)) total += v->size() * sizeof(float);
     }
     return total;
 }
@@ -93,6 +99,10 @@ DeviceWeights::DeviceWeights(Device& device, const Model& model, size_t max_piec
         out.query_bias = uploader.floats(layer.query_bias);
         out.key_bias = uploader.floats(layer.key_bias);
         out.value_bias = uploader.floats(layer.value_bias);
+        out.query_norm = uploader.floats(layer.query_norm);
+        out.key_norm = uploader.floats(layer.key_norm);
+        out.post_attention_norm = uploader.floats(layer.post_attention_norm);
+        out.post_ffn_norm = uploader.floats(layer.post_ffn_norm);
         out.query = uploader.matrix(layer.query);
         out.key = uploader.matrix(layer.key);
         out.value = uploader.matrix(layer.value);

@@ -28,6 +28,8 @@ struct DeviceMatrix {
 struct DeviceLayer {
     std::unique_ptr<Buffer> attention_norm, ffn_norm;
     std::unique_ptr<Buffer> query_bias, key_bias, value_bias;  // null when the model has none
+    std::unique_ptr<Buffer> query_norm, key_norm;              // per-head norms (head_dim), or null
+    std::unique_ptr<Buffer> post_attention_norm, post_ffn_norm;  // Gemma's (dim), or null
     DeviceMatrix query, key, value, attention_output, gate, up, down;
 };
 

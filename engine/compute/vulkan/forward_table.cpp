@@ -32,6 +32,7 @@ Activations::Activations(Device& device, const ModelConfig& config, uint32_t max
     attended = floats(device, t * config.query_dim());
     gate = floats(device, t * config.feed_forward_length);
     up = floats(device, t * config.feed_forward_length);
+    projected = floats(device, config.post_norms ? t * config.embedding_length : 1);
     logits = floats(device, size_t{logit_rows} * config.vocab_size, Memory::Host);
     tokens = std::make_unique<Buffer>(device, size_t{ring} * sizeof(uint32_t), Memory::Host);
     none = floats(device, 1);
@@ -43,10 +44,6 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
     : m_config(config), m_shaders(shaders), m_activations(activations) {
     const Activations& a = activations;
     const uint32_t dim = static_cast<uint32_t>(config.embedding_length);
-    const uint32_t head_dim = static_cast<uint32_t>(config.head_dim);
-    const uint32_t heads = static_cast<uint32_t>(config.head_count);
-    const uint32_t kv_heads = static_cast<uint32_t>(config.kv_head_count);
-    const float epsilon = config.rms_epsilon;
     std::vector<Pending> layers, head;
 
     const auto& embedding = weights.token_embedding();
@@ -59,40 +56,10 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
     }
     for (int l = 0; l < config.layer_count; ++l) {
         const DeviceLayer& w = weights.layers()[static_cast<size_t>(l)];
-        const Buffer *k_cache = cache.keys[l].get(), *v_cache = cache.values[l].get();
-        add(layers, shaders.rmsnorm(), {a.x.get(), w.attention_norm.get(), a.normed.get()},
-            NormPush{0, dim, epsilon, 0}, 1, true);
-        add_matmul(layers, w.query, *a.normed, *a.query, w.query_bias.get(), 0, false);
-        add_matmul(layers, w.key, *a.normed, *a.key, w.key_bias.get(), 0, false);
-        add_matmul(layers, w.value, *a.normed, *a.value, w.value_bias.get(), 0, true);
-        // The layer's own rotation; a layer without one records no rope dispatch and stores its
-        // keys as they are.
-        const DeviceKvCache::AngleTable* rope = cache.rope(l);
-        const uint32_t pairs = rope != nullptr ? rope->pairs : 0;
-        const uint32_t neox = rope != nullptr && rope->neox ? 1 : 0;
-        const Buffer* angles = rope != nullptr ? rope->angles.get() : a.none.get();
-        if (rope != nullptr) {
-            add(layers, shaders.rope(), {a.query.get(), angles},
-                RopePush{0, heads, head_dim, pairs, 0, neox}, heads * pairs, false);
-        }
-        add(layers, shaders.kv_store(), {a.key.get(), a.value.get(), angles, k_cache, v_cache},
-            RopePush{0, kv_heads, head_dim, pairs, 0, neox}, kv_heads * head_dim / 2, true);
-        const auto window = static_cast<uint32_t>(config.layers[static_cast<size_t>(l)].window);
-        add(layers, shaders.attention(), {a.query.get(), k_cache, v_cache, a.attended.get()},
-            AttentionPush{0, heads, kv_heads, head_dim, 0, config.attention_scale, window,
-                          config.attention_softcap},
-            heads, true);
-        add_matmul(layers, w.attention_output, *a.attended, *a.x, nullptr, kMatmulAccumulate, true);
-        add(layers, shaders.rmsnorm(), {a.x.get(), w.ffn_norm.get(), a.normed.get()},
-            NormPush{0, dim, epsilon, 0}, 1, true);
-        add_matmul(layers, w.gate, *a.normed, *a.gate, nullptr, 0, false);
-        add_matmul(layers, w.up, *a.normed, *a.up, nullptr, 0, true);
-        add(layers, shaders.gate_activation(), {a.gate.get(), a.up.get()}, CountPush{0},
-            static_cast<uint32_t>(config.feed_forward_length), true);
-        add_matmul(layers, w.down, *a.gate, *a.x, nullptr, kMatmulAccumulate, true);
+        add_attention(layers, l, w, cache);
+        add_feed_forward(layers, w);
     }
-    add(head, shaders.rmsnorm(), {a.x.get(), &weights.output_norm(), a.normed.get()},
-        NormPush{0, dim, epsilon, 0}, 1, true);
+    add_norm(head, *a.x, weights.output_norm(), *a.normed, dim, 1, 0, true);
     // Capped here, so the device's argmax and sampler read what the host would.
     add_matmul(head, weights.output(), *a.normed, *a.logits, nullptr, 0, true,
                config.final_softcap);
@@ -109,6 +76,78 @@ ForwardTable::ForwardTable(Device& device, const ModelConfig& config, const Devi
     const Buffer* choose[] = {a.logits.get(), a.tokens.get()};
     m_argmax_set = m_pool->allocate(shaders.argmax(), choose);
     m_sample_set = m_pool->allocate(shaders.sample(), choose);
+}
+
+// Normalise, project to q/k/v, normalise each head (Qwen3, Gemma 3), rotate the queries and
+// store the rotated keys (unless the layer has no RoPE), attend, project back into x.
+void ForwardTable::add_attention(std::vector<Pending>& list, int layer, const DeviceLayer& w,
+                                 const DeviceKvCache& cache) {
+    const Activations& a = m_activations;
+    const ModelConfig& config = m_config;
+    const uint32_t head_dim = static_cast<uint32_t>(config.head_dim);
+    const uint32_t heads = static_cast<uint32_t>(config.head_count);
+    const uint32_t kv_heads = static_cast<uint32_t>(config.kv_head_count);
+    const Buffer *k_cache = cache.keys[static_cast<size_t>(layer)].get(),
+                 *v_cache = cache.values[static_cast<size_t>(layer)].get();
+    add_norm(list, *a.x, *w.attention_norm, *a.normed,
+             static_cast<uint32_t>(config.embedding_length), 1, 0, true);
+    add_matmul(list, w.query, *a.normed, *a.query, w.query_bias.get(), 0, false);
+    add_matmul(list, w.key, *a.normed, *a.key, w.key_bias.get(), 0, false);
+    add_matmul(list, w.value, *a.normed, *a.value, w.value_bias.get(), 0, true);
+    if (config.query_key_norm) {
+        // In place, one row per head.
+        add_norm(list, *a.query, *w.query_norm, *a.query, head_dim, heads, 0, false);
+        add_norm(list, *a.key, *w.key_norm, *a.key, head_dim, kv_heads, 0, true);
+    }
+    const DeviceKvCache::AngleTable* rope = cache.rope(layer);
+    const uint32_t pairs = rope != nullptr ? rope->pairs : 0;
+    const uint32_t neox = rope != nullptr && rope->neox ? 1 : 0;
+    const Buffer* angles = rope != nullptr ? rope->angles.get() : a.none.get();
+    if (rope != nullptr) {
+        add(list, m_shaders.rope(), {a.query.get(), angles},
+            RopePush{0, heads, head_dim, pairs, 0, neox}, heads * pairs, false);
+    }
+    add(list, m_shaders.kv_store(), {a.key.get(), a.value.get(), angles, k_cache, v_cache},
+        RopePush{0, kv_heads, head_dim, pairs, 0, neox}, kv_heads * head_dim / 2, true);
+    const auto window = static_cast<uint32_t>(config.layers[static_cast<size_t>(layer)].window);
+    add(list, m_shaders.attention(), {a.query.get(), k_cache, v_cache, a.attended.get()},
+        AttentionPush{0, heads, kv_heads, head_dim, 0, config.attention_scale, window,
+                      config.attention_softcap},
+        heads, true);
+    add_residual(list, w.attention_output, *a.attended, w.post_attention_norm.get());
+}
+
+// Normalise, gate and up, SwiGLU or GeGLU, down into x.
+void ForwardTable::add_feed_forward(std::vector<Pending>& list, const DeviceLayer& w) {
+    const Activations& a = m_activations;
+    add_norm(list, *a.x, *w.ffn_norm, *a.normed, static_cast<uint32_t>(m_config.embedding_length),
+             1, 0, true);
+    add_matmul(list, w.gate, *a.normed, *a.gate, nullptr, 0, false);
+    add_matmul(list, w.up, *a.normed, *a.up, nullptr, 0, true);
+    add(list, m_shaders.gate_activation(), {a.gate.get(), a.up.get()}, CountPush{0},
+        static_cast<uint32_t>(m_config.feed_forward_length), true);
+    add_residual(list, w.down, *a.gate, w.post_ffn_norm.get());
+}
+
+// x += matrix · input: the product accumulates into x, or with a post-norm (Gemma) goes to a
+// scratch buffer whose normalised rows the norm adds into x.
+void ForwardTable::add_residual(std::vector<Pending>& list, const DeviceMatrix& matrix,
+                                const Buffer& input, const Buffer* post_norm) {
+    const Activations& a = m_activations;
+    if (post_norm == nullptr) {
+        add_matmul(list, matrix, input, *a.x, nullptr, kMatmulAccumulate, true);
+        return;
+    }
+    add_matmul(list, matrix, input, *a.projected, nullptr, 0, true);
+    add_norm(list, *a.projected, *post_norm, *a.x, static_cast<uint32_t>(m_config.embedding_length),
+             1, kNormAccumulate, true);
+}
+
+void ForwardTable::add_norm(std::vector<Pending>& list, const Buffer& input, const Buffer& weight,
+                            const Buffer& output, uint32_t dim, uint32_t rows_per_token,
+                            uint32_t flags, bool barrier_after) {
+    add(list, m_shaders.rmsnorm(), {&input, &weight, &output},
+        NormPush{0, dim, m_config.rms_epsilon, flags}, rows_per_token, barrier_after);
 }
 
 void ForwardTable::add(std::vector<Pending>& list, const Pipeline& pipeline,

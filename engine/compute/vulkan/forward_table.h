@@ -24,9 +24,10 @@ struct Activations {
 
     uint32_t max_tokens, logit_rows, ring;
     std::unique_ptr<Buffer> x, normed, query, key, value, attended, gate, up;
-    std::unique_ptr<Buffer> logits;  // (logit_rows, vocab), read by the host
-    std::unique_ptr<Buffer> tokens;  // the token ring: inputs and chosen tokens, by slot
-    std::unique_ptr<Buffer> none;    // bound where a shader's optional input is absent
+    std::unique_ptr<Buffer> projected;  // a block's output before its post-norm (Gemma)
+    std::unique_ptr<Buffer> logits;     // (logit_rows, vocab), read by the host
+    std::unique_ptr<Buffer> tokens;     // the token ring: inputs and chosen tokens, by slot
+    std::unique_ptr<Buffer> none;       // bound where a shader's optional input is absent
 };
 
 // What the head of a step does: nothing, logits of the last row or of every row, and whether
@@ -73,6 +74,14 @@ private:
     void add_matmul(std::vector<Pending>& list, const DeviceMatrix& matrix, const Buffer& input,
                     const Buffer& output, const Buffer* bias, uint32_t flags, bool barrier_after,
                     float softcap = 0.0f);
+    void add_norm(std::vector<Pending>& list, const Buffer& input, const Buffer& weight,
+                  const Buffer& output, uint32_t dim, uint32_t rows_per_token, uint32_t flags,
+                  bool barrier_after);
+    void add_attention(std::vector<Pending>& list, int layer, const DeviceLayer& weights,
+                       const DeviceKvCache& cache);
+    void add_feed_forward(std::vector<Pending>& list, const DeviceLayer& weights);
+    void add_residual(std::vector<Pending>& list, const DeviceMatrix& matrix, const Buffer& input,
+                      const Buffer* post_norm);
     std::vector<Dispatch> allocate(std::vector<Pending> list);
     void emit(Submission& submission, const Dispatch& dispatch, uint32_t tokens, uint32_t position,
               uint32_t slot, uint32_t first_input) const;

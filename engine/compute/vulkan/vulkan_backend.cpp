@@ -130,20 +130,6 @@ VulkanBackend::VulkanBackend(const Model& model, VulkanBackendOptions options)
             "Vulkan backend: chunk sizes must be given, and the decode "
             "chunk must be 1 to 256 tokens");
     }
-    const auto& model_config = model.config();
-    const bool plain =
-        !model_config.query_key_norm && !model_config.post_norms &&
-        model_config.activation == Activation::Silu && model_config.embedding_scale == 1.0f &&
-        model_config.final_softcap == 0.0f && model_config.attention_softcap == 0.0f &&
-        model_config.rope.magnitude == 1.0f &&
-        std::all_of(model_config.layers.begin(), model_config.layers.end(),
-                    [](const LayerConfig& layer) {
-                        return layer.window == 0 && layer.rope == LayerConfig::Rope::Global;
-                    });
-    if (!plain) {
-        throw std::invalid_argument("the Vulkan backend does not run " +
-                                    model_config.architecture_name + " models yet");
-    }
     m_device = vulkan::Device::open(m_options.device, m_options.allow_cpu_device,
                                     m_options.pipeline_cache);
     m_device->set_staging_only(m_options.staging_only);
