@@ -17,6 +17,16 @@ float inverse(float value) {
     return value != 0.0f ? 1.0f / value : 0.0f;
 }
 
+// The value of largest magnitude in a block of 32, sign kept: Q4_0 and Q5_0 map it to their
+// lowest level, so both signs use the full range.
+float extreme_of_32(const float* x) {
+    float extreme = 0.0f;
+    for (int i = 0; i < 32; ++i) {
+        if (std::fabs(x[i]) > std::fabs(extreme)) extreme = x[i];
+    }
+    return extreme;
+}
+
 }  // namespace
 
 void quantize_f16(const float* x, void* out, size_t count) {
@@ -45,18 +55,32 @@ void quantize_q8_0(const float* x, void* out, size_t count) {
 void quantize_q4_0(const float* x, void* out, size_t count) {
     auto* blocks = static_cast<BlockQ4_0*>(out);
     for (size_t b = 0; b < count / 32; ++b, x += 32) {
-        // The value of largest magnitude maps to -8, so both signs use the full range.
-        float extreme = 0.0f;
-        for (int i = 0; i < 32; ++i) {
-            if (std::fabs(x[i]) > std::fabs(extreme)) extreme = x[i];
-        }
-        const float scale = extreme / -8.0f;
+        const float scale = extreme_of_32(x) / -8.0f;
         blocks[b].scale = float_to_half(scale);
         for (int j = 0; j < 16; ++j) {
             const int low = round_clamped(x[j] * inverse(scale) + 8.0f, 0, 15);
             const int high = round_clamped(x[j + 16] * inverse(scale) + 8.0f, 0, 15);
             blocks[b].quants[j] = static_cast<uint8_t>(low | (high << 4));
         }
+    }
+}
+
+// Q4_K's stand-in where rows are not whole 256-element super-blocks (llama.cpp's fallback).
+void quantize_q5_0(const float* x, void* out, size_t count) {
+    auto* blocks = static_cast<BlockQ5_0*>(out);
+    for (size_t b = 0; b < count / 32; ++b, x += 32) {
+        const float scale = extreme_of_32(x) / -16.0f;
+        blocks[b].scale = float_to_half(scale);
+        uint32_t high = 0;
+        for (int j = 0; j < 16; ++j) {
+            const int low = round_clamped(x[j] * inverse(scale) + 16.0f, 0, 31);
+            const int upper = round_clamped(x[j + 16] * inverse(scale) + 16.0f, 0, 31);
+            blocks[b].quants[j] = static_cast<uint8_t>((low & 15) | ((upper & 15) << 4));
+            high |= static_cast<uint32_t>(low >> 4) << j;
+            high |= static_cast<uint32_t>(upper >> 4) << (j + 16);
+        }
+        // Little-endian, as the dequantiser reads it.
+        for (int k = 0; k < 4; ++k) blocks[b].high_bits[k] = static_cast<uint8_t>(high >> (8 * k));
     }
 }
 

@@ -12,6 +12,7 @@ void quantize_f16(const float* x, void* out, size_t count);
 void quantize_bf16(const float* x, void* out, size_t count);
 void quantize_q8_0(const float* x, void* out, size_t count);  // count % 32 == 0
 void quantize_q4_0(const float* x, void* out, size_t count);  // count % 32 == 0
+void quantize_q5_0(const float* x, void* out, size_t count);  // count % 32 == 0
 void quantize_q4_k(const float* x, void* out, size_t count);  // count % 256 == 0
 void quantize_q6_k(const float* x, void* out, size_t count);  // count % 256 == 0
 

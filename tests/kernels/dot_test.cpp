@@ -113,6 +113,7 @@ TEST(Quantize, RoundTripsWithinEachFormatsStep) {
     check(TensorType::BF16, quantize_bf16, 5e-4f);
     check(TensorType::Q8_0, quantize_q8_0, 0.0004f);
     check(TensorType::Q4_0, quantize_q4_0, 0.008f);
+    check(TensorType::Q5_0, quantize_q5_0, 0.004f);
     check(TensorType::Q4_K, quantize_q4_k, 0.01f);
     check(TensorType::Q6_K, quantize_q6_k, 0.003f);
 }
