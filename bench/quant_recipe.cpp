@@ -1,0 +1,43 @@
+#include "bench/quant_recipe.h"
+
+namespace hearth::bench {
+namespace {
+
+// llama.cpp's choice of the layers that get more bits: the first and last eighth, and every
+// third one between.
+bool more_bits(int layer, int layers) {
+    return layer < layers / 8 || layer >= 7 * layers / 8 || (layer - layers / 8) % 3 == 2;
+}
+
+// K-quants need rows that are whole 256-element super-blocks; llama-quantize falls back from
+// Q4_K to Q5_0, which is not written here, so such rows become Q8_0.
+TensorType k_quant_or_fallback(TensorType wanted, uint64_t columns) {
+    return columns % 256 == 0 ? wanted : TensorType::Q8_0;
+}
+
+}  // namespace
+
+std::optional<QuantMix> parse_quant_mix(std::string_view name) {
+    if (name == "F16") return QuantMix::F16;
+    if (name == "Q8_0") return QuantMix::Q8_0;
+    if (name == "Q4_0") return QuantMix::Q4_0;
+    if (name == "Q4_K_M") return QuantMix::Q4_K_M;
+    return std::nullopt;
+}
+
+TensorType pick_type(QuantMix mix, const PlannedTensor& tensor, const SynthShape& shape) {
+    if (tensor.norm) return TensorType::F32;
+    // F16, Q8_0 and Q4_0 store every matrix in their type.
+    if (mix == QuantMix::F16) return TensorType::F16;
+    if (mix == QuantMix::Q8_0) return TensorType::Q8_0;
+    if (mix == QuantMix::Q4_0) return TensorType::Q4_0;
+    // Q4_K_M: Q6_K for the output matrix, and for attn_v and ffn_down in the layers with more
+    // bits; Q4_K elsewhere.
+    const bool output = tensor.name == "output.weight";
+    const bool grows =
+        tensor.name.ends_with("attn_v.weight") || tensor.name.ends_with("ffn_down.weight");
+    const bool wants_q6 = output || (grows && more_bits(tensor.layer, shape.layers));
+    return k_quant_or_fallback(wants_q6 ? TensorType::Q6_K : TensorType::Q4_K, tensor.columns);
+}
+
+}  // namespace hearth::bench
