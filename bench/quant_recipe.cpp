@@ -9,10 +9,11 @@ bool more_bits(int layer, int layers) {
     return layer < layers / 8 || layer >= 7 * layers / 8 || (layer - layers / 8) % 3 == 2;
 }
 
-// K-quants need rows that are whole 256-element super-blocks; llama-quantize falls back from
-// Q4_K to Q5_0, which is not written here, so such rows become Q8_0.
+// K-quants need rows that are whole 256-element super-blocks; where they are not, llama-quantize
+// falls back from Q4_K to Q5_0 and from Q6_K to Q8_0 (SmolLM's 576 columns, Gemma 3's 1152).
 TensorType k_quant_or_fallback(TensorType wanted, uint64_t columns) {
-    return columns % 256 == 0 ? wanted : TensorType::Q8_0;
+    if (columns % 256 == 0) return wanted;
+    return wanted == TensorType::Q6_K ? TensorType::Q8_0 : TensorType::Q5_0;
 }
 
 }  // namespace

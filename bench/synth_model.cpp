@@ -37,6 +37,9 @@ std::vector<std::byte> encode(TensorType type, const std::vector<float>& values)
         case TensorType::Q4_0:
             quantize_q4_0(values.data(), bytes.data(), values.size());
             break;
+        case TensorType::Q5_0:
+            quantize_q5_0(values.data(), bytes.data(), values.size());
+            break;
         case TensorType::Q4_K:
             quantize_q4_k(values.data(), bytes.data(), values.size());
             break;

@@ -29,10 +29,10 @@ TEST(SynthModel, WritesALoadableSmolLmShapedQ4KMModel) {
     EXPECT_EQ(config.kv_head_count, 3);
     EXPECT_EQ(config.feed_forward_length, 1536);
     EXPECT_EQ(config.vocab_size, 32000);
-    // Rows of 576 are not whole k-quant super-blocks: those fall back; ffn_down rows (1536) do not,
-    // and follow the Q4_K_M recipe: Q6_K in the first and last eighth and every third layer
-    // between.
-    EXPECT_EQ(model->weights().layers[0].query.type, TensorType::Q8_0);
+    // Rows of 576 are not whole k-quant super-blocks: Q4_K falls back to Q5_0 as llama-quantize
+    // does. ffn_down rows (1536) are, and follow the Q4_K_M recipe: Q6_K in the first and last
+    // eighth and every third layer between.
+    EXPECT_EQ(model->weights().layers[0].query.type, TensorType::Q5_0);
     EXPECT_EQ(model->weights().layers[1].down.type, TensorType::Q6_K);
     EXPECT_EQ(model->weights().layers[4].down.type, TensorType::Q4_K);
     EXPECT_EQ(model->weights().layers[5].down.type, TensorType::Q6_K);
