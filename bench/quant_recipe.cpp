@@ -26,15 +26,32 @@ std::optional<QuantMix> parse_quant_mix(std::string_view name) {
     return std::nullopt;
 }
 
+uint32_t file_type_id(QuantMix mix) {
+    switch (mix) {
+        case QuantMix::F16:
+            return 1;
+        case QuantMix::Q8_0:
+            return 7;
+        case QuantMix::Q4_0:
+            return 2;
+        case QuantMix::Q4_K_M:
+            return 15;
+    }
+    return 0;
+}
+
 TensorType pick_type(QuantMix mix, const PlannedTensor& tensor, const SynthShape& shape) {
     if (tensor.norm) return TensorType::F32;
-    // F16, Q8_0 and Q4_0 store every matrix in their type.
+    // F16, Q8_0 and Q4_0 store every matrix in their type, the token embedding included, even
+    // where it doubles as the output matrix: llama-quantize --pure. (Its default Q4_0 mix would
+    // store the output matrix, or a tied embedding, as Q6_K, or Q8_0 for Gemma 3's rows.)
     if (mix == QuantMix::F16) return TensorType::F16;
     if (mix == QuantMix::Q8_0) return TensorType::Q8_0;
     if (mix == QuantMix::Q4_0) return TensorType::Q4_0;
-    // Q4_K_M: Q6_K for the output matrix, and for attn_v and ffn_down in the layers with more
-    // bits; Q4_K elsewhere.
-    const bool output = tensor.name == "output.weight";
+    // Q4_K_M: Q6_K for the output matrix (a tied embedding is the output matrix), and for attn_v
+    // and ffn_down in the layers with more bits; Q4_K elsewhere.
+    const bool output =
+        tensor.name == "output.weight" || (shape.tied_output && tensor.name == "token_embd.weight");
     const bool grows =
         tensor.name.ends_with("attn_v.weight") || tensor.name.ends_with("ffn_down.weight");
     const bool wants_q6 = output || (grows && more_bits(tensor.layer, shape.layers));

@@ -15,6 +15,8 @@ namespace hearth::bench {
 enum class QuantMix { F16, Q8_0, Q4_0, Q4_K_M };
 
 std::optional<QuantMix> parse_quant_mix(std::string_view name);
+// general.file_type: llama.cpp's llama_ftype number for the mix.
+uint32_t file_type_id(QuantMix mix);
 TensorType pick_type(QuantMix mix, const PlannedTensor& tensor, const SynthShape& shape);
 
 }  // namespace hearth::bench

@@ -1,10 +1,16 @@
 // hearth-synth-model: writes full-size random-weight GGUF models (N(0, 0.02) matrices, norms of
 // 1.0) of the shapes benchmarks compare on, so no benchmark needs a download.
-//   hearth-synth-model SHAPE TYPE OUT.gguf     SHAPE: tinyllama-1.1b | smollm-135m
-//                                              TYPE:  F16 | Q8_0 | Q4_0 | Q4_K_M
+//   hearth-synth-model SHAPE TYPE OUT.gguf [--layers N] [--vocab VOCAB.gguf]
+//     SHAPE: tinyllama-1.1b | smollm-135m | qwen3-0.6b | gemma3-1b
+//     TYPE:  F16 | Q8_0 | Q4_0 | Q4_K_M
+//     --layers N: fewer (or more) blocks than the shape has, for tests
+//     --vocab: the byte-level BPE vocabulary qwen3-0.6b copies (default: ggml-vocab-qwen2.gguf
+//              under $HEARTH_SHARED_DIR/fixtures/tokenizer, else the configured shared folder)
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -13,6 +19,7 @@
 #include "bench/quant_recipe.h"
 #include "bench/synth_shapes.h"
 #include "bench/synth_tensor_plan.h"
+#include "bench/synth_vocabulary.h"
 #include "engine/format/gguf_writer.h"
 #include "kernels/quantize.h"
 
@@ -52,6 +59,26 @@ std::vector<std::byte> encode(TensorType type, const std::vector<float>& values)
     return bytes;
 }
 
+std::filesystem::path default_bpe_vocabulary() {
+    const char* shared = std::getenv("HEARTH_SHARED_DIR");
+    const std::filesystem::path root = shared != nullptr ? shared : HEARTH_DEFAULT_SHARED_DIR;
+    return root / "fixtures" / "tokenizer" / "ggml-vocab-qwen2.gguf";
+}
+
+void write_vocabulary(const SynthShape& shape, const std::filesystem::path& bpe_vocabulary,
+                      GgufWriter& writer) {
+    switch (shape.vocabulary) {
+        case VocabularySource::None:
+            return;
+        case VocabularySource::Qwen2Bpe:
+            copy_vocabulary(bpe_vocabulary, shape.vocab, writer);
+            return;
+        case VocabularySource::SyntheticSpm:
+            write_synthetic_spm_vocabulary(shape.vocab, writer);
+            return;
+    }
+}
+
 void write_tensors(const SynthShape& shape, QuantMix mix, GgufWriter& writer) {
     NormalRandom random(20261122);
     for (const PlannedTensor& tensor : tensor_plan(shape)) {
@@ -68,27 +95,58 @@ void write_tensors(const SynthShape& shape, QuantMix mix, GgufWriter& writer) {
     }
 }
 
+struct Options {
+    std::string shape_name, mix_name, out;
+    std::optional<int> layers;
+    std::filesystem::path vocabulary = default_bpe_vocabulary();
+};
+
+std::optional<Options> parse(int argc, char** argv) {
+    if (argc < 4 || (argc - 4) % 2 != 0) return std::nullopt;
+    Options options{argv[1], argv[2], argv[3]};
+    for (int i = 4; i < argc; i += 2) {
+        const std::string flag = argv[i];
+        if (flag == "--layers") {
+            options.layers = std::atoi(argv[i + 1]);
+            if (*options.layers < 1) return std::nullopt;
+        } else if (flag == "--vocab") {
+            options.vocabulary = argv[i + 1];
+        } else {
+            return std::nullopt;
+        }
+    }
+    return options;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    const SynthShape* shape = argc == 4 ? find_shape(argv[1]) : nullptr;
-    const auto mix = argc == 4 ? parse_quant_mix(argv[2]) : std::nullopt;
-    if (!shape || !mix) {
-        fmt::print(stderr, "usage: hearth-synth-model {} F16|Q8_0|Q4_0|Q4_K_M OUT.gguf\n",
+    const auto options = parse(argc, argv);
+    const SynthShape* found = options ? find_shape(options->shape_name) : nullptr;
+    const auto mix = options ? parse_quant_mix(options->mix_name) : std::nullopt;
+    if (!found || !mix) {
+        fmt::print(stderr,
+                   "usage: hearth-synth-model {} F16|Q8_0|Q4_0|Q4_K_M OUT.gguf [--layers N] "
+                   "[--vocab VOCAB.gguf]\n",
                    shape_names());
         return 2;
     }
+    SynthShape shape = *found;
+    if (options->layers) shape.layers = *options->layers;
     try {
         GgufWriter writer;
-        writer.set("general.architecture", GgufValue(shape->architecture));
-        writer.set("general.name", GgufValue(fmt::format("synthetic {} {}", argv[1], argv[2])));
-        write_shape_metadata(*shape, writer);
-        write_tensors(*shape, *mix, writer);
-        writer.write(argv[3]);
+        writer.set("general.architecture", GgufValue(shape.architecture));
+        writer.set("general.name", GgufValue(fmt::format("synthetic {} {}", options->shape_name,
+                                                         options->mix_name)));
+        writer.set("general.file_type", GgufValue(file_type_id(*mix)));
+        write_shape_metadata(shape, writer);
+        write_vocabulary(shape, options->vocabulary, writer);
+        write_tensors(shape, *mix, writer);
+        writer.write(options->out);
     } catch (const std::exception& error) {
         fmt::print(stderr, "\nhearth-synth-model: {}\n", error.what());
         return 1;
     }
-    fmt::print(stderr, "\nwrote {}\n", argv[3]);
+    fmt::print(stderr, "\nwrote {}\n", options->out);
     return 0;
 }

@@ -9,12 +9,27 @@
 
 namespace hearth::bench {
 
+// Where a shape's tokenizer comes from. llama.cpp loads no model without one; Hearth's own
+// benchmarks need none, so the Llama shapes (compared through make_synth.py's files) carry none.
+enum class VocabularySource {
+    None,
+    Qwen2Bpe,      // the Qwen2 byte-level BPE vocabulary, copied (Qwen3 uses the same one)
+    SyntheticSpm,  // a generated SentencePiece vocabulary in Gemma's layout
+};
+
 struct SynthShape {
     std::string architecture;  // general.architecture, and the prefix of its keys
     int layers = 0, embedding = 0, heads = 0, kv_heads = 0;
-    int head_dim = 0;
+    int head_dim = 0;  // Qwen3 and Gemma state it: it is not embedding / heads
     int ffn = 0, vocab = 0, context = 0;
+    double rope_base = 10000.0;
     float rms_epsilon = 1e-5f;
+    bool tied_output = false;     // no output.weight: the token embedding is the output matrix
+    bool query_key_norm = false;  // attn_q_norm and attn_k_norm over each head (Qwen3, Gemma 3)
+    bool post_norms = false;      // post_attention_norm and post_ffw_norm (Gemma)
+    int sliding_window = 0;       // Gemma 3's local layers (five to each global one)
+    double local_rope_base = 0.0;
+    VocabularySource vocabulary = VocabularySource::None;
 
     int query_width() const { return heads * head_dim; }
     int kv_width() const { return kv_heads * head_dim; }
@@ -24,7 +39,7 @@ struct SynthShape {
 const SynthShape* find_shape(std::string_view name);
 // "a|b|c", for the usage line.
 std::string shape_names();
-// The architecture's hyperparameter keys.
+// The architecture's hyperparameter keys; the tokenizer's are written apart.
 void write_shape_metadata(const SynthShape& shape, GgufWriter& writer);
 
 }  // namespace hearth::bench
