@@ -19,10 +19,13 @@
 // - else 0: everything runs again.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <vector>
+
+#include "engine/compute/kv_rings.h"
 
 namespace hearth {
 
@@ -52,15 +55,6 @@ private:
 // in a context of `capacity`: the one check every backend's cache makes.
 void check_room(int cached, int capacity, int count);
 
-inline constexpr int kRingAlignment = 256;
-
-// Slots a layer keeps: the whole capacity, or for a sliding window of `window` positions read
-// by steps of up to `step` tokens, the ring described above when it is smaller.
-int layer_slots(int window, int step, int capacity);
-
-// Checkpoints a cache keeps at most.
-inline constexpr int kMaxCheckpoints = 2;
-
 // The most a cache of these layers can hold, checkpoints included, at `bytes_per_position` per
 // layer and position (keys and values together): what memory estimates count.
 size_t kv_cache_bytes(const std::vector<int>& windows, int step, int capacity,
@@ -74,15 +68,19 @@ public:
     // Layer l attends to its last windows[l] positions (0: all of them), in steps of up to
     // `step` tokens.
     BasicKvCache(const std::vector<int>& windows, int step, int capacity, int kv_dim);
+    // Zeroed entries under `rings`' bookkeeping, to be filled with another cache's slots (a
+    // device's) and erased: the checkpoints' entries are not there, and erase forgets them.
+    BasicKvCache(const KvRings& rings, int kv_dim);
 
-    int layer_count() const { return m_layer_count; }
-    int capacity() const { return m_capacity; }
-    int size() const { return m_size; }
+    int layer_count() const { return m_rings.layer_count(); }
+    int capacity() const { return m_rings.capacity(); }
+    int size() const { return m_rings.size(); }
     int kv_dim() const { return m_kv_dim; }
+    const KvRings& rings() const { return m_rings; }
 
-    int slot_count(int layer) const { return m_layers[static_cast<size_t>(layer)].slot_count; }
+    int slot_count(int layer) const { return m_rings.slot_count(layer); }
     // The first position whose entries `layer` still holds.
-    int oldest(int layer) const { return m_layers[static_cast<size_t>(layer)].oldest; }
+    int oldest(int layer) const { return m_rings.oldest(layer); }
     // What the cache holds: its slots, and its checkpoints (a few windows of each ring).
     size_t bytes() const;
 
@@ -97,10 +95,10 @@ public:
     void reserve_positions(int count) const;
     // Positions one step may write: past this, a ring would overwrite what the step's first
     // token reads.
-    int largest_step() const { return m_largest_step; }
-    void commit(int count);
+    int largest_step() const { return m_rings.largest_step(); }
+    void commit(int count) { m_rings.commit(count); }
     // The longest prefix of at most `length` positions the cache can go back to (the rule above).
-    int keepable(int length) const;
+    int keepable(int length) const { return m_rings.keepable(length); }
     // Forgets every position from `length` on, e.g. to fork a conversation; `length` must be
     // keepable(length).
     void truncate(int length);
@@ -112,36 +110,24 @@ public:
     void erase(int start, int count);
 
 private:
-    struct Layer {
-        int window;
-        int slot_count;
-        size_t offset;   // of its first slot
-        int oldest = 0;  // first position still held
-    };
-    struct Checkpoint {
-        int saved;  // the length it was taken at: each ring's positions [saved - window, saved)
-        int size;   // the length it can still go back to (saved, or one less after a truncate)
+    // One checkpoint's entries: each ring's window, layer after layer.
+    struct Stored {
         std::vector<Element> keys, values;
-        bool serves(int length) const { return length >= saved - 1 && length <= size; }
     };
 
     size_t offset(int layer, int position) const {
-        const Layer& l = m_layers[static_cast<size_t>(layer)];
-        return l.offset + static_cast<size_t>(position % l.slot_count) * m_kv_dim;
+        return m_offsets[static_cast<size_t>(layer)] +
+               static_cast<size_t>(m_rings.slot(layer, position)) * m_kv_dim;
     }
-    bool is_ring(const Layer& layer) const { return layer.slot_count < m_capacity; }
-    bool holds_window_before(int length) const;
-    void restore(const Checkpoint& checkpoint);
+    void restore(const KvRings::Restore& restore);
+    void release_unused();  // checkpoints the bookkeeping no longer keeps
 
-    int m_layer_count;
-    int m_capacity;
+    KvRings m_rings;
     int m_kv_dim;
-    int m_size = 0;
-    int m_largest_step;
-    std::vector<Layer> m_layers;
+    std::vector<size_t> m_offsets;  // per layer: of its first slot
     std::vector<Element> m_keys;    // (layer, slot, kv_dim)
     std::vector<Element> m_values;  // (layer, slot, kv_dim)
-    std::vector<Checkpoint> m_checkpoints;
+    std::array<Stored, kMaxCheckpoints> m_stored;
 };
 
 using KvCache = BasicKvCache<float>;
