@@ -7,6 +7,7 @@
 #include "engine/compute/cpu_backend.h"
 #include "engine/compute/reference_backend.h"
 #include "engine/text/jinja/json.h"
+#include "tests/support/requests.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/unsupported_files.h"
 
@@ -30,13 +31,7 @@ Run run(Session& session, const GenerationRequest& request) {
     return out;
 }
 
-GenerationRequest greedy(std::vector<int32_t> prompt, int max_tokens) {
-    GenerationRequest request;
-    request.prompt = std::move(prompt);
-    request.max_tokens = max_tokens;
-    request.sampler.temperature = 0.0f;
-    return request;
-}
+using test::greedy;
 
 class SessionTest : public testing::Test {
 protected:

@@ -11,26 +11,15 @@
 #include "engine/compute/reference_backend.h"
 #include "engine/generation/session.h"
 #include "tests/support/fixture_check.h"
+#include "tests/support/requests.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/sliding_window_checks.h"
 
 namespace hearth {
 namespace {
 
-constexpr int kWindow = 32;
-
-std::vector<int32_t> prompt_of(int length, int salt) {
-    std::vector<int32_t> tokens{1};
-    for (int i = 1; i < length; ++i) tokens.push_back(3 + (i * 53 + salt) % 500);
-    return tokens;
-}
-
-GenerationRequest greedy(std::vector<int32_t> prompt, int max_tokens) {
-    GenerationRequest request;
-    request.prompt = std::move(prompt);
-    request.max_tokens = max_tokens;
-    request.sampler.temperature = 0.0f;
-    return request;
-}
+using test::greedy;
+using test::kWindow;
 
 GenerationResult run(Session& session, const GenerationRequest& request) {
     return session.generate(request, {});
@@ -41,7 +30,6 @@ GenerationResult run(Session& session, const GenerationRequest& request) {
 // so every chunking gives the same bits and a cold session must match exactly.
 const CpuBackendOptions kRingOptions{
     .threads = 2, .chunk_sizes = {1, 8, 64}, .panel_threshold = 1000, .blas_threshold = 1000};
-constexpr int kRing = 256;
 
 class SlidingWindowTest : public testing::TestWithParam<const char*> {
 protected:
@@ -50,10 +38,6 @@ protected:
         ASSERT_EQ(m_model->config().layers[0].window, kWindow);
         m_tokenizer = make_tokenizer(m_model->file());
         m_backend = std::make_unique<CpuBackend>(*m_model, kRingOptions);
-    }
-    GenerationResult cold(const GenerationRequest& request) {
-        Session session(*m_backend, *m_tokenizer, 1024);
-        return run(session, request);
     }
 
     std::unique_ptr<Model> m_model;
@@ -65,58 +49,22 @@ protected:
 // new end; past that, it returns to a checkpoint (each turn's start and its prompt's end) and
 // runs the tokens from there again.
 TEST_P(SlidingWindowTest, FollowUpRegenerateAndEditEqualAFreshPrefill) {
-    Session session(*m_backend, *m_tokenizer, 1024);
-    auto request = greedy(prompt_of(300, 1), 40);  // longer than a ring
-    const auto first = run(session, request);
-    EXPECT_EQ(first.tokens, cold(request).tokens);
-
-    // A follow-up turn prefills only the answer's last token and the new message.
-    auto next = request.prompt;
-    next.insert(next.end(), first.tokens.begin(), first.tokens.end());
-    const int turn_start = static_cast<int>(next.size()) - 1;
-    const auto message = prompt_of(71, 7);
-    next.insert(next.end(), message.begin() + 1, message.end());
-    auto follow_up = greedy(next, 250);  // an answer that wraps the rings
-    const auto second = run(session, follow_up);
-    EXPECT_EQ(second.stats.cached_tokens, turn_start);
-    EXPECT_EQ(second.stats.prefilled_tokens, 71);
-    EXPECT_EQ(second.tokens, cold(follow_up).tokens);
-
-    // Regenerate: the rings no longer hold the prompt's end, its checkpoint does; only the
-    // prompt's last token runs again.
     EXPECT_LT(m_backend->create_sequence(1024)->memory_bytes(),
               CpuBackend::kv_bytes(m_model->config(), 1024, {.chunk_sizes = {1, 1024}}));
-    const auto again = run(session, follow_up);
-    EXPECT_EQ(again.stats.prefilled_tokens, 1);
-    EXPECT_EQ(again.tokens, second.tokens);
-
-    // Edit a token of the latest message, more than a window before its end: back to the turn's
-    // start, and only the message runs again.
-    auto edited = follow_up;
-    const size_t fork = edited.prompt.size() - kWindow - 8;
-    edited.prompt[fork] = edited.prompt[fork] == 40 ? 41 : 40;
-    const auto third = run(session, edited);
-    EXPECT_EQ(third.stats.cached_tokens, turn_start);
-    EXPECT_EQ(third.stats.prefilled_tokens, static_cast<int>(edited.prompt.size()) - turn_start);
-    EXPECT_EQ(third.tokens, cold(edited).tokens);
-
-    // Edit the first prompt, long before any checkpoint: everything runs again.
-    auto rewritten = edited;
-    rewritten.prompt[5] = rewritten.prompt[5] == 40 ? 41 : 40;
-    const auto fourth = run(session, rewritten);
-    EXPECT_EQ(fourth.stats.cached_tokens, 0);
-    EXPECT_EQ(fourth.tokens, cold(rewritten).tokens);
+    const size_t memory = test::expect_the_going_back_rule(
+        *m_backend, *m_tokenizer,
+        {.prompt = 300, .answer = 40, .message = 71, .wrapping_answer = 250, .later_answers = 250});
     // Rings and checkpoints stay within what the picker's estimate counts.
-    EXPECT_LE(session.memory_bytes(), CpuBackend::kv_bytes(m_model->config(), 1024, kRingOptions));
-    EXPECT_GT(session.memory_bytes(), m_backend->create_sequence(1024)->memory_bytes());
+    EXPECT_LE(memory, CpuBackend::kv_bytes(m_model->config(), 1024, kRingOptions));
+    EXPECT_GT(memory, m_backend->create_sequence(1024)->memory_bytes());
 }
 
 // A short step back needs no checkpoint: the rings still hold the window before it.
 TEST_P(SlidingWindowTest, AShortRegenerateKeepsTheRings) {
     auto sequence = m_backend->create_sequence(1024);
-    const auto tokens = prompt_of(600, 4);
+    const auto tokens = test::salted_prompt(600, 4);
     m_backend->forward(tokens, *sequence, LogitRows::None);
-    const int back = kRing - kWindow + 1;  // the ring holds 344..599; 375 needs 344..374
+    const int back = test::kRing - kWindow + 1;  // the ring holds 344..599; 375 needs 344..374
     EXPECT_EQ(sequence->keepable(600 - back), 600 - back);
     EXPECT_EQ(sequence->keepable(600 - back - 10), 0);
     sequence->truncate(600 - back);
@@ -133,9 +81,9 @@ TEST_P(SlidingWindowTest, AShortRegenerateKeepsTheRings) {
 // (None equals a fresh prefill of the kept tokens: deeper layers' cached entries still carry
 // what the dropped tokens contributed.)
 TEST_P(SlidingWindowTest, ARollingWindowOverflowMovesTheWindowsAsTheReferenceDoes) {
-    const auto tokens = prompt_of(400, 3);  // the rings wrapped
+    const auto tokens = test::salted_prompt(400, 3);  // the rings wrapped
     const int keep = 4, dropped = 2 * kWindow + 5;
-    const auto more = prompt_of(kWindow / 2, 9);
+    const auto more = test::salted_prompt(kWindow / 2, 9);
     ReferenceBackend reference(*m_model);
     auto whole_options = kRingOptions;
     whole_options.chunk_sizes = {1, 8, 64, 1024};
@@ -168,7 +116,7 @@ TEST_P(SlidingWindowTest, ARollingWindowOverflowMovesTheWindowsAsTheReferenceDoe
 // included.
 TEST_P(SlidingWindowTest, TheSessionsRollingWindowGoesOnPastTheContext) {
     Session session(*m_backend, *m_tokenizer, 320);  // more than a ring
-    auto request = greedy(prompt_of(kWindow, 5), 600);
+    auto request = greedy(test::salted_prompt(kWindow, 5), 600);
     request.overflow = OverflowPolicy::RollingWindow;
     request.keep_tokens = 2;
     const auto result = run(session, request);
