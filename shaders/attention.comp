@@ -2,7 +2,9 @@
 // positions a token sees are split over the workgroup's invocations, each keeps an online
 // softmax (running maximum, denominator and weighted sum), and the partial results are combined
 // at the end. Grouped-query attention maps query head h to key/value head h / (heads /
-// kv_heads). The cache holds F16 halves, two per 32-bit word (written by kv_store).
+// kv_heads). The cache holds F16 halves, two per 32-bit word (written by kv_store), position p
+// in row p % cache_rows: a sliding-window layer's ring (which holds at least the window before the
+// step and the step), or with cache_rows = capacity a whole cache.
 //
 // Each invocation's weighted sum lives in registers (MAX_HEAD_DIM floats); the combine goes
 // through shared memory one slice of LANES dimensions at a time, so shared memory does not grow
@@ -24,10 +26,10 @@ layout(std430, binding = 0) readonly buffer Query {
 };  // (tokens, heads, dim)
 layout(std430, binding = 1) readonly buffer Keys {
     uint keys[];
-};  // (positions, kv_dim) halves
+};  // (cache_rows, kv_dim) halves
 layout(std430, binding = 2) readonly buffer Values {
     uint values[];
-};  // (positions, kv_dim) halves
+};  // (cache_rows, kv_dim) halves
 layout(std430, binding = 3) writeonly buffer Output {
     float attended[];
 };
@@ -41,6 +43,7 @@ layout(push_constant) uniform Shape {
     float scale;          // multiplies q.k: 1 / sqrt(head_dim), or the model's own
     uint window;          // > 0: token at position i sees only (i - window, i]
     float softcap;        // > 0: scores become softcap * tanh(score / softcap)
+    uint cache_rows;      // position p is in row p % cache_rows
 }
 shape;
 
@@ -76,16 +79,16 @@ void main() {
     float acc[MAX_HEAD_DIM];
     for (uint d = 0; d < dim; ++d) acc[d] = 0.0;
     for (uint position = start + lane; position < limit; position += LANES) {
+        const uint row = (position % shape.cache_rows) * kv_dim + kv_offset;
         float score = 0.0;
-        for (uint d = 0; d < dim; ++d)
-            score += query[q_offset + d] * key_at(position * kv_dim + kv_offset + d);
+        for (uint d = 0; d < dim; ++d) score += query[q_offset + d] * key_at(row + d);
         score = softcap(score * shape.scale, shape.softcap);
         const float new_max = max(running_max, score);
         const float correction = exp(running_max - new_max);
         const float weight = exp(score - new_max);
         denominator = denominator * correction + weight;
         for (uint d = 0; d < dim; ++d) {
-            acc[d] = acc[d] * correction + weight * value_at(position * kv_dim + kv_offset + d);
+            acc[d] = acc[d] * correction + weight * value_at(row + d);
         }
         running_max = new_max;
     }

@@ -1,6 +1,7 @@
 // Writes the new tokens' keys (rotated by RoPE here, fused with the store) and values into the
-// layer's F16 cache at their positions. One invocation per pair of adjacent elements, packed
-// into one 32-bit word; a NEOX rotation pairs element i with i + rope_pairs, so each invocation
+// layer's F16 cache, position p in row p % cache_rows (a sliding-window layer's ring; a whole cache
+// has a slot per position). One invocation per pair of adjacent elements, packed into one
+// 32-bit word; a NEOX rotation pairs element i with i + rope_pairs, so each invocation
 // reads its elements' partners from the unrotated input. rope_pairs 0 stores the keys as they
 // are (SmolLM3's layers without RoPE).
 #version 450
@@ -18,7 +19,7 @@ layout(std430, binding = 2) readonly buffer Angles {
 };  // (position, pair): (cos, sin), as rope.comp
 layout(std430, binding = 3) writeonly buffer KeyCache {
     uint key_cache[];
-};  // (capacity, kv_dim) halves, two per word
+};  // (cache_rows, kv_dim) halves, two per word
 layout(std430, binding = 4) writeonly buffer ValueCache {
     uint value_cache[];
 };
@@ -30,6 +31,7 @@ layout(push_constant) uniform Shape {
     uint rope_pairs;
     uint first_position;
     uint neox;
+    uint cache_rows;  // rows of the cache: position p is in row p % cache_rows
 }
 shape;
 
@@ -64,7 +66,7 @@ void main() {
     const uint e = element % shape.head_dim;
     const uint position = shape.first_position + t;
     const vec2 key = vec2(rotated(head_base, e, position), rotated(head_base, e + 1, position));
-    const uint slot = (shape.first_position + t) * words_per_token + element / 2;
+    const uint slot = (position % shape.cache_rows) * words_per_token + element / 2;
     key_cache[slot] = packHalf2x16(key);
     value_cache[slot] =
         packHalf2x16(vec2(values[t * kv_dim + element], values[t * kv_dim + element + 1]));

@@ -30,10 +30,11 @@ DeviceKvCache::AngleTable angle_table(Device& device, const Rope& rope, int capa
 }  // namespace
 
 DeviceKvCache::DeviceKvCache(Device& device, const ModelConfig& config, const LayerRopes& ropes,
-                             int capacity)
-    : capacity(capacity) {
-    const size_t bytes = static_cast<size_t>(capacity) * config.kv_dim() * sizeof(uint16_t);
+                             const KvRings& rings)
+    : capacity(rings.capacity()) {
     for (int layer = 0; layer < config.layer_count; ++layer) {
+        rows.push_back(rings.slot_count(layer));
+        const size_t bytes = static_cast<size_t>(rows.back()) * config.kv_dim() * sizeof(uint16_t);
         keys.push_back(std::make_unique<Buffer>(device, bytes, Memory::Device));
         values.push_back(std::make_unique<Buffer>(device, bytes, Memory::Device));
         kind_of.push_back(ropes.kind_of(layer));

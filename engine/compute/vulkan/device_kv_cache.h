@@ -1,14 +1,16 @@
-// One sequence's KV cache in device memory: F16 keys and values, (capacity, kv_dim) per layer,
-// and the RoPE angles of every position it can hold. The angles come in one table per kind of
-// rotation the sequence's LayerRopes has (Gemma 3's local layers rotate with another base than
-// its global ones), computed by Rope::angles, so the device rotates exactly as the CPU does,
-// LongRoPE's magnitude included; each layer's rope and kv_store dispatches read its kind's table.
+// One sequence's KV cache in device memory: F16 keys and values, (slots, kv_dim) per layer (a
+// sliding-window layer's ring, or a slot per position: KvRings decides), and the RoPE angles of
+// every position it can hold. The angles come in one table per kind of rotation the sequence's
+// LayerRopes has (Gemma 3's local layers rotate with another base than its global ones), computed
+// by Rope::angles, so the device rotates exactly as the CPU does, LongRoPE's magnitude included;
+// each layer's rope and kv_store dispatches read its kind's table.
 #pragma once
 
 #include <cstdint>
 #include <memory>
 #include <vector>
 
+#include "engine/compute/kv_rings.h"
 #include "engine/compute/vulkan/buffer.h"
 #include "engine/model/model.h"
 #include "engine/model/rope.h"
@@ -23,12 +25,14 @@ struct DeviceKvCache {
         bool neox;                       // pairs (i, i + pairs) rather than (2i, 2i + 1)
     };
 
-    DeviceKvCache(Device& device, const ModelConfig& config, const LayerRopes& ropes, int capacity);
+    DeviceKvCache(Device& device, const ModelConfig& config, const LayerRopes& ropes,
+                  const KvRings& rings);
 
     // The rotation of `layer`, or null for a layer without RoPE (SmolLM3's every fourth).
     const AngleTable* rope(int layer) const;
 
     int capacity;
+    std::vector<int> rows;                              // per layer: rows of keys and values
     std::vector<std::unique_ptr<Buffer>> keys, values;  // per layer
     std::vector<AngleTable> tables;                     // per LayerRopes kind
     std::vector<int> kind_of;                           // per layer: index into tables, or -1

@@ -107,12 +107,13 @@ void ForwardTable::add_attention(std::vector<Pending>& list, int layer, const De
         add(list, m_shaders.rope(), {a.query.get(), angles},
             RopePush{0, heads, head_dim, pairs, 0, neox}, heads * pairs, false);
     }
+    const auto rows = static_cast<uint32_t>(cache.rows[static_cast<size_t>(layer)]);
     add(list, m_shaders.kv_store(), {a.key.get(), a.value.get(), angles, k_cache, v_cache},
-        RopePush{0, kv_heads, head_dim, pairs, 0, neox}, kv_heads * head_dim / 2, true);
+        KvStorePush{0, kv_heads, head_dim, pairs, 0, neox, rows}, kv_heads * head_dim / 2, true);
     const auto window = static_cast<uint32_t>(config.layers[static_cast<size_t>(layer)].window);
     add(list, m_shaders.attention(), {a.query.get(), k_cache, v_cache, a.attended.get()},
         AttentionPush{0, heads, kv_heads, head_dim, 0, config.attention_scale, window,
-                      config.attention_softcap},
+                      config.attention_softcap, rows},
         heads, true);
     add_residual(list, w.attention_output, *a.attended, w.post_attention_norm.get());
 }
@@ -202,6 +203,11 @@ void ForwardTable::emit(Submission& submission, const Dispatch& d, uint32_t toke
                     groups_for(workgroups, kSlice)};
         },
         [&](RopePush& p) -> Groups {
+            p.tokens = tokens;
+            p.first_position = position;
+            return {groups_for(uint64_t{tokens} * d.per_token), 1, 1};
+        },
+        [&](KvStorePush& p) -> Groups {
             p.tokens = tokens;
             p.first_position = position;
             return {groups_for(uint64_t{tokens} * d.per_token), 1, 1};

@@ -52,10 +52,10 @@ public:
     size_t dispatches_per_token() const { return m_layers.size() + m_head.size() + 1; }
 
 private:
-    // Each kind of dispatch by its push-constant block (rope and the KV store share one, and
-    // are recorded alike), its fixed fields filled in when the table is built.
-    using Push =
-        std::variant<EmbeddingPush, NormPush, MatmulPush, RopePush, AttentionPush, CountPush>;
+    // Each kind of dispatch by its push-constant block, its fixed fields filled in when the
+    // table is built.
+    using Push = std::variant<EmbeddingPush, NormPush, MatmulPush, RopePush, KvStorePush,
+                              AttentionPush, CountPush>;
     struct Dispatch {
         const Pipeline* pipeline;
         VkDescriptorSet set;

@@ -104,7 +104,7 @@ ShaderSet::ShaderSet(Device& device, const Model& model) {
     m_rows_per_workgroup = subgroups ? 64 / info.subgroup_size : 1;
     m_rmsnorm = make<NormPush>(device, "rmsnorm", rmsnorm_spv, 3);
     m_rope = make<RopePush>(device, "rope", rope_spv, 2);
-    m_kv_store = make<RopePush>(device, "kv_store", kv_store_spv, 5);
+    m_kv_store = make<KvStorePush>(device, "kv_store", kv_store_spv, 5);
     m_attention = config.head_dim <= static_cast<int>(kSmallHeadDim)
                       ? make<AttentionPush>(device, "attention", attention_spv, 4)
                       : make<AttentionPush>(device, "attention_256", attention_256_spv, 4);

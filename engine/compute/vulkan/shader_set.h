@@ -29,11 +29,16 @@ struct NormPush {
 struct RopePush {
     uint32_t tokens, heads, head_dim, rope_pairs, first_position, neox;
 };
+struct KvStorePush {
+    uint32_t tokens, heads, head_dim, rope_pairs, first_position, neox;
+    uint32_t cache_rows;  // position p goes to row p % cache_rows
+};
 struct AttentionPush {
     uint32_t tokens, heads, kv_heads, head_dim, first_position;
     float scale;
-    uint32_t window;  // 0: every earlier position
-    float softcap;    // 0: none
+    uint32_t window;      // 0: every earlier position
+    float softcap;        // 0: none
+    uint32_t cache_rows;  // position p is in row p % cache_rows
 };
 struct CountPush {
     uint32_t count;

@@ -11,6 +11,7 @@
 #include "engine/compute/kv_cache.h"
 #include "engine/compute/kv_shift.h"
 #include "engine/compute/vulkan/device.h"
+#include "engine/compute/vulkan/device_checkpoints.h"
 #include "engine/compute/vulkan/device_weights.h"
 #include "engine/compute/vulkan/forward_table.h"
 #include "engine/compute/vulkan/shader_set.h"
@@ -41,7 +42,8 @@ struct VulkanBackend::State {
     std::unique_ptr<Submission> submissions[2];
 };
 
-// A sequence's KV cache in device memory and the dispatch table that writes and reads it.
+// A sequence's KV cache in device memory and the dispatch table that writes and reads it; its
+// rings follow the bookkeeping the host caches share (KvRings), so they go back by one rule.
 class VulkanBackend::DeviceSequence final : public Sequence {
 public:
     DeviceSequence(VulkanBackend& backend, int capacity)
@@ -49,58 +51,83 @@ public:
           m_backend(backend),
           m_config(backend.m_model.config()),
           m_ropes(backend.m_model, capacity),
-          m_cache(*backend.m_device, m_config, m_ropes, capacity),
+          m_rings(layer_windows(m_config), backend.ring_step(), capacity),
+          m_cache(*backend.m_device, m_config, m_ropes, m_rings),
+          m_checkpoints(*backend.m_device, m_config.kv_dim()),
           m_table(*backend.m_device, m_config, backend.m_state->weights, backend.m_state->shaders,
                   backend.m_state->activations, m_cache) {}
 
     // Work still running (a chunk in flight when an error cut a run short) may read the cache.
     ~DeviceSequence() override { m_backend.m_device->wait_idle(); }
 
-    int size() const override { return m_size; }
-    int capacity() const override { return m_cache.capacity; }
-    void truncate(int length) override {
-        if (length < 0 || length > m_size)
-            throw std::out_of_range("Sequence::truncate past its end");
-        m_size = length;
+    int size() const override { return m_rings.size(); }
+    int capacity() const override { return m_rings.capacity(); }
+    int keepable(int length) const override { return m_rings.keepable(length); }
+    void checkpoint() override {
+        if (const auto storage = m_rings.checkpoint())
+            m_checkpoints.save(*storage, m_rings, m_cache);
     }
-    // Rare (context overflow): the cache visits the host, where the CPU backends' shift runs.
+    void truncate(int length) override {
+        if (const auto restore = m_rings.truncate(length))
+            m_checkpoints.restore(*restore, m_rings, m_cache);
+    }
+    // Rare (context overflow): the slots visit a host cache with the same rings, where the CPU
+    // backends' shift runs, and come back moved.
     void erase(int start, int count) override {
         auto& device = *m_backend.m_device;
-        KvCacheF16 host(m_config.layer_count, m_cache.capacity, m_config.kv_dim());
-        const size_t bytes = static_cast<size_t>(m_size) * m_config.kv_dim() * sizeof(uint16_t);
+        KvCacheF16 host(m_rings, m_config.kv_dim());
+        const auto bytes = [&](int layer) {
+            return static_cast<size_t>(std::min(m_rings.size(), m_rings.slot_count(layer))) *
+                   m_config.kv_dim() * sizeof(uint16_t);
+        };
         for (int layer = 0; layer < m_config.layer_count; ++layer) {
-            device.download(*m_cache.keys[layer], 0, host.key(layer, 0), bytes);
-            device.download(*m_cache.values[layer], 0, host.value(layer, 0), bytes);
+            device.download(*m_cache.keys[layer], 0, host.key(layer, 0), bytes(layer));
+            device.download(*m_cache.values[layer], 0, host.value(layer, 0), bytes(layer));
         }
-        host.commit(m_size);
         erase_positions(host, m_ropes, m_config.head_dim, start, count);
         for (int layer = 0; layer < m_config.layer_count; ++layer) {
-            device.upload(*m_cache.keys[layer], 0, host.key(layer, 0), bytes);
-            device.upload(*m_cache.values[layer], 0, host.value(layer, 0), bytes);
+            device.upload(*m_cache.keys[layer], 0, host.key(layer, 0), bytes(layer));
+            device.upload(*m_cache.values[layer], 0, host.value(layer, 0), bytes(layer));
         }
-        m_size = host.size();
+        m_rings = host.rings();
     }
 
-    void reserve(int count) const { check_room(m_size, m_cache.capacity, count); }
-    void grow(int count) { m_size += count; }
+    void reserve(int count) const { check_room(size(), capacity(), count); }
+    // Positions one recorded step, or a chain decode's steps ahead of the last accepted token,
+    // may write before the step's first token reads the window.
+    int largest_step() const { return m_rings.largest_step(); }
+    void grow(int count) { m_rings.commit(count); }
+    // Positions before `end` were written and then given up (work cut short or declined).
+    void overwrote(int end) { m_rings.overwrote(end); }
     const ForwardTable& table() const { return m_table; }
     size_t memory_bytes() const override {
-        return 2 * sizeof(uint16_t) * static_cast<size_t>(m_config.layer_count) * m_cache.capacity *
-               m_config.kv_dim();
+        size_t bytes = m_checkpoints.bytes();
+        for (const auto* buffers : {&m_cache.keys, &m_cache.values}) {
+            for (const auto& buffer : *buffers) bytes += buffer->size();
+        }
+        return bytes;
     }
 
 private:
     VulkanBackend& m_backend;
     const ModelConfig& m_config;
     LayerRopes m_ropes;
+    KvRings m_rings;
     DeviceKvCache m_cache;
+    vulkan::DeviceCheckpoints m_checkpoints;
     ForwardTable m_table;
-    int m_size = 0;
 };
 
 namespace {
 
 constexpr uint32_t kMinimumRing = 1024;
+
+// Chain decode records a chunk while the host still reads the one before and another is in
+// flight: a token declined at the start of the chunk read leaves up to three chunks less one
+// position written past the new end, which every ring must hold beside the window.
+int chain_reach(int decode_chunk) {
+    return 3 * decode_chunk - 1;
+}
 
 // The last row's logits, and the next token chosen from them on the device under `rule`.
 HeadRequest choosing_head(const SamplerSettings& rule) {
@@ -156,6 +183,11 @@ VulkanBackend::VulkanBackend(const Model& model, VulkanBackendOptions options)
 
 VulkanBackend::~VulkanBackend() = default;
 
+int VulkanBackend::ring_step() const {
+    return std::max(*std::max_element(m_options.chunk_sizes.begin(), m_options.chunk_sizes.end()),
+                    chain_reach(m_options.decode_chunk));
+}
+
 std::string VulkanBackend::name() const {
     return "vulkan (" + m_device->info().name + ")";
 }
@@ -198,6 +230,10 @@ std::vector<float> VulkanBackend::forward(std::span<const int32_t> tokens, Seque
     }
     if (sizes.empty()) sizes.push_back(1);
     const auto steps = plan_prefill(static_cast<int>(tokens.size()), 0, sizes);
+    for (const auto& step : steps) {
+        if (step.tokens > own.largest_step())
+            throw std::logic_error("a prefill step longer than the KV cache's rings allow");
+    }
 
     Submission& submission = *m_state->submissions[0];
     auto* ring = static_cast<uint32_t*>(a.tokens->data());
@@ -234,6 +270,7 @@ std::vector<float> VulkanBackend::forward(std::span<const int32_t> tokens, Seque
         submission.wait();
     } catch (...) {
         m_device->wait_idle();
+        own.overwrote(own.size() + static_cast<int>(tokens.size()));
         throw;
     }
     if (rows == LogitRows::Last) result.assign(logits, logits + vocab);
@@ -257,6 +294,9 @@ int VulkanBackend::decode_on_device(DeviceSequence& sequence, int32_t input, int
     if (count <= 0) return 0;
     check_token_ids(m_model.config(), std::span(&input, 1));
     sequence.reserve(count);
+    if (chain_reach(m_options.decode_chunk) > sequence.largest_step()) {
+        throw std::logic_error("chain decode runs further ahead than the KV cache's rings allow");
+    }
     Activations& a = m_state->activations;
     auto* ring = static_cast<uint32_t*>(a.tokens->data());
     ring[0] = static_cast<uint32_t>(input);
@@ -304,9 +344,11 @@ int VulkanBackend::decode_on_device(DeviceSequence& sequence, int32_t input, int
         }
     } catch (...) {
         m_device->wait_idle();  // nothing may still run when the caller frees the sequence
+        sequence.overwrote(position + next);
         throw;
     }
     for (const Chunk& chunk : in_flight) chunk.submission->wait();  // discarded work
+    sequence.overwrote(position + next);
     sequence.grow(accepted);
     return accepted;
 }

@@ -61,6 +61,9 @@ private:
     class DeviceSequence;
     struct State;
 
+    // The step a sequence's rings are sized for: the largest prefill step, or how far chain
+    // decode writes ahead of what it has accepted.
+    int ring_step() const;
     DeviceSequence& own(Sequence& sequence) const;
     int decode_on_device(DeviceSequence& sequence, int32_t input, int count,
                          const SamplerSettings& rule, TokenPicker& picker);

@@ -2,6 +2,7 @@
 // (Mesa's lavapipe here).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <random>
@@ -476,9 +477,9 @@ TEST_F(ShaderTest, EmbeddingLookupsMatchTheCpu) {
     }
 }
 
-// Keys rotated and stored as halves at their positions, values stored as halves: the CPU
-// backend's Rope and float_to_half, for every kind of rotation of kRopeCases; with no pairs
-// (a layer without RoPE) the keys are stored as they are.
+// Keys rotated and stored as halves at their positions' slots (a ring of 32 the step wraps),
+// values stored as halves: the CPU backend's Rope and float_to_half, for every kind of rotation
+// of kRopeCases; with no pairs (a layer without RoPE) the keys are stored as they are.
 TEST_F(ShaderTest, KvStoreRotatesAndPacksLikeTheCpu) {
     for (const auto& [name, context] : kRopeCases) {
         const auto model = Model::load(test::model_path(name));
@@ -487,7 +488,7 @@ TEST_F(ShaderTest, KvStoreRotatesAndPacksLikeTheCpu) {
         std::vector<const Rope*> kinds{nullptr};
         for (const Rope& rope : ropes.kinds()) kinds.push_back(&rope);
         for (const Rope* rope : kinds) {
-            const uint32_t tokens = 5, first = 30, capacity = 40;
+            const uint32_t tokens = 5, first = 30, capacity = 40, rows = 32;
             const auto kv_heads = static_cast<uint32_t>(config.kv_head_count);
             const auto head_dim = static_cast<uint32_t>(config.head_dim);
             const uint32_t kv_dim = kv_heads * head_dim;
@@ -496,11 +497,11 @@ TEST_F(ShaderTest, KvStoreRotatesAndPacksLikeTheCpu) {
             auto kb = buffer_with(k), vb = buffer_with(v);
             auto angles = rope != nullptr ? buffer_with(angle_table(*rope, capacity))
                                           : buffer_with(nullptr, 4);
-            auto key_cache = buffer_with(nullptr, size_t{capacity} * kv_dim * 2);
-            auto value_cache = buffer_with(nullptr, size_t{capacity} * kv_dim * 2);
+            auto key_cache = buffer_with(nullptr, size_t{rows} * kv_dim * 2);
+            auto value_cache = buffer_with(nullptr, size_t{rows} * kv_dim * 2);
             const uint32_t pairs = rope != nullptr ? static_cast<uint32_t>(rope->pairs()) : 0;
             const uint32_t neox = rope != nullptr && rope->style() == RopeStyle::Neox ? 1 : 0;
-            const RopePush push{tokens, kv_heads, head_dim, pairs, first, neox};
+            const KvStorePush push{tokens, kv_heads, head_dim, pairs, first, neox, rows};
             run(kv_store_spv,
                 {kb.get(), vb.get(), angles.get(), key_cache.get(), value_cache.get()}, push,
                 groups_of(size_t{tokens} * kv_dim / 2));
@@ -510,7 +511,7 @@ TEST_F(ShaderTest, KvStoreRotatesAndPacksLikeTheCpu) {
                 for (uint32_t h = 0; h < kv_heads && rope != nullptr; ++h)
                     rope->apply(&k[(t * kv_heads + h) * head_dim], int(first + t));
                 for (uint32_t i = 0; i < kv_dim; ++i) {
-                    const size_t slot = size_t{first + t} * kv_dim + i;
+                    const size_t slot = size_t{(first + t) % rows} * kv_dim + i;
                     if (rope == nullptr) {
                         ASSERT_EQ(keys[slot], kernels::float_to_half(k[t * kv_dim + i]));
                     } else {
@@ -531,6 +532,7 @@ struct AttentionCase {
     uint32_t window = 0;
     float softcap = 0.0f;
     float query_scale = 1.0f;  // larger queries push scores into the cap's curve
+    uint32_t rows = 0;         // > 0: a ring, position p in row p % rows; 0: a row per position
 };
 
 // Attention over an F16 cache, against the CPU's definition as a plain softmax in double
@@ -557,9 +559,16 @@ void check_attention(ShaderTest& test, std::span<const uint32_t> spirv, const At
         v[i] = kernels::half_to_float(v_half[i]);
     }
     const float scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
-    const AttentionPush push{c.tokens, c.heads, c.kv_heads, c.head_dim,
-                             c.first,  scale,   c.window,   c.softcap};
-    const auto y = test.run_attention(spirv, q, k_half, v_half, push);
+    const uint32_t rows = c.rows > 0 ? c.rows : positions;
+    // Every position written in order, as a ring keeps them: later ones take earlier ones' rows.
+    std::vector<uint16_t> k_rows(size_t{rows} * kv_dim), v_rows(k_rows.size());
+    for (uint32_t p = 0; p < positions; ++p) {
+        std::copy_n(&k_half[size_t{p} * kv_dim], kv_dim, &k_rows[size_t{p % rows} * kv_dim]);
+        std::copy_n(&v_half[size_t{p} * kv_dim], kv_dim, &v_rows[size_t{p % rows} * kv_dim]);
+    }
+    const AttentionPush push{c.tokens, c.heads,  c.kv_heads, c.head_dim, c.first,
+                             scale,    c.window, c.softcap,  rows};
+    const auto y = test.run_attention(spirv, q, k_rows, v_rows, push);
     for (uint32_t t = 0; t < c.tokens; ++t) {
         const uint32_t limit = c.first + t + 1;
         const uint32_t start = c.window > 0 && limit > c.window ? limit - c.window : 0;
@@ -612,6 +621,9 @@ TEST_F(ShaderTest, AttentionKeepsToTheWindowAndCapsTheScores) {
              AttentionCase{6, 2, 2, 64, 0, 3},
              AttentionCase{2, 4, 2, 64, 40, 0, 1.0f, 4.0f},
              AttentionCase{3, 4, 2, 128, 80, 32, 50.0f, 8.0f},
+             // Rings: the window before the step and the step, wrapped.
+             AttentionCase{4, 4, 2, 64, 100, 32, 0.0f, 1.0f, 40},
+             AttentionCase{8, 4, 1, 64, 250, 32, 0.0f, 1.0f, 256},
          }) {
         check_attention(*this, attention_spv, c, m_random);
     }
@@ -626,6 +638,7 @@ TEST_F(ShaderTest, AttentionRunsHeadsOf256) {
              AttentionCase{2, 4, 1, 256, 300, 64},
              AttentionCase{2, 4, 2, 160, 40},
              AttentionCase{2, 4, 2, 64, 70},
+             AttentionCase{3, 8, 4, 256, 300, 32, 1.0f, 4.0f, 34},
          }) {
         check_attention(*this, attention_256_spv, c, m_random);
     }
