@@ -2,8 +2,8 @@
 // dequantised in the shader, for up to TILE tokens per workgroup so each weight is read once per
 // tile: one kernel for decode (one token) and prefill (many). Options: add a bias, add the
 // product into y instead of replacing it (the residual connection, fused), and soft-cap it
-// (Gemma 2's final logits, capped before the device's argmax or sampler reads them). A matrix larger
-// than the device's storage-buffer range arrives in pieces of whole rows, one dispatch each.
+// (Gemma 2's final logits, capped before the device's argmax or sampler reads them). A matrix
+// larger than the device's storage-buffer range arrives in pieces of whole rows, one dispatch each.
 //
 // Each subgroup computes one row and sums its lanes with subgroupAdd: no shared memory, no
 // barriers (a workgroup holds 64 / subgroup-size rows). Compiled with SHARED_REDUCTION for
