@@ -36,13 +36,6 @@ void read_attention_shape(const ModelReader& reader, const std::string& prefix,
                         config.head_dim);
 }
 
-// A sliding-window layer's index pattern: Gemma 2 alternates local and global layers, Gemma 3
-// has five local layers to each global one.
-bool is_local_layer(const ModelConfig& config, int pattern, int layer) {
-    if (!is_gemma(config.architecture)) return false;
-    return layer % pattern < pattern - 1;
-}
-
 void read_rope(const ModelReader& reader, const std::string& prefix, ModelConfig& config) {
     RopeConfig& rope = config.rope;
     rope.style =
@@ -54,14 +47,6 @@ void read_rope(const ModelReader& reader, const std::string& prefix, ModelConfig
     if (rope.dimensions % 2 != 0) reader.fail("rope.dimension_count must be even");
     rope.base = reader.optional_number(prefix + "rope.freq_base", 10000.0);
     if (!(rope.base > 1.0)) reader.fail("rope.freq_base must be greater than 1");
-    // Gemma's local layers: their own base where the file gives one, else the global base
-    // (Gemma 2) or 10000 (Gemma 3); never the global layers' scaling.
-    config.local_rope = rope;
-    if (config.architecture == Architecture::Gemma3) config.local_rope.base = 10000.0;
-    config.local_rope.base =
-        reader.optional_number(prefix + "rope.freq_base_swa", config.local_rope.base);
-    if (!(config.local_rope.base > 1.0)) reader.fail("rope.freq_base_swa must be greater than 1");
-
     const auto scaling = reader.file().get_string(prefix + "rope.scaling.type").value_or("none");
     if (scaling == "linear") {
         rope.scale = 1.0 / reader.optional_positive(prefix + "rope.scaling.factor", 1.0);
@@ -72,8 +57,17 @@ void read_rope(const ModelReader& reader, const std::string& prefix, ModelConfig
         prefix + "rope.scaling.original_context_length", config.context_length, 1, kMaxContext);
     rope.magnitude =
         static_cast<float>(reader.optional_positive(prefix + "rope.scaling.attn_factor", 1.0));
-    if (config.architecture != Architecture::Gemma3) config.local_rope.scale = rope.scale;
-    config.local_rope.magnitude = rope.magnitude;
+
+    // Gemma's local layers: their own base where the file gives one, else the global base
+    // (Gemma 2) or 10000 (Gemma 3, whose local layers also skip the global scaling).
+    config.local_rope = rope;
+    if (config.architecture == Architecture::Gemma3) {
+        config.local_rope.base = 10000.0;
+        config.local_rope.scale = 1.0;
+    }
+    config.local_rope.base =
+        reader.optional_number(prefix + "rope.freq_base_swa", config.local_rope.base);
+    if (!(config.local_rope.base > 1.0)) reader.fail("rope.freq_base_swa must be greater than 1");
 }
 
 void read_layer_pattern(const ModelReader& reader, const std::string& prefix, ModelConfig& config) {
@@ -87,7 +81,8 @@ void read_layer_pattern(const ModelReader& reader, const std::string& prefix, Mo
     config.layers.resize(static_cast<size_t>(config.layer_count));
     for (int i = 0; i < config.layer_count; ++i) {
         LayerConfig& layer = config.layers[static_cast<size_t>(i)];
-        if (window > 0 && is_local_layer(config, pattern, i)) {
+        // Gemma 2 alternates local and global layers, Gemma 3 has five local to each global.
+        if (window > 0 && i % pattern < pattern - 1) {
             layer.window = window;
             layer.rope = LayerConfig::Rope::Local;
         }
