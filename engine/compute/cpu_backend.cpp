@@ -67,19 +67,15 @@ std::string CpuBackend::name() const {
     return "cpu (" + isa + ", " + std::to_string(m_pool.size()) + " threads)";
 }
 
-namespace {
-
-int largest_chunk(const CpuBackendOptions& options) {
+int CpuBackend::largest_step(const CpuBackendOptions& options) {
     int largest = 1;
     for (const int size : options.chunk_sizes) largest = std::max(largest, size);
     return largest;
 }
 
-}  // namespace
-
 size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity,
                             const CpuBackendOptions& options) {
-    return kv_cache_bytes(layer_windows(config), largest_chunk(options), capacity,
+    return kv_cache_bytes(layer_windows(config), largest_step(options), capacity,
                           2 * sizeof(uint16_t) * static_cast<size_t>(config.kv_dim()));
 }
 
@@ -88,7 +84,7 @@ size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& op
     const kernels::Isa isa = options.isa.value_or(kernels::best_isa());
     const auto& dots = kernels::dot_table(isa);
     const kernels::GemmTable* gemm = kernels::gemm_table(isa);
-    const int largest = largest_chunk(options);
+    const int largest = largest_step(options);
     const size_t dim = static_cast<size_t>(config.embedding_length);
     const size_t ffn = static_cast<size_t>(config.feed_forward_length);
     const size_t per_token = 3 * dim + 2 * static_cast<size_t>(config.query_dim()) +
@@ -143,7 +139,7 @@ size_t CpuBackend::allocated_working_bytes() const {
 std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
     return std::make_unique<CpuSequence>(
         *this, m_model,
-        KvCacheF16(layer_windows(m_config), largest_chunk(m_options), capacity, m_config.kv_dim()));
+        KvCacheF16(layer_windows(m_config), largest_step(m_options), capacity, m_config.kv_dim()));
 }
 
 std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,

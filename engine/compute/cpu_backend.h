@@ -46,6 +46,8 @@ public:
     std::vector<int> chunk_sizes() const override { return m_options.chunk_sizes; }
     int threads() const { return m_pool.size(); }
 
+    // The largest prefill step `options` allow, which sizes sliding-window layers' rings.
+    static int largest_step(const CpuBackendOptions& options);
     // Bytes of KV cache one sequence of `capacity` tokens takes (sliding-window layers keep
     // rings sized for the largest prefill step).
     static size_t kv_bytes(const ModelConfig& config, int capacity,

@@ -2,11 +2,9 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <map>
 
 #include "engine/compute/kv_cache.h"
-
 #include "engine/text/chat_template.h"
 
 namespace hearth {
@@ -82,8 +80,7 @@ ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOpt
     info.weight_bytes = file.file_size() + model->weights().owned_bytes();
     info.working_bytes = CpuBackend::working_bytes(*model, options);
     info.layer_windows = layer_windows(config);
-    for (const int size : options.chunk_sizes)
-        info.prefill_step = std::max(info.prefill_step, size);
+    info.prefill_step = CpuBackend::largest_step(options);
     info.kv_bytes_per_layer_position =
         2 * sizeof(uint16_t) * static_cast<uint64_t>(config.kv_dim());
     return info;
