@@ -21,15 +21,14 @@ KvRings::KvRings(const std::vector<int>& windows, int step, int capacity)
     }
     for (const int window : windows) {
         const Layer layer{window, layer_slots(window, step, capacity)};
-        if (layer.slot_count < capacity)
-            m_largest_step = std::min(m_largest_step, layer.slot_count - window + 1);
+        if (ring(layer)) m_largest_step = std::min(m_largest_step, layer.slot_count - window + 1);
         m_layers.push_back(layer);
     }
 }
 
 bool KvRings::has_rings() const {
     return std::any_of(m_layers.begin(), m_layers.end(),
-                       [&](const Layer& layer) { return layer.slot_count < m_capacity; });
+                       [&](const Layer& layer) { return ring(layer); });
 }
 
 void KvRings::commit(int count) {
@@ -39,15 +38,13 @@ void KvRings::commit(int count) {
 
 void KvRings::overwrote(int end) {
     for (Layer& layer : m_layers) {
-        if (layer.slot_count < m_capacity)
-            layer.oldest = std::max(layer.oldest, end - layer.slot_count);
+        if (ring(layer)) layer.oldest = std::max(layer.oldest, end - layer.slot_count);
     }
 }
 
 bool KvRings::holds_window_before(int length) const {
     return length == 0 || std::all_of(m_layers.begin(), m_layers.end(), [&](const Layer& layer) {
-               return layer.slot_count == m_capacity ||
-                      layer.oldest <= std::max(0, length - layer.window + 1);
+               return !ring(layer) || layer.oldest <= std::max(0, length - layer.window + 1);
            });
 }
 
@@ -74,8 +71,7 @@ std::optional<KvRings::Restore> KvRings::truncate(int length) {
         restore = Restore{usable->saved, usable->storage};
         // The checkpoint's positions below the new length are what each ring then holds.
         for (Layer& layer : m_layers) {
-            if (layer.slot_count < m_capacity)
-                layer.oldest = std::max(0, usable->saved - layer.window);
+            if (ring(layer)) layer.oldest = std::max(0, usable->saved - layer.window);
         }
     }
     m_size = length;
@@ -116,7 +112,7 @@ void KvRings::erase(int start, int count) {
     }
     const int moved_end = m_size - count;
     for (Layer& layer : m_layers) {
-        if (layer.slot_count == m_capacity) continue;
+        if (!ring(layer)) continue;
         const int oldest = layer.oldest >= start + count ? layer.oldest - count
                            : layer.oldest > start        ? start
                                                          : layer.oldest;

@@ -33,7 +33,7 @@ public:
     int slot_count(int layer) const { return at(layer).slot_count; }
     // The first position whose entries `layer` still holds.
     int oldest(int layer) const { return at(layer).oldest; }
-    bool is_ring(int layer) const { return at(layer).slot_count < m_capacity; }
+    bool is_ring(int layer) const { return ring(at(layer)); }
     bool has_rings() const;
     int slot(int layer, int position) const { return position % at(layer).slot_count; }
     // Positions one step may write: past this, a ring would overwrite what the step's first
@@ -80,6 +80,7 @@ private:
     };
 
     const Layer& at(int layer) const { return m_layers[static_cast<size_t>(layer)]; }
+    bool ring(const Layer& layer) const { return layer.slot_count < m_capacity; }
     bool holds_window_before(int length) const;
 
     int m_capacity;

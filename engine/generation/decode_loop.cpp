@@ -47,11 +47,11 @@ GenerationResult DecodeLoop::run(std::span<const int32_t> prefill_tokens, Genera
     m_result.stats = std::move(stats);
     auto logits = prefill(prefill_tokens);
     m_result.stats.prefill_ns = elapsed_ns();
-    if (logits) m_context.sequence.checkpoint();  // a regenerate comes back here
     if (!logits) {
         finish();
         return std::move(m_result);
     }
+    m_context.sequence.checkpoint();  // a regenerate comes back here
     if (m_request.max_tokens <= 0) {
         stop(StopReason::MaxTokens);
         finish();
