@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <span>
 
 #include "engine/generation/session.h"
 #include "tests/support/requests.h"
@@ -64,6 +66,25 @@ size_t expect_the_going_back_rule(Backend& backend, const Tokenizer& tokenizer,
     EXPECT_EQ(fourth.stats.cached_tokens, 0);
     EXPECT_EQ(fourth.tokens, cold(rewritten).tokens);
     return session.memory_bytes();
+}
+
+std::vector<float> logits_after_erase(Backend& backend, int length, int keep, int dropped) {
+    const auto tokens = salted_prompt(length, 3);
+    const auto more = salted_prompt(kWindow / 2, 9);
+    auto sequence = backend.create_sequence(512);
+    backend.forward(tokens, *sequence, LogitRows::None);
+    sequence->erase(keep, dropped);
+    EXPECT_EQ(sequence->size(), length - dropped);
+    return backend.forward(std::span(more).subspan(1), *sequence, LogitRows::All);
+}
+
+float largest_difference(const std::vector<float>& a, const std::vector<float>& b) {
+    EXPECT_EQ(a.size(), b.size());
+    float worst = 0.0f;
+    for (size_t i = 0; i < std::min(a.size(), b.size()); ++i) {
+        worst = std::max(worst, std::fabs(a[i] - b[i]));
+    }
+    return worst;
 }
 
 }  // namespace hearth::test

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <vector>
 
 #include "engine/compute/backend.h"
 #include "engine/text/tokenizer.h"
@@ -28,5 +29,12 @@ struct ConversationShape {
 // memory at the end, checkpoints included.
 size_t expect_the_going_back_rule(Backend& backend, const Tokenizer& tokenizer,
                                   const ConversationShape& shape);
+
+// A rolling-window drop: `length` tokens on a fresh sequence (context 512), positions
+// [keep, keep + dropped) erased, then half a window more; the logits of those last tokens.
+std::vector<float> logits_after_erase(Backend& backend, int length, int keep, int dropped);
+
+// The largest |a[i] - b[i]| (a gtest failure when the sizes differ).
+float largest_difference(const std::vector<float>& a, const std::vector<float>& b);
 
 }  // namespace hearth::test
