@@ -72,7 +72,8 @@ hearth::GenerationRequest generation_request(const hearth::CliOptions& options,
                                  .sampler = options.sampler,
                                  .fresh_seed = !options.seed_given,
                                  .overflow = hearth::OverflowPolicy::Stop,
-                                 .enable_thinking = options.enable_thinking};
+                                 .enable_thinking = options.enable_thinking,
+                                 .reasoning_effort = options.reasoning_effort};
         if (!options.system_prompt.empty())
             chat.messages.push_back({"system", options.system_prompt});
         chat.messages.push_back({"user", options.prompt});
@@ -80,6 +81,11 @@ hearth::GenerationRequest generation_request(const hearth::CliOptions& options,
             spdlog::warn(
                 "--think has no effect: the model's chat template does not read "
                 "enable_thinking");
+        }
+        if (options.reasoning_effort && !engine.chat_template().has_reasoning_effort()) {
+            spdlog::warn(
+                "--reasoning-effort has no effect: the model's chat template does not read "
+                "reasoning_effort");
         }
         request = engine.chat_generation_request(chat, decode, context);
         const bool plain = !engine.chat_template().has_template();

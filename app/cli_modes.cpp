@@ -9,6 +9,7 @@
 #include "app/bundled_model.h"
 #include "app/read_file.h"
 #include "engine/format/gguf_file.h"
+#include "engine/text/chat_json.h"
 #include "engine/text/chat_template.h"
 #include "engine/text/jinja/json.h"
 #include "engine/text/tokenizer.h"
@@ -23,6 +24,17 @@ std::string read_all(std::istream& in) {
 jinja::Value read_json_file(const std::string& path) {
     try {
         return jinja::parse_json(read_file(path));
+    } catch (const std::invalid_argument& error) {
+        throw std::runtime_error(path + ": " + error.what());
+    }
+}
+
+// `parse` applied to the file's JSON, its complaint prefixed with the file's path.
+template <typename Parse>
+auto parse_json_file_as(const std::string& path, Parse parse) {
+    const auto json = read_json_file(path);
+    try {
+        return parse(json);
     } catch (const std::invalid_argument& error) {
         throw std::runtime_error(path + ": " + error.what());
     }
@@ -112,10 +124,14 @@ int run_render_template(const CliOptions& options, std::ostream& out) {
         render.extra_variables = vars.as_object();
     }
     render.enable_thinking = options.enable_thinking;
+    render.reasoning_effort = options.reasoning_effort;
+    if (!options.tools_file.empty()) {
+        render.tools = parse_json_file_as(options.tools_file, parse_tool_definitions);
+    }
     if (!options.now.empty()) render.now = parse_time(options.now);
-    const auto messages = read_json_file(options.messages_file);
-    if (!messages.is_array())
-        throw std::runtime_error(options.messages_file + ": expected a JSON array of messages");
+    // The same path as the window's and the server's conversations: OpenAI-shaped messages
+    // read into the engine's ChatMessage, then the template's input built from those.
+    const auto messages = parse_json_file_as(options.messages_file, parse_chat_messages);
     out << chat.render(messages, render);
     return 0;
 }

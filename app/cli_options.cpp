@@ -25,6 +25,13 @@ bool parse_switch(const std::string& option, const std::string& text) {
     throw std::invalid_argument("option " + option + " expects on or off, got '" + text + "'");
 }
 
+// The levels gpt-oss's template describes; anything else would reach the model verbatim.
+std::string parse_reasoning_effort(const std::string& text) {
+    if (text == "low" || text == "medium" || text == "high") return text;
+    throw std::invalid_argument("option --reasoning-effort expects low, medium or high, got '" +
+                                text + "'");
+}
+
 std::vector<int32_t> parse_ids(const std::string& text) {
     std::vector<int32_t> ids;
     size_t start = 0;
@@ -45,20 +52,23 @@ std::string cli_usage() {
            "[--speculative]\n"
            "                  [--json | --json-schema SCHEMA.json] [--chunk N]\n"
            "       hearth-cli [-m MODEL.gguf] --chat -p MESSAGE [--system TEXT] [--think on|off]\n"
-           "                  [sampling options]\n"
+           "                  [--reasoning-effort low|medium|high] [sampling options]\n"
            "       hearth-cli [-m MODEL.gguf] --prompt-ids 1,72,9 --dump-logits K [-n N]\n"
            "       hearth-cli [-m MODEL.gguf] --tokenize [--add-special] [--parse-special] < text\n"
            "       hearth-cli [-m MODEL.gguf] --detokenize < ids\n"
            "       hearth-cli --render-template [-m MODEL.gguf | --template-file FILE]\n"
            "                  --messages MESSAGES.json [--add-generation-prompt] [--bos-token S]\n"
            "                  [--eos-token S] [--vars VARS.json] [--now 2026-11-22T09:30:00]\n"
-           "                  [--think on|off]\n"
+           "                  [--tools TOOLS.json] [--think on|off]\n"
+           "                  [--reasoning-effort low|medium|high]\n"
            "       hearth-cli --list-devices\n"
            "\n"
            "Without -m the bundled model is used. Text streams to stdout; a line of\n"
            "performance figures goes to stderr at the end. --chat sends the message through the\n"
            "model's chat template; --think on|off sets its enable_thinking (Qwen3, SmolLM3: off\n"
-           "answers without reasoning first). --dump-logits prints JSON with the top-K logits\n"
+           "answers without reasoning first); --reasoning-effort sets gpt-oss's reasoning_effort.\n"
+           "MESSAGES.json and TOOLS.json are in OpenAI's chat format. --dump-logits prints JSON "
+           "with the top-K logits\n"
            "at every prompt position and for N greedy steps. --tokenize prints the ids of stdin's\n"
            "text as JSON; vocabulary-only GGUF files work for --tokenize, --detokenize and\n"
            "--render-template.\n"
@@ -104,6 +114,10 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
             options.messages_file = value();
         } else if (option == "--vars") {
             options.vars_file = value();
+        } else if (option == "--tools") {
+            options.tools_file = value();
+        } else if (option == "--reasoning-effort") {
+            options.reasoning_effort = parse_reasoning_effort(value());
         } else if (option == "--bos-token") {
             options.bos_token = value();
         } else if (option == "--eos-token") {
@@ -182,6 +196,13 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
     if (options.enable_thinking && options.mode != CliMode::Chat &&
         options.mode != CliMode::RenderTemplate) {
         throw std::invalid_argument("--think needs --chat or --render-template");
+    }
+    if (options.reasoning_effort && options.mode != CliMode::Chat &&
+        options.mode != CliMode::RenderTemplate) {
+        throw std::invalid_argument("--reasoning-effort needs --chat or --render-template");
+    }
+    if (!options.tools_file.empty() && options.mode != CliMode::RenderTemplate) {
+        throw std::invalid_argument("--tools needs --render-template");
     }
     if (options.mode == CliMode::RenderTemplate && options.messages_file.empty()) {
         throw std::invalid_argument("--render-template needs --messages MESSAGES.json");

@@ -44,12 +44,14 @@ struct CliOptions {
     std::string template_file;
     std::string messages_file;
     std::string vars_file;
+    std::string tools_file;  // --tools: OpenAI function definitions (JSON array)
     std::optional<std::string> bos_token;
     std::optional<std::string> eos_token;
     std::string now;  // ISO time strftime_now() sees, e.g. 2026-11-22T09:30:00
     bool add_generation_prompt = false;
     std::string system_prompt;
-    std::optional<bool> enable_thinking;  // --think on|off; unset: the template's default
+    std::optional<bool> enable_thinking;          // --think on|off; unset: the template's default
+    std::optional<std::string> reasoning_effort;  // --reasoning-effort low|medium|high
     bool seed_given = false;
     bool help = false;
 };

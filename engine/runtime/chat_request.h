@@ -26,6 +26,13 @@ struct ChatRequest {
     // The chat template's `enable_thinking` (see ChatTemplate::has_thinking_switch); unset: the
     // template's default, which for the models that read it is to think.
     std::optional<bool> enable_thinking;
+    // The chat template's `reasoning_effort` (gpt-oss: "low", "medium" or "high"); unset: its
+    // default.
+    std::optional<std::string> reasoning_effort;
+    // Functions the model may call: OpenAI definitions (see parse_tool_definitions); None: none.
+    jinja::Value tools = jinja::Value(jinja::None{});
+    // Other variables the template reads (builtin_tools, model_identity, …).
+    jinja::Object template_variables;
     std::vector<std::string> stop_strings;
 };
 

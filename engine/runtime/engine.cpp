@@ -143,7 +143,10 @@ GenerationRequest Engine::chat_generation_request(const ChatRequest& chat,
                                                   const DecodeSettings& settings,
                                                   int context_length) {
     require_model();
-    const ChatRenderOptions render{.enable_thinking = chat.enable_thinking};
+    const ChatRenderOptions render{.enable_thinking = chat.enable_thinking,
+                                   .reasoning_effort = chat.reasoning_effort,
+                                   .tools = chat.tools,
+                                   .extra_variables = chat.template_variables};
     const auto prompt = build_chat_prompt(*m_chat_template, *m_tokenizer, chat.messages, render);
     GenerationRequest request;
     request.prompt = prompt.tokens;

@@ -2,32 +2,30 @@
 
 #include <utility>
 
-#include "engine/text/jinja/access.h"
+#include "engine/text/control_text_shield.h"
 
 namespace hearth {
 
 namespace {
 
-// Where each message's content (as is, or trimmed as most templates print it) appears in the
-// rendered text, searched in conversation order. A template that rewrites content beyond
-// trimming leaves that message unprotected; its special tokens then come from the template's
-// own rewriting rules.
-std::vector<std::pair<size_t, size_t>> content_ranges(const std::string& text,
-                                                      const std::vector<ChatMessage>& messages) {
-    std::vector<std::pair<size_t, size_t>> ranges;
-    size_t cursor = 0;
-    for (const auto& message : messages) {
-        for (const std::string& candidate :
-             {message.content, jinja::strip(message.content, "", true, true)}) {
-            if (candidate.empty()) continue;
-            const size_t found = text.find(candidate, cursor);
-            if (found == std::string::npos) continue;
-            ranges.emplace_back(found, found + candidate.size());
-            cursor = found + candidate.size();
-            break;
+std::vector<ChatMessage> shielded_messages(ControlTextShield& shield,
+                                           std::vector<ChatMessage> messages) {
+    for (auto& message : messages) {
+        message.content = shield.shield_text(message.content);
+        if (message.content_parts) {
+            for (auto& part : *message.content_parts) part = shield.shield_text(part);
         }
+        message.reasoning = shield.shield_text(message.reasoning);
+        for (auto& call : message.tool_calls) {
+            // An object's JSON text goes back through the JSON parser, whose escapes a marker
+            // survives unchanged: it holds no quote, backslash or control character.
+            call.arguments = shield.shield_text(call.arguments);
+            call.name = shield.shield_text(call.name);
+        }
+        message.tool_call_id = shield.shield_text(message.tool_call_id);
+        message.name = shield.shield_text(message.name);
     }
-    return ranges;
+    return messages;
 }
 
 }  // namespace
@@ -44,14 +42,19 @@ ChatPrompt build_chat_prompt(const ChatTemplate& chat_template, const Tokenizer&
             tokenizer.encode(prompt.text, {.add_special = true, .parse_special = false});
     } else {
         // Templates print their own special tokens as text, BOS included for most families.
-        // Where the messages' words landed, special-token text stays text: a user who types
-        // "<|im_end|>" cannot end their own turn.
-        prompt.text = chat_template.render(messages, options);
-        const auto plain = content_ranges(prompt.text, messages);
+        // Special-token text inside the conversation's data stays text (see ControlTextShield).
+        ControlTextShield shield(vocab);
+        const auto data = shielded_messages(shield, messages);
+        ChatRenderOptions shielded = options;
+        shielded.tools = shield.shield_value(options.tools);
+        shielded.extra_variables = shield.shield_object(options.extra_variables);
+        auto restored = shield.restore(chat_template.render(data, shielded));
+        prompt.text = std::move(restored.text);
         const bool has_bos =
             vocab.valid(vocab.bos) && prompt.text.starts_with(vocab.tokens[vocab.bos]);
-        prompt.tokens = tokenizer.encode(
-            prompt.text, {.add_special = !has_bos, .parse_special = true, .plain_ranges = plain});
+        prompt.tokens = tokenizer.encode(prompt.text, {.add_special = !has_bos,
+                                                       .parse_special = true,
+                                                       .plain_ranges = restored.plain_ranges});
     }
     return prompt;
 }

@@ -9,19 +9,29 @@ namespace hearth {
 namespace {
 
 // The variable Qwen3's template introduced for switching reasoning off; SmolLM3, QwQ and
-// DeepSeek V3.1 read it too.
+// DeepSeek V3.1 read it too. Granite 3.3 reads `thinking` (true switches reasoning on).
 constexpr const char* kEnableThinking = "enable_thinking";
+constexpr const char* kThinking = "thinking";
+constexpr const char* kReasoningEffort = "reasoning_effort";
 
 struct Turn {
     std::string role;
     std::string content;
 };
 
+// Content sent as a list of text parts reads as the parts joined.
+std::string content_text(const jinja::Value& content) {
+    if (!content.is_array()) return content.str();
+    std::string text;
+    for (const auto& part : content.as_array()) text += jinja::get_attribute(part, "text").str();
+    return text;
+}
+
 std::vector<Turn> turns_of(const jinja::Value& messages) {
     std::vector<Turn> turns;
     for (const auto& message : messages.as_array()) {
         turns.push_back({jinja::get_attribute(message, "role").str(),
-                         jinja::get_attribute(message, "content").str()});
+                         content_text(jinja::get_attribute(message, "content"))});
     }
     return turns;
 }
@@ -79,7 +89,10 @@ ChatTemplate::ChatTemplate(std::string source, std::string bos_token, std::strin
     m_family = detect_chat_family(m_source);
     try {
         m_compiled.emplace(m_source);
-        m_thinking_switch = m_compiled->reads(kEnableThinking);
+        m_reasoning = reasoning_handling(m_source);
+        m_reads_enable_thinking = m_compiled->reads(kEnableThinking);
+        m_reads_thinking = m_compiled->reads(kThinking);
+        m_reads_reasoning_effort = m_compiled->reads(kReasoningEffort);
     } catch (const jinja::RenderError& error) {
         if (m_family == ChatFamily::None) throw;
         m_fallback_reason = error.what();
@@ -90,7 +103,7 @@ ChatTemplate::ChatTemplate(std::string source, std::string bos_token, std::strin
 
 std::string ChatTemplate::render(const std::vector<ChatMessage>& messages,
                                  const ChatRenderOptions& options) const {
-    return render(messages_value(messages), options);
+    return render(template_messages(messages, m_reasoning), options);
 }
 
 std::string ChatTemplate::render(const jinja::Value& messages,
@@ -104,14 +117,18 @@ std::string ChatTemplate::render(const jinja::Value& messages,
         jinja::Object variables;
         variables.set("messages", messages);
         variables.set("add_generation_prompt", jinja::Value(options.add_generation_prompt));
-        variables.set("tools", jinja::Value(jinja::None{}));
+        variables.set("tools", options.tools);
         variables.set("documents", jinja::Value(jinja::None{}));
         if (!m_bos_token.empty()) variables.set("bos_token", jinja::Value(m_bos_token));
         if (!m_eos_token.empty()) variables.set("eos_token", jinja::Value(m_eos_token));
         for (const auto& [key, value] : options.extra_variables.entries())
             variables.set(key, value);
-        if (options.enable_thinking)
+        if (options.enable_thinking) {
             variables.set(kEnableThinking, jinja::Value(*options.enable_thinking));
+            if (m_reads_thinking) variables.set(kThinking, jinja::Value(*options.enable_thinking));
+        }
+        if (options.reasoning_effort)
+            variables.set(kReasoningEffort, jinja::Value(*options.reasoning_effort));
         try {
             return m_compiled->render(variables, options.now.value_or(local_now()));
         } catch (const jinja::UnsupportedTemplate& error) {
@@ -182,17 +199,6 @@ std::string ChatTemplate::render_builtin(const jinja::Value& messages,
             break;
     }
     throw jinja::RenderError("no chat format is known for this model");
-}
-
-jinja::Value messages_value(const std::vector<ChatMessage>& messages) {
-    jinja::Array array;
-    for (const auto& message : messages) {
-        jinja::Object object;
-        object.set("role", jinja::Value(message.role));
-        object.set("content", jinja::Value(message.content));
-        array.emplace_back(std::move(object));
-    }
-    return jinja::Value(std::move(array));
 }
 
 }  // namespace hearth

@@ -10,15 +10,12 @@
 #include <vector>
 
 #include "engine/format/gguf_file.h"
+#include "engine/text/chat_message.h"
 #include "engine/text/jinja/template.h"
+#include "engine/text/template_messages.h"
 #include "engine/text/vocabulary.h"
 
 namespace hearth {
-
-struct ChatMessage {
-    std::string role;  // "system", "user", "assistant", …
-    std::string content;
-};
 
 // Values may be stored with settings: do not change or reuse.
 enum class ChatFamily {
@@ -37,11 +34,18 @@ ChatFamily detect_chat_family(const std::string& source);
 
 struct ChatRenderOptions {
     bool add_generation_prompt = true;
-    // Passed as the template's `enable_thinking` (Qwen3, SmolLM3, QwQ, …: false makes the model
-    // answer without a reasoning block). Unset leaves it undefined: the template's own default.
+    // Passed as the template's `enable_thinking` (Qwen3, SmolLM3, QwQ, DeepSeek V3.1: false
+    // makes the model answer without a reasoning block) and as `thinking` to templates that read
+    // that instead (Granite 3.3). Unset leaves both undefined: the template's own default.
     std::optional<bool> enable_thinking;
-    jinja::Object extra_variables;  // tools, date_string, … (a set enable_thinking wins)
-    std::optional<std::tm> now;     // what strftime_now() sees; the local time when empty
+    // gpt-oss's `reasoning_effort` ("low", "medium", "high"); unset: the template's default.
+    std::optional<std::string> reasoning_effort;
+    // OpenAI function definitions (see parse_tool_definitions); None: no tools offered.
+    jinja::Value tools = jinja::Value(jinja::None{});
+    // Other per-conversation variables (builtin_tools, model_identity, date_string, …); the
+    // settings above win over a variable of the same name.
+    jinja::Object extra_variables;
+    std::optional<std::tm> now;  // what strftime_now() sees; the local time when empty
 };
 
 class ChatTemplate final {
@@ -55,9 +59,11 @@ public:
     // Set when the model's template could not be used and a built-in formatter renders instead.
     const std::string& fallback_reason() const { return m_fallback_reason; }
     ChatFamily family() const { return m_family; }
-    // Whether the template reads `enable_thinking`, so that ChatRenderOptions::enable_thinking
-    // changes the prompt: front ends offer the choice only then.
-    bool has_thinking_switch() const { return m_thinking_switch; }
+    // Whether the template reads `enable_thinking` (or `thinking`), so that
+    // ChatRenderOptions::enable_thinking changes the prompt: front ends offer the choice only then.
+    bool has_thinking_switch() const { return m_reads_enable_thinking || m_reads_thinking; }
+    // Whether ChatRenderOptions::reasoning_effort changes the prompt (gpt-oss).
+    bool has_reasoning_effort() const { return m_reads_reasoning_effort; }
 
     // Throws jinja::TemplateRaised with the template's own message when it rejects the
     // conversation, and jinja::RenderError for other failures.
@@ -73,10 +79,11 @@ private:
     std::string m_eos_token;
     std::optional<jinja::Template> m_compiled;
     ChatFamily m_family = ChatFamily::None;
-    bool m_thinking_switch = false;
+    ReasoningHandling m_reasoning;
+    bool m_reads_enable_thinking = false;
+    bool m_reads_thinking = false;
+    bool m_reads_reasoning_effort = false;
     mutable std::string m_fallback_reason;
 };
-
-jinja::Value messages_value(const std::vector<ChatMessage>& messages);
 
 }  // namespace hearth

@@ -64,6 +64,11 @@ TEST(CliOptions, ParsesTheTokenizerAndTemplateModes) {
     EXPECT_EQ(parse_cli_options({"--think", "on", "--render-template", "--messages", "m.json"})
                   .enable_thinking,
               true);
+    options = parse_cli_options({"--render-template", "--messages", "m.json", "--tools", "t.json",
+                                 "--reasoning-effort", "high"});
+    EXPECT_EQ(options.tools_file, "t.json");
+    EXPECT_EQ(options.reasoning_effort, "high");
+    EXPECT_FALSE(parse_cli_options({"--chat", "-p", "Hi"}).reasoning_effort.has_value());
 }
 
 TEST(CliOptions, RefusesBadInputWithAMessageNamingIt) {
@@ -85,6 +90,12 @@ TEST(CliOptions, RefusesBadInputWithAMessageNamingIt) {
     EXPECT_EQ(message({"--chat", "-p", "x", "--think", "no"}),
               "option --think expects on or off, got 'no'");
     EXPECT_EQ(message({"-p", "x", "--think", "off"}), "--think needs --chat or --render-template");
+    EXPECT_EQ(message({"--chat", "-p", "x", "--reasoning-effort", "extreme"}),
+              "option --reasoning-effort expects low, medium or high, got 'extreme'");
+    EXPECT_EQ(message({"-p", "x", "--reasoning-effort", "low"}),
+              "--reasoning-effort needs --chat or --render-template");
+    EXPECT_EQ(message({"--chat", "-p", "x", "--tools", "t.json"}),
+              "--tools needs --render-template");
     EXPECT_TRUE(parse_cli_options({"--help"}).help);
 }
 

@@ -11,6 +11,7 @@
 #include "engine/compute/vulkan/device.h"
 #include "engine/text/jinja/json.h"
 #include "engine/text/jinja/template.h"
+#include "tests/support/cli_process.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/templated_model.h"
@@ -20,26 +21,7 @@
 namespace hearth {
 namespace {
 
-struct CliResult {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-CliResult run_cli(const QStringList& arguments, const std::string& input = {}) {
-    QProcess process;
-    // Mesa's lavapipe leaks a little from code it unloads: the sanitizer build's leak check
-    // would fail every run that opened a Vulkan device.
-    auto environment = QProcessEnvironment::systemEnvironment();
-    environment.insert("ASAN_OPTIONS", "detect_leaks=0");
-    process.setProcessEnvironment(environment);
-    process.start(QStringLiteral(HEARTH_CLI_PATH), arguments);
-    process.write(input.data(), static_cast<qint64>(input.size()));
-    process.closeWriteChannel();
-    EXPECT_TRUE(process.waitForFinished(120000));
-    return {process.exitCode(), process.readAllStandardOutput().toStdString(),
-            process.readAllStandardError().toStdString()};
-}
+using test::run_cli;
 
 QString shared_model(const std::string& name) {
     return QString::fromStdString(test::model_path(name).string());
@@ -260,67 +242,6 @@ TEST(Cli, TokenizesAndDetokenizesLikeTheFixtures) {
         run_cli({"-m", fixture("tokenizer/ggml-vocab-qwen2.gguf"), "--tokenize", "--parse-special"},
                 "<|im_start|>user");
     EXPECT_EQ(special.out, "[151644, 872]\n");
-}
-
-// Every family's first case through --render-template, and a rejected conversation.
-TEST(Cli, RendersChatTemplatesExactly) {
-    const test::TempDirectory directory;
-    int rendered = 0;
-    for (const auto& entry :
-         std::filesystem::directory_iterator(test::fixture_path("chat_templates"))) {
-        if (entry.path().extension() != ".json") continue;
-        std::ifstream stream(entry.path());
-        const auto json =
-            jinja::parse_json(std::string(std::istreambuf_iterator<char>(stream), {}));
-        const auto& fixture_object = json.as_object();
-        std::ofstream(directory.path() / "template.jinja")
-            << fixture_object.find("template")->as_string();
-        const auto& first = fixture_object.find("cases")->as_array().front().as_object();
-        std::ofstream(directory.path() / "messages.json")
-            << jinja::dump_json(*first.find("messages"));
-        QStringList arguments{
-            "--render-template",
-            "--template-file",
-            QString::fromStdString((directory.path() / "template.jinja").string()),
-            "--messages",
-            QString::fromStdString((directory.path() / "messages.json").string()),
-            "--now",
-            "2026-11-22T09:30:00"};
-        if (first.find("add_generation_prompt")->as_bool()) arguments << "--add-generation-prompt";
-        for (const char* token : {"bos_token", "eos_token"}) {
-            const auto& value = *fixture_object.find(token);
-            if (value.is_string())
-                arguments << (std::string(token) == "bos_token" ? "--bos-token" : "--eos-token")
-                          << QString::fromStdString(value.as_string());
-        }
-        const auto result = run_cli(arguments);
-        if (const auto* unsupported = test::find_unsupported(entry.path().filename().string())) {
-            // Refused outright, or set aside for the family's built-in format with a warning.
-            test::expect_refused(*unsupported, [&] {
-                if (result.exit_code != 0 ||
-                    result.err.find("using the built-in format") != std::string::npos)
-                    throw std::runtime_error(result.err);
-            });
-            continue;
-        }
-        ASSERT_EQ(result.exit_code, 0) << entry.path() << result.err;
-        EXPECT_EQ(result.out, first.find("expected")->as_string()) << entry.path();
-        ++rendered;
-    }
-    EXPECT_GE(rendered, 32) << "is ../shared present?";
-
-    std::ifstream stream(test::fixture_path("chat_templates/gemma-2-it.json"));
-    const auto gemma = jinja::parse_json(std::string(std::istreambuf_iterator<char>(stream), {}));
-    std::ofstream(directory.path() / "gemma.jinja")
-        << gemma.as_object().find("template")->as_string();
-    std::ofstream(directory.path() / "system.json")
-        << R"([{"role": "system", "content": "x"}, {"role": "user", "content": "Hi"}])";
-    const auto refused =
-        run_cli({"--render-template", "--template-file",
-                 QString::fromStdString((directory.path() / "gemma.jinja").string()), "--messages",
-                 QString::fromStdString((directory.path() / "system.json").string())});
-    EXPECT_EQ(refused.exit_code, 1);
-    EXPECT_NE(refused.err.find("System role not supported"), std::string::npos) << refused.err;
 }
 
 TEST(Cli, ChatRendersTheTemplateOfAModelThatHasOne) {

@@ -6,12 +6,6 @@
 
 namespace hearth::test {
 
-std::string fixture_template(const std::string& family) {
-    return load_json(fixture_path("chat_templates/" + family + ".json"))["template"]
-        .toString()
-        .toStdString();
-}
-
 std::filesystem::path model_with_template(const TempDirectory& directory, const std::string& model,
                                           const std::string& chat_template) {
     const auto file = GgufFile::open(model_path(model));

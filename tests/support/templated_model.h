@@ -7,11 +7,9 @@
 #include <string>
 
 #include "tests/support/temp_files.h"
+#include "tests/support/template_fixtures.h"
 
 namespace hearth::test {
-
-// The chat template of fixture `family` (shared/fixtures/chat_templates/FAMILY.json).
-std::string fixture_template(const std::string& family);
 
 // `model` (a file in shared/models) written under `directory` with `chat_template` as its
 // tokenizer.chat_template; every other key and every tensor as in the original.

@@ -12,6 +12,7 @@
 #include "engine/text/jinja/json.h"
 #include "engine/text/jinja/parser.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/template_fixtures.h"
 #include "tests/support/unsupported_files.h"
 
 namespace hearth::jinja {
@@ -22,18 +23,6 @@ Value load_fixture(const std::string& family) {
     std::stringstream content;
     content << stream.rdbuf();
     return parse_json(content.str());
-}
-
-std::tm fixed_now() {
-    std::tm now{};
-    now.tm_year = 2026 - 1900;
-    now.tm_mon = 10;
-    now.tm_mday = 22;
-    now.tm_hour = 9;
-    now.tm_min = 30;
-    now.tm_wday = 0;
-    now.tm_yday = 325;
-    return now;
 }
 
 std::vector<std::string> families() {
@@ -76,7 +65,8 @@ TEST_P(ChatTemplateFixtureTest, EveryCaseRendersExactlyOrFailsAsExpected) {
         const std::string name = test_case.find("name")->as_string();
         if (const Value* expected = test_case.find("expected")) {
             try {
-                EXPECT_EQ(compiled.render(variables, fixed_now()), expected->as_string()) << name;
+                EXPECT_EQ(compiled.render(variables, test::fixture_now()), expected->as_string())
+                    << name;
             } catch (const RenderError& error) {
                 ADD_FAILURE() << name << ": " << error.what();
             }
@@ -86,7 +76,7 @@ TEST_P(ChatTemplateFixtureTest, EveryCaseRendersExactlyOrFailsAsExpected) {
         const std::string expected_error = test_case.find("expected_error")->as_string();
         const bool raised = test_case.find("error_kind")->as_string() == "raise_exception";
         try {
-            compiled.render(variables, fixed_now());
+            compiled.render(variables, test::fixture_now());
             ADD_FAILURE() << name << ": rendered, but the fixture expects: " << expected_error;
         } catch (const TemplateRaised& error) {
             EXPECT_TRUE(raised) << name << ": " << error.what();
@@ -126,12 +116,12 @@ TEST(Template, UnsupportedConstructsAreNamed) {
         EXPECT_NE(std::string(error.what()).find("{% macro %}"), std::string::npos) << error.what();
     }
     const Template filter("{{ 'x' | wordwrap(3) }}");
-    EXPECT_THROW(filter.render({}, fixed_now()), UnsupportedTemplate);
+    EXPECT_THROW(filter.render({}, test::fixture_now()), UnsupportedTemplate);
 }
 
 TEST(Template, PythonSemanticsTheTemplatesRelyOn) {
     const auto render = [](const std::string& source) {
-        return Template(source).render({}, fixed_now());
+        return Template(source).render({}, test::fixture_now());
     };
     EXPECT_EQ(
         render("{{ none }}|{{ true }}|{{ 1.0 }}|{{ 7 // 2 }}|{{ -7 % 3 }}|{{ undefined_thing }}"),
