@@ -29,6 +29,7 @@ EngineController::EngineController(QObject* parent)
     qRegisterMetaType<hearth::TokenChunk>();
     qRegisterMetaType<hearth::GenerationResult>();
     qRegisterMetaType<hearth::ModelInfo>();
+    qRegisterMetaType<hearth::TemplateChoices>();
     qRegisterMetaType<hearth::core::BenchmarkResult>();
     m_thread.setObjectName(QStringLiteral("engine"));
     m_worker->moveToThread(&m_thread);

@@ -94,8 +94,7 @@ void InferenceWorker::loadModel(const QString& path) {
         m_model_path = path;
         m_model_sha256 = file_sha256(path);
         info.sha256 = m_model_sha256.toStdString();
-        emit modelLoaded(info, m_engine.context_length(),
-                         m_engine.chat_template().has_thinking_switch());
+        emit modelLoaded(info, m_engine.context_length(), m_engine.chat_template().choices());
         report_backend(m_engine.backend_report());
         return;
     } catch (const LoadCancelled&) {

@@ -36,8 +36,9 @@ public slots:
 
 signals:
     void loadProgress(int percent);
-    // `thinking_switch`: the model's chat template reads enable_thinking.
-    void modelLoaded(const hearth::ModelInfo& info, int context_length, bool thinking_switch);
+    // `choices`: what the model's chat template lets a conversation choose.
+    void modelLoaded(const hearth::ModelInfo& info, int context_length,
+                     hearth::TemplateChoices choices);
     void prefillProgress(int conversation, int done, int total);
     void tokensReady(int conversation, const hearth::TokenChunk& chunk);
     void generationFinished(int conversation, const hearth::GenerationResult& result);

@@ -84,7 +84,7 @@ void ScreenshotTour::next() {
             save(m_window, "dashboard");
             m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))->setChecked(false);
             ui::SettingsDialog settings(m_window.current_conversation()->settings(),
-                                        m_window.global_settings(), m_window.thinking_switch(),
+                                        m_window.global_settings(), m_window.template_choices(),
                                         &m_window);
             settings.show();
             save(settings, "settings-dialog");

@@ -151,7 +151,7 @@ int main(int argc, char** argv) {
     {
         hearth::ui::MainWindow window;
         window.show();
-        window.showModel(hearth::ModelInfo{.name = "synthetic"}, 4096, false);
+        window.showModel(hearth::ModelInfo{.name = "synthetic"}, 4096, {});
         for (const int rate : {200, 2000, 20000}) {
             window.newConversation();
             std::thread producer;

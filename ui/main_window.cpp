@@ -530,12 +530,12 @@ void MainWindow::showLoadProgress(int percent) {
 }
 
 void MainWindow::showModel(const hearth::ModelInfo& info, int context_length,
-                           bool thinking_switch) {
+                           hearth::TemplateChoices choices) {
     m_load_progress->hide();
     m_cancel_load->hide();
     m_model_ready = true;
     m_model_context = context_length;
-    m_thinking_switch = thinking_switch;
+    m_template_choices = choices;
     m_settings.last_model = QString::fromStdString(info.path.string());
     m_model_path = m_settings.last_model;
     m_model_sha256 = QString::fromStdString(info.sha256);
@@ -647,7 +647,7 @@ void MainWindow::open_model_picker() {
 void MainWindow::open_settings() {
     core::Conversation* conversation = current_conversation();
     if (conversation == nullptr) return;
-    SettingsDialog dialog(conversation->settings(), m_settings, m_thinking_switch, this);
+    SettingsDialog dialog(conversation->settings(), m_settings, m_template_choices, this);
     if (dialog.exec() != QDialog::Accepted) return;
     apply_conversation_settings(dialog.conversation());
     apply_global_settings(dialog.global());

@@ -55,8 +55,9 @@ public:
     ChatView* chat_view() const { return m_chat; }
     PerformanceDashboard* dashboard() const { return m_dashboard; }
     const core::GlobalSettings& global_settings() const { return m_settings; }
-    // Whether the loaded model's chat template reads enable_thinking (the settings' Thinking).
-    bool thinking_switch() const { return m_thinking_switch; }
+    // What the loaded model's chat template lets a conversation choose (the settings' Thinking
+    // and Reasoning effort).
+    const hearth::TemplateChoices& template_choices() const { return m_template_choices; }
     void apply_global_settings(const core::GlobalSettings& settings);
     void apply_conversation_settings(const core::ConversationSettings& settings);
     void open_model_picker();
@@ -72,7 +73,8 @@ signals:
 
 public slots:
     void showLoadProgress(int percent);
-    void showModel(const hearth::ModelInfo& info, int context_length, bool thinking_switch);
+    void showModel(const hearth::ModelInfo& info, int context_length,
+                   hearth::TemplateChoices choices);
     void showPrefillProgress(int conversation, int done, int total);
     void appendChunk(int conversation, const hearth::TokenChunk& chunk);
     void finishGeneration(int conversation, const hearth::GenerationResult& result);
@@ -130,7 +132,7 @@ private:
     QString m_backend_name;               // as the engine reports it, e.g. "vulkan (NVIDIA …)"
     SamplerSettings m_streaming_sampler;  // of the answer streaming
     int m_model_context = 0;
-    bool m_thinking_switch = false;
+    hearth::TemplateChoices m_template_choices;
 
     QListWidget* m_list = nullptr;
     QLineEdit* m_search = nullptr;

@@ -1,5 +1,7 @@
 #include "ui/settings_dialog.h"
 
+#include <algorithm>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDialogButtonBox>
@@ -94,10 +96,29 @@ QComboBox* thinking_box(std::optional<bool> enable, bool thinking_switch) {
     return box;
 }
 
+// gpt-oss's levels; the item data is what the template receives, empty for its default.
+QComboBox* reasoning_effort_box(const QString& effort, bool offered) {
+    auto* box = new QComboBox;
+    box->setObjectName(QStringLiteral("reasoningEffort"));
+    box->setAccessibleName(QObject::tr("Reasoning effort"));
+    box->addItem(QObject::tr("Model default"), QString());
+    box->addItem(QObject::tr("Low: answer quickly"), QStringLiteral("low"));
+    box->addItem(QObject::tr("Medium"), QStringLiteral("medium"));
+    box->addItem(QObject::tr("High: reason at length"), QStringLiteral("high"));
+    box->setCurrentIndex(std::max(box->findData(effort), 0));
+    box->setEnabled(offered);
+    box->setToolTip(offered ? QObject::tr("How long the model reasons before it answers (its "
+                                          "chat template's reasoning_effort).")
+                            : QObject::tr("The loaded model's chat template does not read "
+                                          "reasoning_effort, so this choice would change "
+                                          "nothing. gpt-oss models read it."));
+    return box;
+}
+
 }  // namespace
 
 SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
-                               const core::GlobalSettings& global, bool thinking_switch,
+                               const core::GlobalSettings& global, TemplateChoices choices,
                                QWidget* parent)
     : QDialog(parent), m_conversation(conversation), m_global(global) {
     setObjectName(QStringLiteral("settingsDialog"));
@@ -134,7 +155,9 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     m_json = new QCheckBox(tr("Answer in JSON"));
     m_json->setObjectName(QStringLiteral("jsonMode"));
     m_json->setChecked(conversation.json_mode);
-    m_thinking = thinking_box(conversation.enable_thinking, thinking_switch);
+    m_thinking = thinking_box(conversation.enable_thinking, choices.thinking);
+    m_reasoning_effort =
+        reasoning_effort_box(conversation.reasoning_effort, choices.reasoning_effort);
 
     auto* chat_page = new QWidget;
     auto* chat_form = new QFormLayout(chat_page);
@@ -150,6 +173,7 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     chat_form->addRow(tr("When the context is full"), m_overflow);
     chat_form->addRow(QString(), m_json);
     chat_form->addRow(tr("Thinking"), m_thinking);
+    chat_form->addRow(tr("Reasoning effort"), m_reasoning_effort);
 
     m_threads = integer(0, 1024, global.threads, "threads");
     m_threads->setSpecialValueText(tr("automatic (one per core, one left for the window)"));
@@ -226,6 +250,7 @@ core::ConversationSettings SettingsDialog::conversation() const {
     settings.overflow = static_cast<OverflowPolicy>(m_overflow->currentData().toInt());
     settings.json_mode = m_json->isChecked();
     settings.enable_thinking = thinking_choice(m_thinking->currentData().toInt());
+    settings.reasoning_effort = m_reasoning_effort->currentData().toString();
     return settings;
 }
 

@@ -1,4 +1,5 @@
-// Settings: this conversation's (system prompt, sampling, limits, overflow, JSON mode, thinking)
+// Settings: this conversation's (system prompt, sampling, limits, overflow, JSON mode, thinking,
+// reasoning effort)
 // and the app's (threads, hand-off chunk, speculative decoding, backend, theme, font size). Every
 // field only accepts valid values, so nothing fails later at generation time.
 #pragma once
@@ -7,6 +8,7 @@
 
 #include "app/core/conversation.h"
 #include "app/core/global_settings.h"
+#include "engine/text/chat_template.h"
 
 class QCheckBox;
 class QComboBox;
@@ -22,10 +24,11 @@ class SettingsDialog final : public QDialog {
     Q_OBJECT
 
 public:
-    // `thinking_switch`: the loaded model's chat template reads enable_thinking, so the
-    // conversation's Thinking choice can change its prompt (otherwise it is shown, disabled).
+    // `choices`: what the loaded model's chat template reads, so which of the conversation's
+    // Thinking and Reasoning effort choices can change its prompt (the others are shown,
+    // disabled).
     SettingsDialog(const core::ConversationSettings& conversation,
-                   const core::GlobalSettings& global, bool thinking_switch,
+                   const core::GlobalSettings& global, TemplateChoices choices,
                    QWidget* parent = nullptr);
 
     core::ConversationSettings conversation() const;
@@ -45,6 +48,7 @@ private:
     QComboBox* m_overflow = nullptr;
     QCheckBox* m_json = nullptr;
     QComboBox* m_thinking = nullptr;
+    QComboBox* m_reasoning_effort = nullptr;
     QSpinBox *m_threads = nullptr, *m_chunk = nullptr, *m_font = nullptr;
     QCheckBox* m_speculative = nullptr;
     QComboBox *m_backend = nullptr, *m_theme = nullptr;

@@ -23,6 +23,8 @@ struct ConversationSettings {
     // The chat template's enable_thinking; unset leaves the template's default (Qwen3 and
     // SmolLM3 think). Kept across models: a template that does not read it ignores it.
     std::optional<bool> enable_thinking;
+    // The chat template's reasoning_effort ("low", "medium", "high"); empty: its default.
+    QString reasoning_effort;
 };
 
 // How an answer was made: kept with it in the history.

@@ -19,6 +19,8 @@ ChatRequest chat_request(const Conversation& conversation) {
     request.overflow = settings.overflow;
     request.json_mode = settings.json_mode;
     request.enable_thinking = settings.enable_thinking;
+    if (!settings.reasoning_effort.isEmpty())
+        request.reasoning_effort = settings.reasoning_effort.toStdString();
     return request;
 }
 

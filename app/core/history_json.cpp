@@ -57,7 +57,8 @@ QJsonObject settings_to_json(const ConversationSettings& settings) {
             {"overflow", static_cast<int>(settings.overflow)},
             {"json_mode", settings.json_mode},
             {"random_seed", settings.random_seed},
-            {"enable_thinking", thinking}};
+            {"enable_thinking", thinking},
+            {"reasoning_effort", settings.reasoning_effort}};
 }
 
 ConversationSettings settings_from_json(const QJsonObject& json) {
@@ -72,6 +73,10 @@ ConversationSettings settings_from_json(const QJsonObject& json) {
     settings.random_seed = json["random_seed"].toBool(settings.random_seed);
     if (json["enable_thinking"].isBool())
         settings.enable_thinking = json["enable_thinking"].toBool();
+    // An imported file is not trusted to hold one of the levels a template understands.
+    const QString effort = json["reasoning_effort"].toString();
+    if (effort == "low" || effort == "medium" || effort == "high")
+        settings.reasoning_effort = effort;
     return settings;
 }
 

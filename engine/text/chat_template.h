@@ -48,6 +48,12 @@ struct ChatRenderOptions {
     std::optional<std::tm> now;  // what strftime_now() sees; the local time when empty
 };
 
+// The conversation choices that change what a template renders; front ends offer only these.
+struct TemplateChoices {
+    bool thinking = false;          // it reads enable_thinking (or thinking)
+    bool reasoning_effort = false;  // it reads reasoning_effort (gpt-oss)
+};
+
 class ChatTemplate final {
 public:
     // The model's template (or none), with its BOS/EOS token texts.
@@ -64,6 +70,7 @@ public:
     bool has_thinking_switch() const { return m_reads_enable_thinking || m_reads_thinking; }
     // Whether ChatRenderOptions::reasoning_effort changes the prompt (gpt-oss).
     bool has_reasoning_effort() const { return m_reads_reasoning_effort; }
+    TemplateChoices choices() const { return {has_thinking_switch(), has_reasoning_effort()}; }
 
     // Throws jinja::TemplateRaised with the template's own message when it rejects the
     // conversation, and jinja::RenderError for other failures.

@@ -84,6 +84,29 @@ protected:
         return QTest::qWaitFor([&] { return !m_window.generating(); }, timeout);
     }
 
+    // "Tell me a joke." asked in a new conversation with `settings`: the prompt's length as the
+    // engine reports it.
+    int answer_prompt_tokens(core::ConversationSettings settings) {
+        QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+        m_window.newConversation();
+        settings.max_tokens = 4;
+        m_window.apply_conversation_settings(settings);
+        type_and_send("Tell me a joke.");
+        if (!wait_finished() || finished.isEmpty()) return -1;
+        return finished.back()[1].value<GenerationResult>().stats.prompt_tokens;
+    }
+
+    // The same question's prompt built directly from the model's template.
+    static int expected_prompt_tokens(const std::filesystem::path& model,
+                                      const ChatRenderOptions& options) {
+        const auto file = GgufFile::open(model);
+        const auto tokenizer = make_tokenizer(*file);
+        const auto chat = ChatTemplate::from_model(*file, tokenizer->vocabulary());
+        return static_cast<int>(
+            build_chat_prompt(chat, *tokenizer, {{"user", "Tell me a joke."}}, options)
+                .tokens.size());
+    }
+
     QString last_answer() {
         auto* conversation = m_window.current_conversation();
         return conversation->find(conversation->thread().back())->text;
@@ -348,32 +371,40 @@ TEST_F(MainWindowTest, ACorruptModelShowsTheEngineErrorAndTheAppKeepsWorking) {
 // conversation's choice reaches the prompt the engine runs: off adds Qwen3's empty think block.
 TEST_F(MainWindowTest, TheThinkingChoiceFollowsTheModelAndReachesThePrompt) {
     ASSERT_TRUE(load(bundled()));
-    EXPECT_FALSE(m_window.thinking_switch());
+    EXPECT_FALSE(m_window.template_choices().thinking);
     const test::TempDirectory directory;
     const auto qwen3 =
         test::model_with_template(directory, "stories260K.gguf", test::fixture_template("qwen3"));
     ASSERT_TRUE(load(QString::fromStdString(qwen3.string())));
-    EXPECT_TRUE(m_window.thinking_switch());
+    EXPECT_TRUE(m_window.template_choices().thinking);
+    EXPECT_FALSE(m_window.template_choices().reasoning_effort);
 
-    const auto file = GgufFile::open(qwen3);
-    const auto tokenizer = make_tokenizer(*file);
-    const auto chat = ChatTemplate::from_model(*file, tokenizer->vocabulary());
-    QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
     for (const auto thinking : {std::optional<bool>(), std::optional<bool>(false)}) {
-        m_window.newConversation();
         auto settings = m_window.current_conversation()->settings();
         settings.enable_thinking = thinking;
-        settings.max_tokens = 4;
-        m_window.apply_conversation_settings(settings);
-        type_and_send("Tell me a joke.");
-        ASSERT_TRUE(wait_finished());
-        ASSERT_FALSE(finished.isEmpty());
-        const auto expected = build_chat_prompt(chat, *tokenizer, {{"user", "Tell me a joke."}},
-                                                {.enable_thinking = thinking});
-        EXPECT_EQ(finished.back()[1].value<GenerationResult>().stats.prompt_tokens,
-                  static_cast<int>(expected.tokens.size()))
+        EXPECT_EQ(answer_prompt_tokens(settings),
+                  expected_prompt_tokens(qwen3, {.enable_thinking = thinking}))
             << thinking.has_value();
     }
+}
+
+// gpt-oss's reasoning_effort, chosen in a conversation's settings, reaches the prompt.
+TEST_F(MainWindowTest, TheReasoningEffortChoiceReachesThePrompt) {
+    const test::TempDirectory directory;
+    const auto model = test::model_with_template(
+        directory, "stories260K.gguf",
+        "{% if reasoning_effort is not defined %}{% set reasoning_effort = 'medium' %}{% endif %}"
+        "Effort {{ reasoning_effort }}. {% for m in messages %}{{ m.content }}{% endfor %}");
+    ASSERT_TRUE(load(QString::fromStdString(model.string())));
+    EXPECT_TRUE(m_window.template_choices().reasoning_effort);
+    EXPECT_FALSE(m_window.template_choices().thinking);
+    const int medium = expected_prompt_tokens(model, {});
+    const int low = expected_prompt_tokens(model, {.reasoning_effort = "low"});
+    ASSERT_NE(medium, low);  // else the check below could not fail
+    auto settings = m_window.current_conversation()->settings();
+    EXPECT_EQ(answer_prompt_tokens(settings), medium);
+    settings.reasoning_effort = "low";
+    EXPECT_EQ(answer_prompt_tokens(settings), low);
 }
 
 TEST_F(MainWindowTest, QuittingMidAnswerStopsWithinASecond) {

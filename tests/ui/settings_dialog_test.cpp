@@ -15,7 +15,7 @@ namespace hearth::ui {
 namespace {
 
 TEST(SettingsDialog, ReturnsWhatWasEntered) {
-    SettingsDialog dialog(core::ConversationSettings{}, core::GlobalSettings{}, false);
+    SettingsDialog dialog(core::ConversationSettings{}, core::GlobalSettings{}, {});
     dialog.findChild<QPlainTextEdit*>("systemPrompt")->setPlainText("Be brief.");
     dialog.findChild<QDoubleSpinBox*>("temperature")->setValue(0.0);
     dialog.findChild<QSpinBox*>("topK")->setValue(12);
@@ -49,7 +49,7 @@ TEST(SettingsDialog, ReturnsWhatWasEntered) {
 TEST(SettingsDialog, OffersEveryVulkanDeviceAsABackend) {
     core::GlobalSettings global;
     EXPECT_EQ(global.backend, "auto");
-    SettingsDialog dialog(core::ConversationSettings{}, global, false);
+    SettingsDialog dialog(core::ConversationSettings{}, global, {});
     auto* backend = dialog.findChild<QComboBox*>("backend");
     ASSERT_NE(backend, nullptr);
     EXPECT_EQ(backend->currentData().toString(), "auto");
@@ -61,7 +61,7 @@ TEST(SettingsDialog, OffersEveryVulkanDeviceAsABackend) {
     EXPECT_EQ(dialog.global().backend, "vulkan:0");
 
     global.backend = "vulkan:7";
-    SettingsDialog later(core::ConversationSettings{}, global, false);
+    SettingsDialog later(core::ConversationSettings{}, global, {});
     auto* kept = later.findChild<QComboBox*>("backend");
     EXPECT_EQ(kept->currentData().toString(), "vulkan:7");
     EXPECT_TRUE(kept->currentText().contains("not present"));
@@ -70,7 +70,7 @@ TEST(SettingsDialog, OffersEveryVulkanDeviceAsABackend) {
 // Model default, on or off, offered when the model's template reads enable_thinking.
 TEST(SettingsDialog, OffersTheThinkingChoiceWhenTheTemplateHasASwitch) {
     core::ConversationSettings settings;
-    SettingsDialog dialog(settings, core::GlobalSettings{}, true);
+    SettingsDialog dialog(settings, core::GlobalSettings{}, {.thinking = true});
     auto* thinking = dialog.findChild<QComboBox*>("thinking");
     ASSERT_NE(thinking, nullptr);
     EXPECT_TRUE(thinking->isEnabled());
@@ -82,7 +82,7 @@ TEST(SettingsDialog, OffersTheThinkingChoiceWhenTheTemplateHasASwitch) {
     EXPECT_EQ(dialog.conversation().enable_thinking, true);
 
     settings.enable_thinking = false;
-    SettingsDialog stored(settings, core::GlobalSettings{}, true);
+    SettingsDialog stored(settings, core::GlobalSettings{}, {.thinking = true});
     EXPECT_EQ(stored.findChild<QComboBox*>("thinking")->currentData().toInt(), 0);
     EXPECT_EQ(stored.conversation().enable_thinking, false);
 }
@@ -92,7 +92,7 @@ TEST(SettingsDialog, OffersTheThinkingChoiceWhenTheTemplateHasASwitch) {
 TEST(SettingsDialog, TheThinkingChoiceIsDisabledWithTheReasonWhenTheTemplateHasNoSwitch) {
     core::ConversationSettings settings;
     settings.enable_thinking = false;
-    SettingsDialog dialog(settings, core::GlobalSettings{}, false);
+    SettingsDialog dialog(settings, core::GlobalSettings{}, {});
     auto* thinking = dialog.findChild<QComboBox*>("thinking");
     ASSERT_NE(thinking, nullptr);
     EXPECT_FALSE(thinking->isEnabled());
@@ -102,8 +102,30 @@ TEST(SettingsDialog, TheThinkingChoiceIsDisabledWithTheReasonWhenTheTemplateHasN
     EXPECT_EQ(dialog.conversation().enable_thinking, false);
 }
 
+// gpt-oss's reasoning_effort: offered when the template reads it, else shown disabled with
+// the reason and kept as it was.
+TEST(SettingsDialog, OffersTheReasoningEffortWhenTheTemplateReadsIt) {
+    core::ConversationSettings settings;
+    SettingsDialog dialog(settings, core::GlobalSettings{}, {.reasoning_effort = true});
+    auto* effort = dialog.findChild<QComboBox*>("reasoningEffort");
+    ASSERT_NE(effort, nullptr);
+    EXPECT_TRUE(effort->isEnabled());
+    EXPECT_FALSE(dialog.findChild<QComboBox*>("thinking")->isEnabled());
+    EXPECT_EQ(effort->count(), 4);
+    EXPECT_EQ(dialog.conversation().reasoning_effort, "");  // the model's default
+    effort->setCurrentIndex(effort->findData(QStringLiteral("high")));
+    EXPECT_EQ(dialog.conversation().reasoning_effort, "high");
+
+    settings.reasoning_effort = "low";
+    SettingsDialog without(settings, core::GlobalSettings{}, {});
+    auto* disabled = without.findChild<QComboBox*>("reasoningEffort");
+    EXPECT_FALSE(disabled->isEnabled());
+    EXPECT_TRUE(disabled->toolTip().contains("reasoning_effort"));
+    EXPECT_EQ(without.conversation().reasoning_effort, "low");
+}
+
 TEST(SettingsDialog, RefusesInvalidValuesBeforeTheyReachTheEngine) {
-    SettingsDialog dialog(core::ConversationSettings{}, core::GlobalSettings{}, false);
+    SettingsDialog dialog(core::ConversationSettings{}, core::GlobalSettings{}, {});
     auto* seed = dialog.findChild<QLineEdit*>("seed");
     QTest::keyClicks(seed, "12ab");  // letters never get in
     EXPECT_EQ(seed->text(), "12");

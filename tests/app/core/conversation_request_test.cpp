@@ -27,6 +27,7 @@ TEST(ConversationRequest, HoldsTheVisibleBranchAfterTheSystemPromptWithTheSettin
     settings.json_mode = true;
     settings.random_seed = false;
     settings.enable_thinking = false;
+    settings.reasoning_effort = "high";
     const int question = conversation.add(-1, "user", "Hi");
     const int first_answer = conversation.add(question, "assistant", "Hello!");
     conversation.add(first_answer, "user", "How are you?");
@@ -53,6 +54,7 @@ TEST(ConversationRequest, HoldsTheVisibleBranchAfterTheSystemPromptWithTheSettin
     EXPECT_TRUE(request.json_mode);
     EXPECT_FALSE(request.fresh_seed);
     EXPECT_EQ(request.enable_thinking, false);
+    EXPECT_EQ(request.reasoning_effort, "high");
 }
 
 TEST(ConversationRequest, ABlankSystemPromptIsLeftOutAndAFreshSeedCarriesOver) {
@@ -65,6 +67,7 @@ TEST(ConversationRequest, ABlankSystemPromptIsLeftOutAndAFreshSeedCarriesOver) {
               (std::vector<std::pair<std::string, std::string>>{{"user", "Hi"}}));
     EXPECT_TRUE(request.fresh_seed);
     EXPECT_FALSE(request.enable_thinking.has_value());  // the template's default
+    EXPECT_FALSE(request.reasoning_effort.has_value());
 }
 
 TEST(ConversationRequest, AnAnswerIsAskedFromItsQuestionNotFromTheAnswerItReplaces) {

@@ -199,6 +199,7 @@ TEST_F(HistoryStoreTest, TheThinkingChoiceIsStoredExportedAndImported) {
         const QString file = path(choice ? (*choice ? "on.sqlite" : "off.sqlite") : "unset.sqlite");
         auto conversation = sample();
         conversation.settings().enable_thinking = choice;
+        conversation.settings().reasoning_effort = choice ? "high" : "";
         {
             HistoryStore store(file);
             save_all(store, conversation);
@@ -207,8 +208,11 @@ TEST_F(HistoryStoreTest, TheThinkingChoiceIsStoredExportedAndImported) {
         const auto loaded = reopened.load(conversation.id());
         ASSERT_TRUE(loaded);
         EXPECT_EQ(loaded->settings().enable_thinking, choice);
+        EXPECT_EQ(loaded->settings().reasoning_effort, choice ? "high" : "");
         EXPECT_EQ(conversation_from_json(conversation_to_json(*loaded)).settings().enable_thinking,
                   choice);
+        EXPECT_EQ(conversation_from_json(conversation_to_json(*loaded)).settings().reasoning_effort,
+                  loaded->settings().reasoning_effort);
         // Changed in the settings afterwards: the header carries it.
         auto changed = *loaded;
         changed.settings().enable_thinking = !choice.value_or(true);
@@ -247,7 +251,10 @@ TEST_F(HistoryStoreTest, SettingsFromBeforeTheThinkingChoiceReadAsTheTemplatesDe
     auto loaded = store.load(1);
     ASSERT_TRUE(loaded);
     EXPECT_FALSE(loaded->settings().enable_thinking.has_value());
+    EXPECT_EQ(loaded->settings().reasoning_effort, "");
     EXPECT_EQ(loaded->settings().system_prompt, "Be kind.");
+    EXPECT_EQ(settings_from_json(QJsonObject{{"reasoning_effort", "extreme"}}).reasoning_effort, "")
+        << "only the levels templates know are read back";
     EXPECT_EQ(loaded->settings().max_tokens, 77);
     EXPECT_TRUE(loaded->settings().json_mode);
     EXPECT_EQ(loaded->settings().sampler.top_k, 5);
