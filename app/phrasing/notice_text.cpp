@@ -55,6 +55,11 @@ std::string notice_text(const Notice& notice) {
                              "The GPU failed ({}); the answer ends here and Hearth continues on "
                              "the CPU.",
                              notice.detail);
+        case NoticeKind::TemplateFallback:
+            return fmt::format(
+                "The model's chat template could not be used ({}), so Hearth wrote the prompt "
+                "in the built-in format of its family; answers may be a little off.",
+                notice.detail);
     }
     return {};
 }

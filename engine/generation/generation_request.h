@@ -43,6 +43,9 @@ struct GenerationRequest {
     std::shared_ptr<const JsonGrammar> grammar;  // JSON mode when set
     HandoffSettings handoff;
     const std::atomic<bool>* cancel = nullptr;  // checked before every forward step
+    // Facts about how the prompt was built (a chat template that fell back to its family's
+    // built-in format), passed on at the front of the result's notices.
+    Notices notices;
 };
 
 struct GenerationSink {

@@ -21,6 +21,9 @@ enum class NoticeKind : int {
     GpuNotUsed = 3,
     // The GPU failed mid-answer; the CPU took over (`resumed`), or the answer ended there.
     GpuLost = 4,
+    // The model's chat template could not be run and its family's built-in format was used;
+    // `detail` names the construct that failed.
+    TemplateFallback = 5,
 };
 
 // Why a GPU is not used (GpuNotUsed, GpuLost).

@@ -58,7 +58,7 @@ GenerationResult Session::generate(const GenerationRequest& request, const Gener
     GenerationStats stats;
     stats.prompt_tokens = static_cast<int>(prompt.size());
     stats.cached_tokens = m_history.cached_size();
-    Notices notices;
+    Notices notices = request.notices;
     const auto prefill = fit_prompt(request, shared, stats, notices);
     stats.prefilled_tokens = static_cast<int>(prefill.size());
 

@@ -150,6 +150,10 @@ GenerationRequest Engine::chat_generation_request(const ChatRequest& chat,
     const auto prompt = build_chat_prompt(*m_chat_template, *m_tokenizer, chat.messages, render);
     GenerationRequest request;
     request.prompt = prompt.tokens;
+    if (!m_chat_template->fallback_reason().empty()) {
+        request.notices.push_back(
+            {.kind = NoticeKind::TemplateFallback, .detail = m_chat_template->fallback_reason()});
+    }
     if (prompt.tokens.size() + static_cast<size_t>(std::max(chat.max_tokens, 0)) >
         static_cast<size_t>(context_length)) {
         // Near the limit: the overflow policy needs to know where messages begin, and keeps a

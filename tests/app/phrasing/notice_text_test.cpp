@@ -27,6 +27,13 @@ TEST(NoticeText, OverflowNoticesSayWhatWasDroppedWithTheNumbers) {
     EXPECT_TRUE(has(full, "rolling window")) << full;
 }
 
+TEST(NoticeText, ATemplateFallbackNamesTheConstruct) {
+    const auto text = notice_text(
+        {.kind = NoticeKind::TemplateFallback, .detail = "{% include %} is not supported"});
+    EXPECT_TRUE(has(text, "chat template could not be used ({% include %} is not supported)"));
+    EXPECT_TRUE(has(text, "built-in format"));
+}
+
 TEST(NoticeText, GpuNoticesNameTheDeviceAndTheReason) {
     const auto self_test = notice_text({.kind = NoticeKind::GpuNotUsed,
                                         .problem = GpuProblem::FailedSelfTest,

@@ -253,6 +253,22 @@ TEST(Engine, AChatRequestPassesItsThinkingChoiceToTheTemplate) {
     EXPECT_EQ(answer.stats.generated_tokens, 4);
 }
 
+// A template Hearth cannot run (here ChatML's with an {% include %}, which a model file can never
+// satisfy) is replaced by its family's built-in format, and every answer says so, naming the
+// construct, so the user learns why answers may be off.
+TEST(Engine, AnAnswerSaysWhenTheTemplateFellBackToTheBuiltInFormat) {
+    const test::TempDirectory directory;
+    Engine engine(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
+    engine.load(test::model_with_template(
+        directory, "stories260K.gguf", test::fixture_template("chatml") + "{% include 'tools' %}"));
+    const auto answer = engine.chat(question(1, "Tell me a joke.", 2), {});
+    ASSERT_FALSE(answer.notices.empty());
+    EXPECT_EQ(answer.notices.front().kind, NoticeKind::TemplateFallback);
+    EXPECT_NE(answer.notices.front().detail.find("include"), std::string::npos)
+        << answer.notices.front().detail;
+    EXPECT_EQ(answer.stats.generated_tokens, 2);
+}
+
 // Near the limit, where each message begins is measured with the same choice: SmolLM3's header
 // (before the first message) differs with it, by a whole paragraph.
 TEST(Engine, TurnStartsAreMeasuredWithTheThinkingChoice) {
