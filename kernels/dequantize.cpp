@@ -166,4 +166,63 @@ void dequantize_q6_k(const void* source, float* out, size_t count) {
     }
 }
 
+void dequantize_q2_k(const void* source, float* out, size_t count) {
+    const auto* blocks = blocks_of<BlockQ2_K>(source);
+    for (size_t b = 0; b < count / kBlock256; ++b, out += kBlock256) {
+        const float scale = half_to_float(blocks[b].scale);
+        const float minimum = half_to_float(blocks[b].minimum);
+        for (int sub = 0; sub < 16; ++sub) {
+            const uint8_t packed = blocks[b].scales[sub];
+            const float sub_scale = scale * static_cast<float>(packed & 0x0f);
+            const float sub_min = minimum * static_cast<float>(packed >> 4);
+            for (int i = 16 * sub; i < 16 * sub + 16; ++i) {
+                out[i] =
+                    sub_scale * static_cast<float>(two_bit_quant(blocks[b].quants, i)) - sub_min;
+            }
+        }
+    }
+}
+
+void dequantize_q3_k(const void* source, float* out, size_t count) {
+    const auto* blocks = blocks_of<BlockQ3_K>(source);
+    for (size_t b = 0; b < count / kBlock256; ++b, out += kBlock256) {
+        const BlockQ3_K& block = blocks[b];
+        const float scale = half_to_float(block.scale);
+        for (int sub = 0; sub < 16; ++sub) {
+            const float sub_scale =
+                scale * static_cast<float>(unpack_scale_q3_k(sub, block.scales));
+            for (int i = 16 * sub; i < 16 * sub + 16; ++i) {
+                out[i] = sub_scale * static_cast<float>(q3_k_value(block, i));
+            }
+        }
+    }
+}
+
+void dequantize_iq4_nl(const void* source, float* out, size_t count) {
+    const auto* blocks = blocks_of<BlockIQ4_NL>(source);
+    for (size_t b = 0; b < count / kBlock32; ++b, out += kBlock32) {
+        const float scale = half_to_float(blocks[b].scale);
+        for (int j = 0; j < kBlock32 / 2; ++j) {
+            out[j] = scale * static_cast<float>(kIq4Values[blocks[b].quants[j] & 0x0f]);
+            out[j + kBlock32 / 2] =
+                scale * static_cast<float>(kIq4Values[blocks[b].quants[j] >> 4]);
+        }
+    }
+}
+
+void dequantize_iq4_xs(const void* source, float* out, size_t count) {
+    const auto* blocks = blocks_of<BlockIQ4_XS>(source);
+    for (size_t b = 0; b < count / kBlock256; ++b) {
+        const float scale = half_to_float(blocks[b].scale);
+        for (int sub = 0; sub < 8; ++sub, out += 32) {
+            const float sub_scale = scale * static_cast<float>(unpack_scale_iq4_xs(sub, blocks[b]));
+            const uint8_t* quants = blocks[b].quants + 16 * sub;
+            for (int j = 0; j < 16; ++j) {
+                out[j] = sub_scale * static_cast<float>(kIq4Values[quants[j] & 0x0f]);
+                out[j + 16] = sub_scale * static_cast<float>(kIq4Values[quants[j] >> 4]);
+            }
+        }
+    }
+}
+
 }  // namespace hearth::kernels

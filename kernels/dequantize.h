@@ -17,5 +17,9 @@ void dequantize_q5_1(const void* source, float* out, size_t count);
 void dequantize_q4_k(const void* source, float* out, size_t count);
 void dequantize_q5_k(const void* source, float* out, size_t count);
 void dequantize_q6_k(const void* source, float* out, size_t count);
+void dequantize_q2_k(const void* source, float* out, size_t count);
+void dequantize_q3_k(const void* source, float* out, size_t count);
+void dequantize_iq4_nl(const void* source, float* out, size_t count);
+void dequantize_iq4_xs(const void* source, float* out, size_t count);
 
 }  // namespace hearth::kernels

@@ -19,9 +19,13 @@ enum TypeId {
     kQ5_0 = 6,
     kQ5_1 = 7,
     kQ8_0 = 8,
+    kQ2_K = 10,
+    kQ3_K = 11,
     kQ4_K = 12,
     kQ5_K = 13,
     kQ6_K = 14,
+    kIQ4_NL = 20,
+    kIQ4_XS = 23,
     kBF16 = 30
 };
 
@@ -42,6 +46,10 @@ DotTable scalar_table() {
     set(kQ4_K, scalar::dot_q4_k, ActivationFormat::Q8K);
     set(kQ5_K, scalar::dot_q5_k, ActivationFormat::Q8K);
     set(kQ6_K, scalar::dot_q6_k, ActivationFormat::Q8K);
+    set(kQ2_K, scalar::dot_q2_k, ActivationFormat::Q8K);
+    set(kQ3_K, scalar::dot_q3_k, ActivationFormat::Q8K);
+    set(kIQ4_NL, scalar::dot_iq4_nl, ActivationFormat::Q8);
+    set(kIQ4_XS, scalar::dot_iq4_xs, ActivationFormat::Q8K);
     return t;
 }
 
@@ -59,6 +67,10 @@ DotTable avx2_table() {
     t.dot[kQ5_0] = avx2::dot_q5_0;
     t.dot[kQ5_1] = avx2::dot_q5_1;
     t.dot[kQ5_K] = avx2::dot_q5_k;
+    t.dot[kQ2_K] = avx2::dot_q2_k;
+    t.dot[kQ3_K] = avx2::dot_q3_k;
+    t.dot[kIQ4_NL] = avx2::dot_iq4_nl;
+    t.dot[kIQ4_XS] = avx2::dot_iq4_xs;
     return t;
 }
 

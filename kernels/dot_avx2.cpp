@@ -86,6 +86,67 @@ __m256i scale_of(__m256i scales, int j) {
                                _mm256_set1_epi16(static_cast<int16_t>(0x0100 + 0x0202 * j)));
 }
 
+// From eight 16-bit scales (the same eight in both 128-bit halves): scale 2k in the low half's
+// lanes and scale 2k + 1 in the high half's, the weights of a maddubs over a run of 32 bytes
+// whose halves are consecutive sub-blocks of 16.
+__m256i sub_block_pair(__m256i scales, int k) {
+    return _mm256_shuffle_epi8(
+        scales,
+        _mm256_set_m128i(_mm_set1_epi16(static_cast<int16_t>(((4 * k + 3) << 8) | (4 * k + 2))),
+                         _mm_set1_epi16(static_cast<int16_t>(((4 * k + 1) << 8) | (4 * k)))));
+}
+
+// Sixteen byte scales, widened to 16 bits: those of half `half` (0 or 1) in both 128-bit halves.
+__m256i half_scales(__m128i bytes, int half, bool is_signed) {
+    const __m128i eight = half == 0 ? bytes : _mm_srli_si128(bytes, 8);
+    return _mm256_broadcastsi128_si256(is_signed ? _mm_cvtepi8_epi16(eight)
+                                                 : _mm_cvtepu8_epi16(eight));
+}
+
+// A Q3_K super-block's sixteen 6-bit scales, 32 already subtracted: the low four bits of scales
+// 0-7 are the low nibbles of bytes 0-7 and of scales 8-15 the high ones; the top two bits of
+// scale i are bits 2 * (i / 4) and up of byte 8 + i % 4.
+__m128i q3_k_scales(const uint8_t* packed) {
+    uint32_t words[3];
+    std::memcpy(words, packed, sizeof words);
+    constexpr uint32_t kLow4 = 0x0f0f0f0f, kTop2 = 0x03030303;
+    const auto scales = [&](uint32_t low, int high_shift) {
+        return static_cast<int>(low | (((words[2] >> high_shift) & kTop2) << 4));
+    };
+    const __m128i unsigned_scales =
+        _mm_set_epi32(scales((words[1] >> 4) & kLow4, 6), scales((words[0] >> 4) & kLow4, 4),
+                      scales(words[1] & kLow4, 2), scales(words[0] & kLow4, 0));
+    return _mm_sub_epi8(unsigned_scales, _mm_set1_epi8(32));
+}
+
+// A Q2_K/Q3_K super-block's sum of scale * value * activation: run k (0-3) of half `part` (0-1)
+// holds the two bits at shift 2k of that half's 32 quant bytes, with what `extra(part, k)` ORs
+// in (Q3_K's high bits); the two 16s of a run are consecutive sub-blocks, each with its scale.
+template <typename Extra>
+__m256i two_bit_sum(const uint8_t* quants, __m128i scales, bool signed_scales, const int8_t* q8,
+                    Extra extra) {
+    const __m256i two_bits = _mm256_set1_epi8(3);
+    __m256i sum = _mm256_setzero_si256();
+    for (int part = 0; part < 2; ++part) {
+        const __m256i weights = half_scales(scales, part, signed_scales);
+        const __m256i packed = load(quants + 32 * part);
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+            const __m256i values = _mm256_or_si256(
+                _mm256_and_si256(_mm256_srli_epi16(packed, 2 * k), two_bits), extra(part, k));
+            const __m256i products = _mm256_maddubs_epi16(values, load(q8 + 128 * part + 32 * k));
+            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(products, sub_block_pair(weights, k)));
+        }
+    }
+    return sum;
+}
+
+// The IQ4 grid in both 128-bit halves, for byte shuffles that look indices up.
+__m256i iq4_table() {
+    return _mm256_broadcastsi128_si256(
+        _mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4Values)));
+}
+
 }  // namespace
 
 float dot_f32(const void* w, const void* a, size_t n) {
@@ -316,9 +377,8 @@ float dot_q6_k(const void* w, const void* a, size_t n) {
         for (int half = 0; half < 2; ++half) {
             const uint8_t* low = x[b].low_bits + 64 * half;
             const __m256i high = load(x[b].high_bits + 32 * half);
-            // This half's eight scales as 16-bit lanes, the same in both 128-bit halves.
-            const __m256i scales = _mm256_broadcastsi128_si256(_mm_cvtepi8_epi16(
-                _mm_loadl_epi64(reinterpret_cast<const __m128i*>(x[b].scales + 8 * half))));
+            const __m256i scales = half_scales(
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].scales)), half, true);
             const __m256i low0 = load(low), low1 = load(low + 32);
             // Four runs of 32 six-bit values (0..63), in element order within this half.
             const __m256i values[4] = {
@@ -337,15 +397,95 @@ float dot_q6_k(const void* w, const void* a, size_t n) {
 #pragma GCC unroll 4
             for (int k = 0; k < 4; ++k) {
                 const __m256i q8 = load(y[b].quants + 128 * half + 32 * k);
-                // Each 16-element half of the run has its own scale: lanes 2k and 2k+1.
-                const __m256i weights = _mm256_shuffle_epi8(
-                    scales,
-                    _mm256_set_m128i(
-                        _mm_set1_epi16(static_cast<int16_t>(((4 * k + 3) << 8) | (4 * k + 2))),
-                        _mm_set1_epi16(static_cast<int16_t>(((4 * k + 1) << 8) | (4 * k)))));
-                sum = _mm256_add_epi32(
-                    sum, _mm256_madd_epi16(_mm256_maddubs_epi16(values[k], q8), weights));
+                // Each 16-element half of the run has its own scale.
+                sum = _mm256_add_epi32(sum, _mm256_madd_epi16(_mm256_maddubs_epi16(values[k], q8),
+                                                              sub_block_pair(scales, k)));
             }
+        }
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
+                              _mm256_cvtepi32_ps(sum), acc);
+    }
+    return horizontal_sum(acc);
+}
+
+// Q2_K: the minimums multiply the activation sums per 16, apart from the quants' products.
+float dot_q2_k(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockQ2_K*>(w);
+    const auto* y = static_cast<const BlockQ8K*>(a);
+    const __m128i low_mask = _mm_set1_epi8(0x0f);
+    __m256 acc = _mm256_setzero_ps(), offsets = _mm256_setzero_ps();
+    for (size_t b = 0; b < n / 256; ++b) {
+        const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].scales));
+        const __m128i minimums = _mm_and_si128(_mm_srli_epi16(packed, 4), low_mask);
+        const __m256i minimum_dot =
+            _mm256_madd_epi16(_mm256_cvtepu8_epi16(minimums), load(y[b].sums));
+        offsets = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].minimum) * y[b].scale),
+                                  _mm256_cvtepi32_ps(minimum_dot), offsets);
+        const __m256i sum =
+            two_bit_sum(x[b].quants, _mm_and_si128(packed, low_mask), false, y[b].quants,
+                        [](int, int) { return _mm256_setzero_si256(); });
+        acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
+                              _mm256_cvtepi32_ps(sum), acc);
+    }
+    return horizontal_sum(acc) - horizontal_sum(offsets);
+}
+
+// Q3_K: the quants read as unsigned 0..7 (two low bits plus 4 for a set high bit); the 4 every
+// value is below that comes back out through the activation sums per 16, as Q6_K's 32 does.
+float dot_q3_k(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockQ3_K*>(w);
+    const auto* y = static_cast<const BlockQ8K*>(a);
+    const __m256i one = _mm256_set1_epi8(1);
+    __m256 acc = _mm256_setzero_ps();
+    for (size_t b = 0; b < n / 256; ++b) {
+        const __m128i scales = q3_k_scales(x[b].scales);
+        const __m256i offsets = _mm256_madd_epi16(_mm256_cvtepi8_epi16(scales), load(y[b].sums));
+        const __m256i high = load(x[b].high_bits);
+        const __m256i sum =
+            two_bit_sum(x[b].quants, scales, true, y[b].quants, [&](int part, int k) {
+                return _mm256_slli_epi16(
+                    _mm256_and_si256(_mm256_srli_epi16(high, 4 * part + k), one), 2);
+            });
+        acc = _mm256_fmadd_ps(
+            _mm256_set1_ps(half(x[b].scale) * y[b].scale),
+            _mm256_cvtepi32_ps(_mm256_sub_epi32(sum, _mm256_slli_epi32(offsets, 2))), acc);
+    }
+    return horizontal_sum(acc);
+}
+
+// IQ4_NL: the nibbles index the grid through a byte shuffle; two blocks per step into
+// independent accumulators.
+float dot_iq4_nl(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockIQ4_NL*>(w);
+    const auto* y = static_cast<const BlockQ8*>(a);
+    const __m256i table = iq4_table();
+    const size_t blocks = n / 32;
+    __m256 acc[2] = {_mm256_setzero_ps(), _mm256_setzero_ps()};
+    for (size_t b = 0; b < blocks; ++b) {
+        const __m256i values = _mm256_shuffle_epi8(table, nibbles(x[b].quants));
+        const __m256i dot = signed_dot(values, load(y[b].quants));
+        acc[b % 2] = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
+                                     _mm256_cvtepi32_ps(dot), acc[b % 2]);
+    }
+    return horizontal_sum(_mm256_add_ps(acc[0], acc[1]));
+}
+
+// IQ4_XS: IQ4_NL's lookup per sub-block of 32, the pairs of products weighted by its scale.
+float dot_iq4_xs(const void* w, const void* a, size_t n) {
+    const auto* x = static_cast<const BlockIQ4_XS*>(w);
+    const auto* y = static_cast<const BlockQ8K*>(a);
+    const __m256i table = iq4_table();
+    __m256 acc = _mm256_setzero_ps();
+    for (size_t b = 0; b < n / 256; ++b) {
+        __m256i sum = _mm256_setzero_si256();
+#pragma GCC unroll 8
+        for (int sub = 0; sub < 8; ++sub) {
+            const __m256i values = _mm256_shuffle_epi8(table, nibbles(x[b].quants + 16 * sub));
+            const __m256i q8 = load(y[b].quants + 32 * sub);
+            const __m256i products = _mm256_maddubs_epi16(_mm256_sign_epi8(values, values),
+                                                          _mm256_sign_epi8(q8, values));
+            const auto scale = static_cast<int16_t>(unpack_scale_iq4_xs(sub, x[b]));
+            sum = _mm256_add_epi32(sum, _mm256_madd_epi16(products, _mm256_set1_epi16(scale)));
         }
         acc = _mm256_fmadd_ps(_mm256_set1_ps(half(x[b].scale) * y[b].scale),
                               _mm256_cvtepi32_ps(sum), acc);

@@ -33,10 +33,33 @@ void unpack_low_bits(const uint8_t* quants, uint32_t high, bool has_high, int of
     }
 }
 
+// The 32 IQ4 grid values of a block's 16 bytes of indices, laid out as Q4_0's nibbles.
+void iq4_values(const uint8_t* quants, int8_t* out) {
+    for (int j = 0; j < 16; ++j) {
+        out[j] = kIq4Values[quants[j] & 0x0f];
+        out[j + 16] = kIq4Values[quants[j] >> 4];
+    }
+}
+
 uint32_t high_bits(const uint8_t* bytes) {
     uint32_t word;
     std::memcpy(&word, bytes, 4);
     return word;
+}
+
+// A format of 32-element blocks with one f16 scale and no offset, whose `unpack` writes a
+// block's 32 signed integers: the sum of scale * (integers . activations) over the blocks.
+template <typename Block, typename Unpack>
+float dot_symmetric_32(const void* w, const void* a, size_t n, Unpack unpack) {
+    float sum = 0.0f;
+    int8_t q[32];
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<Block>(w)[b];
+        const auto& y = as<BlockQ8>(a)[b];
+        unpack(x, q);
+        sum += half_to_float(x.scale) * y.scale * static_cast<float>(int_dot(q, y.quants, 32));
+    }
+    return sum;
 }
 
 }  // namespace
@@ -81,15 +104,8 @@ float dot_q8_0(const void* w, const void* a, size_t n) {
 }
 
 float dot_q4_0(const void* w, const void* a, size_t n) {
-    float sum = 0.0f;
-    int8_t q[32];
-    for (size_t b = 0; b < n / 32; ++b) {
-        const auto& x = as<BlockQ4_0>(w)[b];
-        const auto& y = as<BlockQ8>(a)[b];
-        unpack_low_bits(x.quants, 0, false, 8, q);
-        sum += half_to_float(x.scale) * y.scale * static_cast<float>(int_dot(q, y.quants, 32));
-    }
-    return sum;
+    return dot_symmetric_32<BlockQ4_0>(
+        w, a, n, [](const BlockQ4_0& x, int8_t* q) { unpack_low_bits(x.quants, 0, false, 8, q); });
 }
 
 // The same products in the AVX-512 kernels' activation layouts: planar for Q8_0; lane groups for
@@ -137,15 +153,9 @@ float dot_q4_1(const void* w, const void* a, size_t n) {
 }
 
 float dot_q5_0(const void* w, const void* a, size_t n) {
-    float sum = 0.0f;
-    int8_t q[32];
-    for (size_t b = 0; b < n / 32; ++b) {
-        const auto& x = as<BlockQ5_0>(w)[b];
-        const auto& y = as<BlockQ8>(a)[b];
+    return dot_symmetric_32<BlockQ5_0>(w, a, n, [](const BlockQ5_0& x, int8_t* q) {
         unpack_low_bits(x.quants, high_bits(x.high_bits), true, 16, q);
-        sum += half_to_float(x.scale) * y.scale * static_cast<float>(int_dot(q, y.quants, 32));
-    }
-    return sum;
+    });
 }
 
 float dot_q5_1(const void* w, const void* a, size_t n) {
@@ -215,6 +225,65 @@ float dot_q6_k(const void* w, const void* a, size_t n) {
                 total += scales[sub] * q1 * q8[l] + scales[sub + 2] * q2 * q8[l + 32] +
                          scales[sub + 4] * q3 * q8[l + 64] + scales[sub + 6] * q4 * q8[l + 96];
             }
+        }
+        sum += half_to_float(x.scale) * y.scale * static_cast<float>(total);
+    }
+    return sum;
+}
+
+// Q2_K: sub-block i's value is d * scale_i * q - dmin * minimum_i; the minimums multiply the
+// activation sums per 16, so only the quants need an integer dot product.
+float dot_q2_k(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    for (size_t b = 0; b < n / 256; ++b) {
+        const auto& x = as<BlockQ2_K>(w)[b];
+        const auto& y = as<BlockQ8K>(a)[b];
+        int32_t scaled = 0, offsets = 0;
+        for (int sub = 0; sub < 16; ++sub) {
+            int32_t dot = 0;
+            for (int i = 16 * sub; i < 16 * sub + 16; ++i) {
+                dot += two_bit_quant(x.quants, i) * y.quants[i];
+            }
+            scaled += (x.scales[sub] & 0x0f) * dot;
+            offsets += (x.scales[sub] >> 4) * y.sums[sub];
+        }
+        sum += half_to_float(x.scale) * y.scale * static_cast<float>(scaled) -
+               half_to_float(x.minimum) * y.scale * static_cast<float>(offsets);
+    }
+    return sum;
+}
+
+float dot_q3_k(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    for (size_t b = 0; b < n / 256; ++b) {
+        const auto& x = as<BlockQ3_K>(w)[b];
+        const auto& y = as<BlockQ8K>(a)[b];
+        int32_t total = 0;
+        for (int sub = 0; sub < 16; ++sub) {
+            int32_t dot = 0;
+            for (int i = 16 * sub; i < 16 * sub + 16; ++i) dot += q3_k_value(x, i) * y.quants[i];
+            total += unpack_scale_q3_k(sub, x.scales) * dot;
+        }
+        sum += half_to_float(x.scale) * y.scale * static_cast<float>(total);
+    }
+    return sum;
+}
+
+float dot_iq4_nl(const void* w, const void* a, size_t n) {
+    return dot_symmetric_32<BlockIQ4_NL>(
+        w, a, n, [](const BlockIQ4_NL& x, int8_t* q) { iq4_values(x.quants, q); });
+}
+
+float dot_iq4_xs(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    int8_t q[32];
+    for (size_t b = 0; b < n / 256; ++b) {
+        const auto& x = as<BlockIQ4_XS>(w)[b];
+        const auto& y = as<BlockQ8K>(a)[b];
+        int32_t total = 0;
+        for (int sub = 0; sub < 8; ++sub) {
+            iq4_values(x.quants + 16 * sub, q);
+            total += unpack_scale_iq4_xs(sub, x) * int_dot(q, y.quants + 32 * sub, 32);
         }
         sum += half_to_float(x.scale) * y.scale * static_cast<float>(total);
     }

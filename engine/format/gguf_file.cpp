@@ -228,8 +228,8 @@ void GgufFile::parse() {
         const auto type = tensor_type_from_id(type_id);
         if (!type) {
             reader.fail(what + " has type " + tensor_type_name(type_id) +
-                        ", which Hearth does not support (supported: F32, F16, BF16, Q8_0, Q4_0, "
-                        "Q4_1, Q5_0, Q5_1, Q4_K, Q5_K, Q6_K)");
+                        ", which Hearth does not support (supported: " + supported_type_names() +
+                        ")");
         }
         tensor.type = *type;
         const auto block = static_cast<uint64_t>(tensor_type_info(tensor.type).block_elements);

@@ -14,18 +14,22 @@ struct TypeEntry {
     TensorTypeInfo info;
 };
 
-constexpr std::array<TypeEntry, 11> kSupported{{
+constexpr std::array<TypeEntry, 15> kSupported{{
     {TensorType::F32, {"F32", 1, 4}},
     {TensorType::F16, {"F16", 1, 2}},
     {TensorType::BF16, {"BF16", 1, 2}},
+    {TensorType::Q8_0, {"Q8_0", 32, 34}},
     {TensorType::Q4_0, {"Q4_0", 32, 18}},
     {TensorType::Q4_1, {"Q4_1", 32, 20}},
     {TensorType::Q5_0, {"Q5_0", 32, 22}},
     {TensorType::Q5_1, {"Q5_1", 32, 24}},
-    {TensorType::Q8_0, {"Q8_0", 32, 34}},
+    {TensorType::Q2_K, {"Q2_K", 256, 84}},
+    {TensorType::Q3_K, {"Q3_K", 256, 110}},
     {TensorType::Q4_K, {"Q4_K", 256, 144}},
     {TensorType::Q5_K, {"Q5_K", 256, 176}},
     {TensorType::Q6_K, {"Q6_K", 256, 210}},
+    {TensorType::IQ4_NL, {"IQ4_NL", 32, 18}},
+    {TensorType::IQ4_XS, {"IQ4_XS", 256, 136}},
 }};
 
 // ggml's names for every id it has assigned, indexed by id ("" where the id was retired).
@@ -52,6 +56,15 @@ const TensorTypeInfo& tensor_type_info(TensorType type) {
         if (entry.type == type) return entry.info;
     }
     throw std::logic_error("tensor_type_info: unsupported type");
+}
+
+std::string supported_type_names() {
+    std::string names;
+    for (const auto& entry : kSupported) {
+        if (!names.empty()) names += ", ";
+        names += entry.info.name;
+    }
+    return names;
 }
 
 std::string tensor_type_name(uint32_t id) {
@@ -103,6 +116,18 @@ void dequantize(TensorType type, const void* source, float* out, size_t count) {
             return;
         case TensorType::Q6_K:
             dequantize_q6_k(source, out, count);
+            return;
+        case TensorType::Q2_K:
+            dequantize_q2_k(source, out, count);
+            return;
+        case TensorType::Q3_K:
+            dequantize_q3_k(source, out, count);
+            return;
+        case TensorType::IQ4_NL:
+            dequantize_iq4_nl(source, out, count);
+            return;
+        case TensorType::IQ4_XS:
+            dequantize_iq4_xs(source, out, count);
             return;
     }
     throw std::logic_error("dequantize: unsupported type");

@@ -18,9 +18,13 @@ enum class TensorType : uint32_t {
     Q5_0 = 6,
     Q5_1 = 7,
     Q8_0 = 8,
+    Q2_K = 10,
+    Q3_K = 11,
     Q4_K = 12,
     Q5_K = 13,
     Q6_K = 14,
+    IQ4_NL = 20,
+    IQ4_XS = 23,
     BF16 = 30,
 };
 
@@ -33,6 +37,8 @@ struct TensorTypeInfo {
 // Supported types only; anything else in a file is refused by name at load.
 std::optional<TensorType> tensor_type_from_id(uint32_t id);
 const TensorTypeInfo& tensor_type_info(TensorType type);
+// "F32, F16, …": the supported types' names, for an error that refuses another.
+std::string supported_type_names();
 // Names every id ggml has used ("Q2_K", "IQ4_XS", …) so an error can say what the file holds.
 std::string tensor_type_name(uint32_t id);
 

@@ -45,9 +45,10 @@ std::vector<float> dequantized_activations(ActivationFormat format,
     return values;
 }
 
-const TensorType kTypes[] = {TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q8_0,
-                             TensorType::Q4_0, TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1,
-                             TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K};
+const TensorType kTypes[] = {
+    TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q8_0,   TensorType::Q4_0,
+    TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q2_K,   TensorType::Q3_K,
+    TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS};
 
 class DotTest : public testing::TestWithParam<TensorType> {};
 

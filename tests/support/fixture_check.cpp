@@ -100,10 +100,10 @@ Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json) 
     const double spread = json["checks"].toObject()["max_internal_spread"].toDouble();
     if (fixture == "stories260K") return {2e-2, 2 * spread};
     const auto counts = json["model"].toObject()["tensor_type_counts"].toObject();
-    const bool float_weights = !counts.contains("Q8_0") && !counts.contains("Q4_0") &&
-                               !counts.contains("Q4_1") && !counts.contains("Q5_0") &&
-                               !counts.contains("Q5_1") && !counts.contains("Q4_K") &&
-                               !counts.contains("Q5_K") && !counts.contains("Q6_K");
+    const QStringList types = counts.keys();
+    const bool float_weights = std::all_of(types.begin(), types.end(), [](const QString& type) {
+        return type == "F32" || type == "F16" || type == "BF16";
+    });
     if (float_weights) return {5e-3, std::max(1e-3, 2 * spread)};
     return {0.05, 2 * spread};
 }

@@ -16,6 +16,26 @@ std::vector<float> random_floats(size_t n, std::mt19937& random, float spread) {
     return values;
 }
 
+namespace {
+
+// Where a block keeps its f16 scale (and minimum), for the formats filled with random bytes.
+std::vector<size_t> f16_fields(TensorType type) {
+    switch (type) {
+        case TensorType::Q5_0:
+        case TensorType::IQ4_NL:
+        case TensorType::IQ4_XS:
+            return {0};
+        case TensorType::Q2_K:
+            return {80, 82};
+        case TensorType::Q3_K:
+            return {108};
+        default:
+            return {0, 2};  // Q4_1, Q5_1, Q5_K: scale then minimum
+    }
+}
+
+}  // namespace
+
 // Random bytes, then every f16 scale field made a sane number so the block is a plausible one.
 std::vector<std::byte> random_weights(TensorType type, size_t n, std::mt19937& random) {
     const auto& info = tensor_type_info(type);
@@ -48,13 +68,11 @@ std::vector<std::byte> random_weights(TensorType type, size_t n, std::mt19937& r
     }
     std::uniform_int_distribution<int> byte(0, 255);
     for (auto& b : bytes) b = static_cast<std::byte>(byte(random));
-    // Q4_1/Q5_0/Q5_1 start with f16 scale (and minimum); Q5_K with f16 scale and minimum.
-    const int halves = (type == TensorType::Q5_0) ? 1 : 2;
     for (size_t block = 0; block < n / info.block_elements; ++block) {
-        for (int h = 0; h < halves; ++h) {
+        for (const size_t offset : f16_fields(type)) {
             const uint16_t value =
                 float_to_half(0.01f * static_cast<float>(byte(random) + 1) / 256.0f);
-            std::memcpy(bytes.data() + block * info.block_bytes + 2 * h, &value, 2);
+            std::memcpy(bytes.data() + block * info.block_bytes + offset, &value, 2);
         }
     }
     return bytes;

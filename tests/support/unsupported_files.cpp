@@ -26,12 +26,6 @@ const std::vector<UnsupportedFile>& unsupported_files() {
         {"synth-gpt-oss-256-Q4_K_M.gguf", "gpt-oss", Architecture},
         // The reader meets the MXFP4 experts before the architecture is looked at.
         {"synth-gpt-oss-256-MXFP4_MOE.gguf", "MXFP4", WeightType},
-        {"synth-llama-256-Q2_K.gguf", "Q2_K", WeightType},
-        {"synth-llama-256-Q3_K.gguf", "Q3_K", WeightType},
-        {"synth-llama-256-Q3_K_M.gguf", "Q3_K", WeightType},
-        {"synth-llama-256-IQ4_NL.gguf", "IQ4_NL", WeightType},
-        {"synth-llama-256-IQ4_XS.gguf", "IQ4_XS", WeightType},
-        {"synth-llama-256-IQ4_XS-mix.gguf", "IQ4_XS", WeightType},
         {"gpt-oss.json", "macro", TemplateFeature},
         {"hermes-2-pro-tool-use.json", "macro", TemplateFeature},
         {"qwen3-coder.json", "macro", TemplateFeature},

@@ -75,15 +75,28 @@ double largest_difference(const Model& model, const CpuBackendOptions& first,
 const CpuBackendOptions kDotsOnly{
     .threads = 2, .chunk_sizes = {1, 8, 64}, .panel_threshold = 1000, .blas_threshold = 1000};
 
+// The same against integer dot products alone, on a shared model file.
+double difference_from_dots(const char* name, const CpuBackendOptions& options, int prompt_length,
+                            int stride) {
+    const auto model = Model::load(test::model_path(name));
+    return largest_difference(*model, options, kDotsOnly, prompt_length, stride);
+}
+
+// The formats without panel kernels take this path for long prompts on every CPU.
 TEST(CpuBackend, SgemmPrefillAgreesWithTheIntegerKernels) {
-    const auto model = Model::load(test::model_path("synth-qwen2-256-Q4_K_M.gguf"));
-    CpuBackendOptions blas = kDotsOnly;
-    blas.blas_threshold = 32;
-    const double worst = largest_difference(*model, blas, kDotsOnly, 200, 53);
-    // Float activations against 8-bit ones: the difference llama.cpp's own f32 and native runs
-    // show.
-    EXPECT_LT(worst, 0.05);
-    EXPECT_GT(worst, 0.0);
+    for (const char* name :
+         {"synth-qwen2-256-Q4_K_M.gguf", "synth-llama-256-Q2_K.gguf", "synth-llama-256-Q3_K.gguf",
+          "synth-llama-256-Q3_K_M.gguf", "synth-llama-256-IQ4_NL.gguf",
+          "synth-llama-256-IQ4_XS.gguf", "synth-llama-256-IQ4_XS-mix.gguf"}) {
+        CpuBackendOptions blas = kDotsOnly;
+        blas.blas_threshold = 32;
+        const double worst = difference_from_dots(name, blas, 200, 53);
+        // Float activations against 8-bit ones: the difference llama.cpp's own f32 and native
+        // runs show.
+        EXPECT_LT(worst, 0.05) << name;
+        EXPECT_GT(worst, 0.0) << name;
+        RecordProperty(name, std::to_string(worst));
+    }
 }
 
 // The panel kernels quantise activations per 32 elements like the Q8 dot path (Q4_K's dot path
@@ -93,10 +106,9 @@ TEST(CpuBackend, PanelPrefillAgreesWithTheDotKernels) {
     for (const char* name :
          {"synth-llama-256-Q4_0.gguf", "synth-llama-256-Q8_0.gguf", "synth-llama-256-Q4_K_M.gguf",
           "synth-llama-256-Q6_K.gguf", "synth-qwen2-256-Q8_0.gguf"}) {
-        const auto model = Model::load(test::model_path(name));
         CpuBackendOptions panel = kDotsOnly;
         panel.panel_threshold = 16;
-        const double worst = largest_difference(*model, panel, kDotsOnly, 151, 41);
+        const double worst = difference_from_dots(name, panel, 151, 41);
         EXPECT_LT(worst, 0.05) << name;
         RecordProperty(name, std::to_string(worst));
     }
