@@ -52,6 +52,14 @@ uint row_bytes(uint columns) {
     return columns / 256 * 176;
 #elif defined(TYPE_Q6_K)
     return columns / 256 * 210;
+#elif defined(TYPE_Q2_K)
+    return columns / 256 * 84;
+#elif defined(TYPE_Q3_K)
+    return columns / 256 * 110;
+#elif defined(TYPE_IQ4_NL)
+    return columns / 32 * 18;
+#elif defined(TYPE_IQ4_XS)
+    return columns / 256 * 136;
 #else
 #error "compile with one TYPE_* define"
 #endif
@@ -67,6 +75,12 @@ void scale_min_k4(uint scales, uint j, out float scale, out float minimum) {
         minimum = float((byte_at(scales + j + 4) >> 4) | ((byte_at(scales + j) >> 6) << 4));
     }
 }
+
+#if defined(TYPE_IQ4_NL) || defined(TYPE_IQ4_XS)
+// The non-uniform grid IQ4 indices stand for (ggml's kvalues_iq4nl).
+const float IQ4_VALUES[16] = float[16](-127.0, -104.0, -83.0, -65.0, -49.0, -35.0, -22.0, -10.0,
+                                       1.0, 13.0, 25.0, 38.0, 53.0, 69.0, 89.0, 113.0);
+#endif
 
 // Values of elements [32 * group, 32 * group + 32) of the row starting at byte `row`; float
 // types give 0 past `columns`, since their rows need not hold whole groups.
@@ -175,6 +189,73 @@ void dequantize_group(uint row, uint group, uint columns, out float v[32]) {
             ((byte_at(low + i) >> low_shift) & 15u) | (((byte_at(high + i) >> (2 * k)) & 3u) << 4);
         const float scale = float(int8_at(block + 192 + 8 * h + i / 16 + 2 * k));
         v[i] = d * scale * float(int(q) - 32);
+    }
+#elif defined(TYPE_Q2_K)
+    // 256 elements: 16 bytes of 4-bit scales (low nibble) and minimums (high) per 16 elements,
+    // 64 bytes of 2-bit quants, d, dmin. Group `sub` takes the bits at shift 2 * (sub % 4) of
+    // the 32 quant bytes at 32 * (sub / 4); each half of it has its own scale byte.
+    const uint block = row + (group / 8) * 84;
+    const uint sub = group % 8;
+    const float d = half_at(block + 80), dmin = half_at(block + 82);
+    const uint quants = block + 16 + 32 * (sub / 4), shift = 2 * (sub % 4);
+    for (uint part = 0; part < 2; ++part) {
+        const uint packed_scale = byte_at(block + 2 * sub + part);
+        const float scale = d * float(packed_scale & 15u);
+        const float minimum = dmin * float(packed_scale >> 4);
+        for (uint w = 0; w < 4; ++w) {
+            const uint packed = word_at(quants + 16 * part + 4 * w);
+            for (uint j = 0; j < 4; ++j) {
+                v[16 * part + 4 * w + j] = scale * float((packed >> (8 * j + shift)) & 3u) - minimum;
+            }
+        }
+    }
+#elif defined(TYPE_Q3_K)
+    // 256 elements: 32 bytes of high bits, 64 of 2-bit quants (placed as Q2_K's), 12 of 6-bit
+    // scales, d. Element i of group `sub` has its high bit at bit `sub` of high byte i; a clear
+    // bit subtracts 4. Scale s (of 16) keeps its low four bits in nibble s / 8 of byte s % 8 and
+    // its top two at bit 2 * (s / 4) of byte 8 + s % 4, 32 above its value.
+    const uint block = row + (group / 8) * 110;
+    const uint sub = group % 8;
+    const float d = half_at(block + 108);
+    const uint quants = block + 32 + 32 * (sub / 4), shift = 2 * (sub % 4);
+    for (uint part = 0; part < 2; ++part) {
+        const uint s = 2 * sub + part;
+        const uint low = (byte_at(block + 96 + s % 8) >> (4 * (s / 8))) & 15u;
+        const uint high = (byte_at(block + 104 + s % 4) >> (2 * (s / 4))) & 3u;
+        const float scale = d * float(int(low | (high << 4)) - 32);
+        for (uint w = 0; w < 4; ++w) {
+            const uint packed = word_at(quants + 16 * part + 4 * w);
+            const uint high_bits = word_at(block + 16 * part + 4 * w);
+            for (uint j = 0; j < 4; ++j) {
+                const int q = int((packed >> (8 * j + shift)) & 3u) -
+                              (((high_bits >> (8 * j + sub)) & 1u) != 0u ? 0 : 4);
+                v[16 * part + 4 * w + j] = scale * float(q);
+            }
+        }
+    }
+#elif defined(TYPE_IQ4_NL) || defined(TYPE_IQ4_XS)
+    // 4-bit indices into IQ4_VALUES, laid out as Q4_0's nibbles. IQ4_NL: d and 16 bytes per 32.
+    // IQ4_XS: 256 elements: d, 16 bits of the sub-blocks' top scale bits (two each), 4 bytes of
+    // their low four bits (a nibble each), 128 bytes of indices; scales are 32 above their value.
+#if defined(TYPE_IQ4_NL)
+    const uint block = row + group * 18;
+    const float d = half_at(block);
+    const uint quants = block + 2;
+#else
+    const uint block = row + (group / 8) * 136;
+    const uint sub = group % 8;
+    const uint low = (byte_at(block + 4 + sub / 2) >> (4 * (sub % 2))) & 15u;
+    const uint high = ((byte_at(block + 2) | (byte_at(block + 3) << 8)) >> (2 * sub)) & 3u;
+    const float d = half_at(block) * float(int(low | (high << 4)) - 32);
+    const uint quants = block + 8 + 16 * sub;
+#endif
+    for (uint w = 0; w < 4; ++w) {
+        const uint packed = word_at(quants + 4 * w);
+        for (uint j = 0; j < 4; ++j) {
+            const uint b = (packed >> (8 * j)) & 0xffu;
+            v[4 * w + j] = d * IQ4_VALUES[b & 15u];
+            v[4 * w + j + 16] = d * IQ4_VALUES[b >> 4];
+        }
     }
 #endif
 }

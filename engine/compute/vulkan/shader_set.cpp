@@ -10,6 +10,10 @@
 #include "shaders/embedding_bf16_spv.h"
 #include "shaders/embedding_f16_spv.h"
 #include "shaders/embedding_f32_spv.h"
+#include "shaders/embedding_iq4_nl_spv.h"
+#include "shaders/embedding_iq4_xs_spv.h"
+#include "shaders/embedding_q2_k_spv.h"
+#include "shaders/embedding_q3_k_spv.h"
 #include "shaders/embedding_q4_0_spv.h"
 #include "shaders/embedding_q4_1_spv.h"
 #include "shaders/embedding_q4_k_spv.h"
@@ -23,6 +27,10 @@
 #include "shaders/matmul_bf16_spv.h"
 #include "shaders/matmul_f16_spv.h"
 #include "shaders/matmul_f32_spv.h"
+#include "shaders/matmul_iq4_nl_spv.h"
+#include "shaders/matmul_iq4_xs_spv.h"
+#include "shaders/matmul_q2_k_spv.h"
+#include "shaders/matmul_q3_k_spv.h"
 #include "shaders/matmul_q4_0_spv.h"
 #include "shaders/matmul_q4_1_spv.h"
 #include "shaders/matmul_q4_k_spv.h"
@@ -34,6 +42,10 @@
 #include "shaders/matmul_shared_bf16_spv.h"
 #include "shaders/matmul_shared_f16_spv.h"
 #include "shaders/matmul_shared_f32_spv.h"
+#include "shaders/matmul_shared_iq4_nl_spv.h"
+#include "shaders/matmul_shared_iq4_xs_spv.h"
+#include "shaders/matmul_shared_q2_k_spv.h"
+#include "shaders/matmul_shared_q3_k_spv.h"
 #include "shaders/matmul_shared_q4_0_spv.h"
 #include "shaders/matmul_shared_q4_1_spv.h"
 #include "shaders/matmul_shared_q4_k_spv.h"
@@ -67,6 +79,10 @@ const Variant kVariants[] = {
     {TensorType::Q4_K, matmul_q4_k_spv, matmul_shared_q4_k_spv, embedding_q4_k_spv},
     {TensorType::Q5_K, matmul_q5_k_spv, matmul_shared_q5_k_spv, embedding_q5_k_spv},
     {TensorType::Q6_K, matmul_q6_k_spv, matmul_shared_q6_k_spv, embedding_q6_k_spv},
+    {TensorType::Q2_K, matmul_q2_k_spv, matmul_shared_q2_k_spv, embedding_q2_k_spv},
+    {TensorType::Q3_K, matmul_q3_k_spv, matmul_shared_q3_k_spv, embedding_q3_k_spv},
+    {TensorType::IQ4_NL, matmul_iq4_nl_spv, matmul_shared_iq4_nl_spv, embedding_iq4_nl_spv},
+    {TensorType::IQ4_XS, matmul_iq4_xs_spv, matmul_shared_iq4_xs_spv, embedding_iq4_xs_spv},
 };
 
 const Variant& variant(TensorType type) {

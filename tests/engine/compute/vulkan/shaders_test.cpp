@@ -327,7 +327,9 @@ TEST_F(ShaderTest, ProductsMatchTheCpuForEveryWeightType) {
          {"stories260K.gguf", "synth-llama-256-F16.gguf", "synth-llama-256-BF16.gguf",
           "synth-llama-256-Q4_0.gguf", "synth-llama-256-Q4_1.gguf", "synth-llama-256-Q5_0.gguf",
           "synth-llama-256-Q5_1.gguf", "synth-llama-256-Q8_0.gguf", "synth-llama-256-Q4_K_M.gguf",
-          "synth-llama-256-Q5_K.gguf", "synth-llama-256-Q6_K.gguf"}) {
+          "synth-llama-256-Q5_K.gguf", "synth-llama-256-Q6_K.gguf", "synth-llama-256-Q2_K.gguf",
+          "synth-llama-256-Q3_K.gguf", "synth-llama-256-IQ4_NL.gguf",
+          "synth-llama-256-IQ4_XS.gguf"}) {
         const auto model = Model::load(test::model_path(name));
         const ShaderSet shaders(*s_device, *model);
         const auto& layer = model->weights().layers[0];
@@ -382,7 +384,8 @@ TEST_F(ShaderTest, ProductsMatchTheCpuForEveryWeightType) {
     }
     for (const auto type : {TensorType::F32, TensorType::F16, TensorType::BF16, TensorType::Q4_0,
                             TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q8_0,
-                            TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K}) {
+                            TensorType::Q2_K, TensorType::Q3_K, TensorType::Q4_K, TensorType::Q5_K,
+                            TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS}) {
         EXPECT_GT(covered[type], 0) << tensor_type_info(type).name << " was not tested";
     }
 }
@@ -449,7 +452,9 @@ TEST_F(ShaderTest, TheLogitSoftcapBendsTheProductLikeTheCpu) {
 TEST_F(ShaderTest, EmbeddingLookupsMatchTheCpu) {
     for (const char* name :
          {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf", "synth-llama-256-Q5_1.gguf",
-          "synth-qwen2-256-Q8_0.gguf", "synth-gemma2-256-Q4_K_M.gguf", "synth-gemma3-256.gguf"}) {
+          "synth-qwen2-256-Q8_0.gguf", "synth-gemma2-256-Q4_K_M.gguf", "synth-gemma3-256.gguf",
+          "synth-llama-256-Q2_K.gguf", "synth-llama-256-Q3_K.gguf", "synth-llama-256-IQ4_NL.gguf",
+          "synth-llama-256-IQ4_XS.gguf"}) {
         const auto model = Model::load(test::model_path(name));
         const ShaderSet shaders(*s_device, *model);
         const auto& table = model->weights().token_embedding;
