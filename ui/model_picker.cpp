@@ -11,6 +11,7 @@
 #include <QVBoxLayout>
 
 #include "app/phrasing/architecture_text.h"
+#include "app/phrasing/quantization_text.h"
 
 namespace hearth::ui {
 namespace {
@@ -129,7 +130,7 @@ void ModelPicker::fill() {
                                           QString::fromStdString(info.path.filename().string())));
         set(kArchitecture, QString::fromStdString(architecture_text(info.architecture)));
         set(kParameters, QString::fromStdString(parameter_count_text(info.parameters)));
-        set(kQuantization, QString::fromStdString(info.quantization));
+        set(kQuantization, QString::fromStdString(quantization_text(info)));
         set(kSize, byte_size_text(info.file_bytes));
         set(kContext, QString::number(info.context_length));
         set(kTemplate, QString::fromStdString(info.chat_family));

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 
 #include "engine/compute/kv_cache.h"
@@ -13,10 +14,13 @@ namespace {
 // llama.cpp's general.file_type values (enum llama_ftype).
 std::string file_type_name(int64_t type) {
     static const std::map<int64_t, const char*> kNames = {
-        {0, "F32"},     {1, "F16"},     {2, "Q4_0"},    {3, "Q4_1"},    {7, "Q8_0"},
-        {8, "Q5_0"},    {9, "Q5_1"},    {10, "Q2_K"},   {11, "Q3_K_S"}, {12, "Q3_K_M"},
-        {13, "Q3_K_L"}, {14, "Q4_K_S"}, {15, "Q4_K_M"}, {16, "Q5_K_S"}, {17, "Q5_K_M"},
-        {18, "Q6_K"},   {32, "BF16"},
+        {0, "F32"},      {1, "F16"},      {2, "Q4_0"},       {3, "Q4_1"},    {7, "Q8_0"},
+        {8, "Q5_0"},     {9, "Q5_1"},     {10, "Q2_K"},      {11, "Q3_K_S"}, {12, "Q3_K_M"},
+        {13, "Q3_K_L"},  {14, "Q4_K_S"},  {15, "Q4_K_M"},    {16, "Q5_K_S"}, {17, "Q5_K_M"},
+        {18, "Q6_K"},    {19, "IQ2_XXS"}, {20, "IQ2_XS"},    {21, "Q2_K_S"}, {22, "IQ3_XS"},
+        {23, "IQ3_XXS"}, {24, "IQ1_S"},   {25, "IQ4_NL"},    {26, "IQ3_S"},  {27, "IQ3_M"},
+        {28, "IQ2_S"},   {29, "IQ2_M"},   {30, "IQ4_XS"},    {31, "IQ1_M"},  {32, "BF16"},
+        {36, "TQ1_0"},   {37, "TQ2_0"},   {38, "MXFP4_MOE"},
     };
     const auto found = kNames.find(type);
     return found == kNames.end() ? "" : found->second;
@@ -44,19 +48,22 @@ std::string family_name(ChatFamily family) {
     return "none";
 }
 
-// Without general.file_type: the type holding most of the weight bytes.
-std::string dominant_type(const GgufFile& file) {
-    std::map<TensorType, uint64_t> bytes;
-    for (const auto& tensor : file.tensors()) bytes[tensor.type] += tensor.bytes;
-    TensorType best = TensorType::F32;
-    uint64_t most = 0;
-    for (const auto& [type, count] : bytes) {
-        if (count > most) {
-            best = type;
-            most = count;
-        }
+// Every type the file's tensors are stored in, most parameters first (ties by name, so the
+// order is stable).
+std::vector<WeightTypeShare> weight_types(const GgufFile& file) {
+    std::map<TensorType, WeightTypeShare> shares;
+    for (const auto& tensor : file.tensors()) {
+        auto& share = shares[tensor.type];
+        share.type = tensor_type_name(static_cast<uint32_t>(tensor.type));
+        share.parameters += tensor.elements;
+        share.bytes += tensor.bytes;
     }
-    return tensor_type_name(static_cast<uint32_t>(best));
+    std::vector<WeightTypeShare> sorted;
+    for (auto& [type, share] : shares) sorted.push_back(std::move(share));
+    std::sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) {
+        return a.parameters != b.parameters ? a.parameters > b.parameters : a.type < b.type;
+    });
+    return sorted;
 }
 
 }  // namespace
@@ -70,9 +77,13 @@ ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOpt
     info.name = config.name.empty() ? path.stem().string() : config.name;
     info.architecture = config.architecture_name;
     for (const auto& tensor : file.tensors()) info.parameters += tensor.elements;
+    info.weight_types = weight_types(file);
     const auto file_type = file.get_integer("general.file_type");
     info.quantization = file_type ? file_type_name(*file_type) : "";
-    if (info.quantization.empty()) info.quantization = dominant_type(file);
+    // Without general.file_type: the type holding most of the parameters.
+    if (info.quantization.empty() && !info.weight_types.empty()) {
+        info.quantization = info.weight_types.front().type;
+    }
     info.file_bytes = file.file_size();
     info.context_length = config.context_length;
     info.chat_family =

@@ -12,12 +12,21 @@
 
 namespace hearth {
 
+// How much of a file one weight type holds.
+struct WeightTypeShare {
+    std::string type;         // "Q3_K", "F32", ... (ggml's type names)
+    uint64_t parameters = 0;  // elements of the tensors stored in it
+    uint64_t bytes = 0;
+};
+
 struct ModelInfo {
     std::filesystem::path path;
     std::string name;          // general.name, else the file name
     std::string architecture;  // llama, qwen2, ...
     uint64_t parameters = 0;   // elements of all tensors
     std::string quantization;  // Q4_K_M, Q8_0, F16, ...
+    // The file's quantisation mix: every type its tensors are stored in, most parameters first.
+    std::vector<WeightTypeShare> weight_types;
     uint64_t file_bytes = 0;
     int context_length = 0;      // trained
     std::string chat_family;     // llama3, chatml, ... or "none"

@@ -4,6 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <QJsonArray>
+#include <QJsonObject>
+
+#include <map>
+
 #include "tests/support/shared_data.h"
 
 namespace hearth {
@@ -44,6 +49,49 @@ TEST(ModelInfo, ReadsMetadataWithoutLoadingAndNamesBadFiles) {
     EXPECT_EQ(parameter_count_text(1'100'048'384), "1.1B");
     EXPECT_EQ(parameter_count_text(134'515'008), "135M");
     EXPECT_EQ(parameter_count_text(292'800), "293K");
+}
+
+TensorType type_named(const std::string& name) {
+    for (uint32_t id = 0; id < 64; ++id) {
+        if (tensor_type_name(id) == name) return tensor_type_from_id(id).value();
+    }
+    throw std::invalid_argument("no type " + name);
+}
+
+// The mix is counted from the file's own tensor directory: the fixture lists every tensor's type
+// and shape as llama.cpp wrote it.
+TEST(ModelInfo, CountsEveryWeightTypesParametersAndBytes) {
+    for (const char* stem : {"synth-llama-256-Q3_K_M", "synth-llama-256-IQ4_XS-mix",
+                             "synth-llama-256-Q2_K", "synth-llama-256-Q4_K_M"}) {
+        const auto json =
+            test::load_json(test::fixture_path(std::string("models/") + stem + ".json"));
+        std::map<std::string, uint64_t> expected;
+        for (const auto& value : json["model"].toObject()["tensors"].toArray()) {
+            const auto tensor = value.toObject();
+            const std::string type = tensor["type"].toString().toStdString();
+            uint64_t elements = 1;
+            for (const auto& extent : tensor["ne"].toArray()) elements *= extent.toInteger();
+            expected[type] += elements;
+        }
+        const auto info = read_model_info(test::model_path(std::string(stem) + ".gguf"));
+        ASSERT_EQ(info.weight_types.size(), expected.size()) << stem;
+        uint64_t parameters = 0;
+        for (size_t i = 0; i < info.weight_types.size(); ++i) {
+            const auto& share = info.weight_types[i];
+            EXPECT_EQ(share.parameters, expected[share.type]) << stem << " " << share.type;
+            EXPECT_EQ(share.bytes, tensor_bytes(type_named(share.type), share.parameters))
+                << stem << " " << share.type;
+            if (i > 0) {
+                EXPECT_GE(info.weight_types[i - 1].parameters, share.parameters) << stem;
+            }
+            parameters += share.parameters;
+        }
+        EXPECT_EQ(parameters, info.parameters) << stem;
+    }
+    // The quantiser's label and the type most parameters are in.
+    const auto info = read_model_info(test::model_path("synth-llama-256-Q3_K_M.gguf"));
+    EXPECT_EQ(info.quantization, "Q3_K_M");
+    EXPECT_EQ(info.weight_types.front().type, "Q3_K");
 }
 
 }  // namespace
