@@ -47,6 +47,18 @@ size_t find_close(const std::string& source, size_t from, std::string_view close
     return std::string::npos;
 }
 
+// The next "{{", "{%" or "{#" from `from`, or the end. One pass: searching for each opener
+// separately would rescan the rest of the source for every tag.
+size_t find_open(const std::string& source, size_t from) {
+    for (size_t at = source.find('{', from); at != std::string::npos;
+         at = source.find('{', at + 1)) {
+        if (at + 1 < source.size() &&
+            std::string_view("{%#").find(source[at + 1]) != std::string_view::npos)
+            return at;
+    }
+    return source.size();
+}
+
 }  // namespace
 
 std::vector<Segment> split_template(std::string_view raw_source) {
@@ -54,16 +66,18 @@ std::vector<Segment> split_template(std::string_view raw_source) {
     std::vector<Segment> segments;
     size_t position = 0;
     bool strip_next = false;
+    int line = 1;
+    size_t counted = 0;  // where `line` was counted up to
     while (position <= source.size()) {
-        size_t open = source.size();
-        for (const char* opener : {"{{", "{%", "{#"})
-            open = std::min(open, source.find(opener, position));
+        const size_t open = find_open(source, position);
         std::string text = source.substr(position, open - position);
         if (strip_next)
             text.erase(0, std::find_if_not(text.begin(), text.end(), is_space) - text.begin());
         strip_next = false;
-        const int line = 1 + static_cast<int>(std::count(
-                                 source.begin(), source.begin() + static_cast<long>(open), '\n'));
+        // Lines counted since the last tag only, so the whole split stays linear.
+        line += static_cast<int>(std::count(source.begin() + static_cast<long>(counted),
+                                            source.begin() + static_cast<long>(open), '\n'));
+        counted = open;
         if (open == source.size()) {
             if (!text.empty()) segments.push_back({Segment::Kind::Text, text, line});
             break;
