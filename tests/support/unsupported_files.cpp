@@ -26,9 +26,6 @@ const std::vector<UnsupportedFile>& unsupported_files() {
         {"synth-gpt-oss-256-Q4_K_M.gguf", "gpt-oss", Architecture},
         // The reader meets the MXFP4 experts before the architecture is looked at.
         {"synth-gpt-oss-256-MXFP4_MOE.gguf", "MXFP4", WeightType},
-        {"gpt-oss.json", "macro", TemplateFeature},
-        {"hermes-2-pro-tool-use.json", "macro", TemplateFeature},
-        {"qwen3-coder.json", "macro", TemplateFeature},
     };
     return files;
 }

@@ -22,8 +22,13 @@ std::string string_argument(const CallArguments& args, size_t index, const char*
     return value.as_string();
 }
 
-std::vector<std::string> split(const std::string& text, const Value& separator, int64_t max_split) {
+std::vector<std::string> split(const std::string& text, const Value& separator, int64_t max_split,
+                               const Limits& limits) {
     std::vector<std::string> parts;
+    const auto add = [&](std::string part) {
+        check_list_items(limits, parts.size() + 1);
+        parts.push_back(std::move(part));
+    };
     if (separator.is_undefined() || separator.is_none()) {  // runs of whitespace, ends ignored
         const auto points = unicode::decode_utf8(text);
         size_t i = 0;
@@ -35,7 +40,7 @@ std::vector<std::string> split(const std::string& text, const Value& separator, 
                 j = points.size();
             else
                 while (j < points.size() && !is_python_space(points[j])) ++j;
-            parts.push_back(unicode::encode_utf8(points, i, j));
+            add(unicode::encode_utf8(points, i, j));
             i = j;
         }
         return parts;
@@ -45,36 +50,57 @@ std::vector<std::string> split(const std::string& text, const Value& separator, 
     size_t start = 0;
     for (size_t found; (found = text.find(sep, start)) != std::string::npos;) {
         if (max_split >= 0 && static_cast<int64_t>(parts.size()) == max_split) break;
-        parts.push_back(text.substr(start, found - start));
+        add(text.substr(start, found - start));
         start = found + sep.size();
     }
-    parts.push_back(text.substr(start));
+    add(text.substr(start));
     return parts;
 }
 
-Value string_method(const std::string& text, const std::string& name) {
+// str.replace, sized before it is built.
+std::string replace(const std::string& text, const std::string& from, const std::string& to,
+                    int64_t count, const Limits& limits) {
+    if (from.empty()) return text;
+    size_t matches = 0;
+    for (size_t at = text.find(from); at != std::string::npos && count != 0;
+         at = text.find(from, at + from.size()), --count)
+        ++matches;
+    const size_t grown = saturating_multiply(matches, to.size());
+    check_string_bytes(limits, text.size() - matches * from.size() + grown);
+    std::string out;
+    size_t start = 0;
+    for (size_t i = 0; i < matches; ++i) {
+        const size_t found = text.find(from, start);
+        out += text.substr(start, found - start) + to;
+        start = found + from.size();
+    }
+    return out + text.substr(start);
+}
+
+Value string_method(const std::string& text, const std::string& name, const Limits& limits) {
     const auto bind = [&](auto body) {
-        return Value(
-            Function([text, body](const CallArguments& args) { return body(text, args); }));
+        return Value(Function(
+            [text, body, limits](const CallArguments& args) { return body(text, args, limits); }));
     };
     if (name == "strip" || name == "lstrip" || name == "rstrip") {
         const bool left = name != "rstrip", right = name != "lstrip";
-        return bind([left, right](const std::string& s, const CallArguments& args) {
+        return bind([left, right](const std::string& s, const CallArguments& args, const Limits&) {
             return Value(strip(s, string_argument(args, 0, "chars", "strip"), left, right));
         });
     }
     if (name == "split") {
-        return bind([](const std::string& s, const CallArguments& args) {
-            const Value& limit = args.get(1, "maxsplit");
+        return bind([](const std::string& s, const CallArguments& args, const Limits& limits) {
+            const Value& most = args.get(1, "maxsplit");
             Array out;
-            for (auto& part : split(s, args.get(0, "sep"), limit.is_int() ? limit.as_int() : -1))
+            for (auto& part :
+                 split(s, args.get(0, "sep"), most.is_int() ? most.as_int() : -1, limits))
                 out.emplace_back(part);
             return Value(std::move(out));
         });
     }
     if (name == "startswith" || name == "endswith") {
         const bool starts = name == "startswith";
-        return bind([starts](const std::string& s, const CallArguments& args) {
+        return bind([starts](const std::string& s, const CallArguments& args, const Limits&) {
             const Value& wanted = args.get(0, "prefix");
             Array options = wanted.is_array() ? wanted.as_array() : Array{wanted};
             for (const auto& option : options) {
@@ -86,25 +112,16 @@ Value string_method(const std::string& text, const std::string& name) {
         });
     }
     if (name == "replace") {
-        return bind([](const std::string& s, const CallArguments& args) {
-            const std::string from = string_argument(args, 0, "old", "replace");
-            const std::string to = string_argument(args, 1, "new", "replace");
+        return bind([](const std::string& s, const CallArguments& args, const Limits& limits) {
             const Value& count = args.get(2, "count");
-            int64_t left = count.is_int() ? count.as_int() : -1;
-            std::string out;
-            size_t start = 0;
-            if (from.empty()) return Value(s);
-            for (size_t found; left != 0 && (found = s.find(from, start)) != std::string::npos;
-                 --left) {
-                out += s.substr(start, found - start) + to;
-                start = found + from.size();
-            }
-            return Value(out + s.substr(start));
+            return Value(replace(s, string_argument(args, 0, "old", "replace"),
+                                 string_argument(args, 1, "new", "replace"),
+                                 count.is_int() ? count.as_int() : -1, limits));
         });
     }
     if (name == "upper" || name == "lower") {
         const bool upper = name == "upper";
-        return bind([upper](const std::string& s, const CallArguments&) {
+        return bind([upper](const std::string& s, const CallArguments&, const Limits&) {
             std::string out = s;
             for (char& c : out) {
                 if (static_cast<unsigned char>(c) < 0x80)
@@ -115,7 +132,7 @@ Value string_method(const std::string& text, const std::string& name) {
     }
     if (name == "find" || name == "count") {
         const bool find = name == "find";
-        return bind([find](const std::string& s, const CallArguments& args) {
+        return bind([find](const std::string& s, const CallArguments& args, const Limits&) {
             const std::string needle = string_argument(args, 0, "sub", "find");
             if (find) {
                 const size_t at = s.find(needle);
@@ -182,7 +199,7 @@ std::string strip(const std::string& text, const std::string& characters, bool l
     return unicode::encode_utf8(points, begin, end);
 }
 
-Value get_attribute(const Value& value, const std::string& name) {
+Value get_attribute(const Value& value, const std::string& name, const Limits& limits) {
     if (value.is_undefined()) undefined_error(value);
     if (value.is_object()) {
         if (const Value* found = value.as_object().find(name)) return *found;
@@ -191,11 +208,11 @@ Value get_attribute(const Value& value, const std::string& name) {
     if (value.is_namespace()) {
         if (const Value* found = value.as_namespace().attributes.find(name)) return *found;
     }
-    if (value.is_string()) return string_method(value.as_string(), name);
+    if (value.is_string()) return string_method(value.as_string(), name, limits);
     return Value(Undefined{"'" + value.type_name() + " object' has no attribute '" + name + "'"});
 }
 
-Value get_item(const Value& value, const Value& key) {
+Value get_item(const Value& value, const Value& key, const Limits& limits) {
     if (value.is_undefined()) undefined_error(value);
     if (key.is_int() || key.is_bool()) {
         if (value.is_array()) {
@@ -215,9 +232,9 @@ Value get_item(const Value& value, const Value& key) {
             if (const Value* found = value.as_object().find(key.as_string())) return *found;
             return Value(Undefined{"'dict object' has no attribute '" + key.as_string() + "'"});
         }
-        return get_attribute(value, key.as_string());
+        return get_attribute(value, key.as_string(), limits);
     }
-    return Value(Undefined{"'" + value.type_name() + " object' has no item " + key.repr()});
+    return Value(Undefined{"'" + value.type_name() + " object' has no item " + key.repr(limits)});
 }
 
 Value get_slice(const Value& value, std::optional<int64_t> start, std::optional<int64_t> stop,

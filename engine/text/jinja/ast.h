@@ -32,20 +32,28 @@ struct Expression {
     std::vector<std::unique_ptr<Expression>> operands;
     std::vector<std::string>
         argument_names;  // per argument of a call, filter or test; "" if positional
+    size_t height = 1;   // levels of nodes from this one down, bounded by the parser
 };
 
 struct Statement;
 using Body = std::vector<std::unique_ptr<Statement>>;
 
 struct Statement {
-    enum class Kind { Text, Output, If, For, Set, Break, Continue };
+    enum class Kind { Text, Output, If, For, Set, Break, Continue, Macro, CallBlock };
     Kind kind = Kind::Text;
     std::string text;  // Text
-    std::vector<std::unique_ptr<Expression>>
-        expressions;           // Output/Set: [value]; If: conditions; For: [iterable, filter?]
-    std::vector<Body> bodies;  // If: one per condition, then else; For: body, else; Set block: body
-    std::vector<std::string> targets;  // For: loop variables; Set: [name] or [namespace, attribute]
-    bool has_filter = false;           // For: `for x in y if cond`
+    // Output/Set: [value]; If: conditions; For: [iterable, filter?]; CallBlock: [the call]
+    std::vector<std::unique_ptr<Expression>> expressions;
+    // If: one per condition, then else; For: body, else; Set block, Macro, CallBlock: body
+    std::vector<Body> bodies;
+    // For: loop variables; Set: [name] or [namespace, attribute]; Macro: [name]
+    std::vector<std::string> targets;
+    bool has_filter = false;  // For: `for x in y if cond`
+    // Macro, and CallBlock for the caller() it defines: the parameters, their default values
+    // (null where none), and the special names the body reads, which Jinja binds only then.
+    std::vector<std::string> parameters;
+    std::vector<std::unique_ptr<Expression>> defaults;
+    bool reads_varargs = false, reads_kwargs = false, reads_caller = false;
     int line = 0;
 };
 

@@ -221,11 +221,19 @@ void dump_string(const std::string& text, std::string& out) {
     out += '"';
 }
 
-void dump(const Value& value, const JsonStyle& style, int depth, std::string& out) {
-    const auto newline = [&](int level) {
+// Checks the depth before descending and the length before each indent and after each item,
+// so a huge, deep or self-holding value fails before its text takes much memory.
+void dump(const Value& value, const JsonStyle& style, const Limits& limits, size_t depth,
+          std::string& out) {
+    check_nesting_depth(limits, depth);
+    const auto newline = [&](size_t level) {
         if (!style.indent) return;
         out += '\n';
-        out.append(static_cast<size_t>(*style.indent * level), ' ');
+        // Python indents by nothing for a negative indent.
+        const size_t width =
+            saturating_multiply(static_cast<size_t>(std::max(*style.indent, 0)), level);
+        check_string_bytes(limits, out.size() + width);
+        out.append(width, ' ');
     };
     // With an indent, Python ends items with a bare "," before the newline.
     const std::string separator =
@@ -242,6 +250,7 @@ void dump(const Value& value, const JsonStyle& style, int depth, std::string& ou
                : std::isinf(number) ? (number > 0 ? "Infinity" : "-Infinity")
                                     : format_float(number);
     } else if (value.is_string()) {
+        check_string_bytes(limits, out.size() + value.as_string().size());
         dump_string(value.as_string(), out);
     } else if (value.is_array()) {
         const auto& items = value.as_array();
@@ -253,7 +262,7 @@ void dump(const Value& value, const JsonStyle& style, int depth, std::string& ou
         for (size_t i = 0; i < items.size(); ++i) {
             if (i) out += separator;
             newline(depth + 1);
-            dump(items[i], style, depth + 1, out);
+            dump(items[i], style, limits, depth + 1, out);
         }
         newline(depth);
         out += ']';
@@ -274,13 +283,14 @@ void dump(const Value& value, const JsonStyle& style, int depth, std::string& ou
             newline(depth + 1);
             dump_string(entries[i].first, out);
             out += style.key_separator;
-            dump(entries[i].second, style, depth + 1, out);
+            dump(entries[i].second, style, limits, depth + 1, out);
         }
         newline(depth);
         out += '}';
     } else {
         throw RenderError("Object of type " + value.type_name() + " is not JSON serializable");
     }
+    check_string_bytes(limits, out.size());
 }
 
 }  // namespace
@@ -289,9 +299,9 @@ Value parse_json(std::string_view text) {
     return JsonReader(text).document();
 }
 
-std::string dump_json(const Value& value, const JsonStyle& style) {
+std::string dump_json(const Value& value, const JsonStyle& style, const Limits& limits) {
     std::string out;
-    dump(value, style, 0, out);
+    dump(value, style, limits, 0, out);
     return out;
 }
 

@@ -20,6 +20,7 @@ struct JsonStyle {
     bool sort_keys = false;
 };
 
-std::string dump_json(const Value& value, const JsonStyle& style = {});
+// Throws LimitExceeded past limits.max_string_bytes or limits.max_nesting_depth.
+std::string dump_json(const Value& value, const JsonStyle& style = {}, const Limits& limits = {});
 
 }  // namespace hearth::jinja

@@ -14,8 +14,10 @@ void collect(const Expression& expression, std::set<std::string>& names) {
 
 void collect(const Body& body, std::set<std::string>& names) {
     for (const auto& statement : body) {
-        for (const auto& expression : statement->expressions) {
-            if (expression) collect(*expression, names);
+        for (const auto* expressions : {&statement->expressions, &statement->defaults}) {
+            for (const auto& expression : *expressions) {
+                if (expression) collect(*expression, names);
+            }
         }
         for (const auto& inner : statement->bodies) collect(inner, names);
     }

@@ -2,145 +2,12 @@
 
 #include <set>
 
+#include "engine/text/jinja/expression_lexer.h"
 #include "engine/text/jinja/lexer.h"
-#include "engine/text/unicode.h"
+#include "engine/text/jinja/names.h"
 
 namespace hearth::jinja {
 namespace {
-
-struct Token {
-    enum class Kind { Name, String, Integer, Float, Operator, End };
-    Kind kind = Kind::End;
-    std::string text;
-    Value value;
-};
-
-// Splits the inside of one tag into tokens.
-class ExpressionLexer {
-public:
-    ExpressionLexer(std::string_view source, int line) : m_source(source), m_line(line) {}
-
-    std::vector<Token> tokens() {
-        std::vector<Token> out;
-        while (true) {
-            while (m_position < m_source.size() &&
-                   std::isspace(static_cast<unsigned char>(m_source[m_position])))
-                ++m_position;
-            if (m_position >= m_source.size()) break;
-            out.push_back(next());
-        }
-        out.push_back({Token::Kind::End, "", {}});
-        return out;
-    }
-
-private:
-    [[noreturn]] void fail(const std::string& what) const {
-        throw RenderError("template line " + std::to_string(m_line) + ": " + what);
-    }
-
-    Token next() {
-        const char c = m_source[m_position];
-        if (std::isalpha(static_cast<unsigned char>(c)) || c == '_') {
-            const size_t start = m_position;
-            while (m_position < m_source.size() &&
-                   (std::isalnum(static_cast<unsigned char>(m_source[m_position])) ||
-                    m_source[m_position] == '_')) {
-                ++m_position;
-            }
-            return {Token::Kind::Name, std::string(m_source.substr(start, m_position - start)), {}};
-        }
-        if (std::isdigit(static_cast<unsigned char>(c))) return number();
-        if (c == '\'' || c == '"') return string(c);
-        for (const char* op : {"==", "!=", "<=", ">=", "//", "**"}) {
-            if (m_source.substr(m_position, 2) == op) {
-                m_position += 2;
-                return {Token::Kind::Operator, op, {}};
-            }
-        }
-        if (std::string_view("()[]{}.,:|~+-*/%<>=").find(c) != std::string_view::npos) {
-            ++m_position;
-            return {Token::Kind::Operator, std::string(1, c), {}};
-        }
-        fail(std::string("unexpected character '") + c + "'");
-    }
-
-    Token number() {
-        const size_t start = m_position;
-        bool is_float = false;
-        while (m_position < m_source.size() &&
-               (std::isdigit(static_cast<unsigned char>(m_source[m_position])) ||
-                m_source[m_position] == '_' ||
-                (m_source[m_position] == '.' && m_position + 1 < m_source.size() &&
-                 std::isdigit(static_cast<unsigned char>(m_source[m_position + 1]))))) {
-            is_float = is_float || m_source[m_position] == '.';
-            ++m_position;
-        }
-        std::string digits(m_source.substr(start, m_position - start));
-        std::erase(digits, '_');
-        if (is_float) return {Token::Kind::Float, digits, Value(std::stod(digits))};
-        return {Token::Kind::Integer, digits, Value(static_cast<int64_t>(std::stoll(digits)))};
-    }
-
-    // Python string literals: both quotes, the usual escapes and \uXXXX.
-    Token string(char quote) {
-        ++m_position;
-        std::string out;
-        while (true) {
-            if (m_position >= m_source.size()) fail("unterminated string");
-            const char c = m_source[m_position++];
-            if (c == quote) break;
-            if (c != '\\') {
-                out += c;
-                continue;
-            }
-            if (m_position >= m_source.size()) fail("unterminated string");
-            const char e = m_source[m_position++];
-            switch (e) {
-                case 'n':
-                    out += '\n';
-                    break;
-                case 't':
-                    out += '\t';
-                    break;
-                case 'r':
-                    out += '\r';
-                    break;
-                case '0':
-                    out += '\0';
-                    break;
-                case '\\':
-                    out += '\\';
-                    break;
-                case '\'':
-                    out += '\'';
-                    break;
-                case '"':
-                    out += '"';
-                    break;
-                case '\n':
-                    break;
-                case 'u':
-                case 'x': {
-                    const size_t digits = e == 'u' ? 4 : 2;
-                    if (m_position + digits > m_source.size()) fail("bad escape");
-                    const auto code =
-                        std::stoul(std::string(m_source.substr(m_position, digits)), nullptr, 16);
-                    m_position += digits;
-                    unicode::append_utf8(out, static_cast<char32_t>(code));
-                    break;
-                }
-                default:
-                    out += '\\';
-                    out += e;
-            }
-        }
-        return {Token::Kind::String, out, Value(out)};
-    }
-
-    std::string_view m_source;
-    int m_line;
-    size_t m_position = 0;
-};
 
 using ExpressionPtr = std::unique_ptr<Expression>;
 
@@ -151,11 +18,26 @@ ExpressionPtr make(Expression::Kind kind, std::string name = {}) {
     return node;
 }
 
+// Counts one level of recursion for as long as it lives, failing past the limit, so a
+// template of ten thousand '(' cannot overflow the parser's stack.
+class NestingGuard {
+public:
+    NestingGuard(size_t& depth, const Limits& limits) : m_depth(depth) {
+        check_source_nesting(limits, ++m_depth);
+    }
+    ~NestingGuard() { --m_depth; }
+    NestingGuard(const NestingGuard&) = delete;
+    NestingGuard& operator=(const NestingGuard&) = delete;
+
+private:
+    size_t& m_depth;
+};
+
 // Recursive descent over one tag's tokens, with Jinja's operator precedence.
 class ExpressionParser {
 public:
-    ExpressionParser(std::string_view source, int line)
-        : m_tokens(ExpressionLexer(source, line).tokens()), m_line(line) {}
+    ExpressionParser(std::string_view source, int line, const Limits& limits)
+        : m_tokens(tokenize(source, line)), m_line(line), m_limits(limits) {}
 
     [[noreturn]] void fail(const std::string& what) const {
         throw RenderError("template line " + std::to_string(m_line) + ": " + what);
@@ -192,13 +74,31 @@ public:
     }
 
     ExpressionPtr expression() {
+        const NestingGuard guard(m_depth, m_limits);
         ExpressionPtr value = or_expression();
         if (!accept_name("if")) return value;
         auto node = make(Expression::Kind::Conditional);
         node->operands.push_back(std::move(value));
         node->operands.push_back(or_expression());
         node->operands.push_back(accept_name("else") ? expression() : nullptr);
-        return node;
+        return seal(std::move(node));
+    }
+
+    // Macro or caller() parameters: `(a, b=default)`, after the name.
+    void parameters(Statement& node) {
+        expect_operator("(");
+        while (!accept_operator(")")) {
+            node.parameters.push_back(expect_name());
+            node.defaults.push_back(accept_operator("=") ? expression() : nullptr);
+            if (!is_operator(")")) expect_operator(",");
+        }
+    }
+
+    // The call of a {% call %} block: a call expression, not printed but invoked with caller.
+    ExpressionPtr call() {
+        ExpressionPtr value = expression();
+        if (value->kind != Expression::Kind::Call) fail("{% call %} needs a macro call");
+        return value;
     }
 
     // A bare tuple (`a, b`) is only allowed where a statement takes one; here: a single expression.
@@ -209,11 +109,21 @@ public:
     }
 
 private:
+    // Records how tall a finished node's tree is and fails past the limit: a chain such as
+    // `a + a + a ...` is parsed by a loop but evaluated, and freed, by recursion.
+    ExpressionPtr seal(ExpressionPtr node) {
+        for (const auto& operand : node->operands) {
+            if (operand) node->height = std::max(node->height, operand->height + 1);
+        }
+        check_nesting_depth(m_limits, node->height);
+        return node;
+    }
+
     ExpressionPtr binary(const std::string& op, ExpressionPtr left, ExpressionPtr right) {
         auto node = make(Expression::Kind::Binary, op);
         node->operands.push_back(std::move(left));
         node->operands.push_back(std::move(right));
-        return node;
+        return seal(std::move(node));
     }
 
     ExpressionPtr and_expression() {
@@ -224,9 +134,10 @@ private:
 
     ExpressionPtr not_expression() {
         if (!accept_name("not")) return comparison();
+        const NestingGuard guard(m_depth, m_limits);
         auto node = make(Expression::Kind::Unary, "not");
         node->operands.push_back(not_expression());
-        return node;
+        return seal(std::move(node));
     }
 
     ExpressionPtr comparison() {
@@ -274,9 +185,10 @@ private:
 
     ExpressionPtr unary() {
         if (is_operator("-") || is_operator("+")) {
+            const NestingGuard guard(m_depth, m_limits);
             auto node = make(Expression::Kind::Unary, m_tokens[m_index++].text);
             node->operands.push_back(unary());
-            return node;
+            return seal(std::move(node));
         }
         return postfix(primary());
     }
@@ -319,7 +231,7 @@ private:
                 inner = std::move(list);
             }
             expect_operator(")");
-            return inner;
+            return seal(std::move(inner));
         }
         if (accept_operator("[")) {
             auto list = make(Expression::Kind::List);
@@ -327,7 +239,7 @@ private:
                 list->operands.push_back(expression());
                 if (!is_operator("]")) expect_operator(",");
             }
-            return list;
+            return seal(std::move(list));
         }
         if (accept_operator("{")) {
             auto dict = make(Expression::Kind::Dict);
@@ -337,7 +249,7 @@ private:
                 dict->operands.push_back(expression());
                 if (!is_operator("}")) expect_operator(",");
             }
-            return dict;
+            return seal(std::move(dict));
         }
         fail(token.kind == Token::Kind::End ? "unexpected end of expression"
                                             : "unexpected '" + token.text + "'");
@@ -395,6 +307,7 @@ private:
             } else {
                 return value;
             }
+            value = seal(std::move(value));
         }
     }
 
@@ -420,16 +333,18 @@ private:
     std::vector<Token> m_tokens;
     size_t m_index = 0;
     int m_line;
+    const Limits& m_limits;
+    size_t m_depth = 0;
 };
 
-const std::set<std::string> kUnsupportedTags{"macro",  "call", "filter",     "include",
-                                             "import", "from", "extends",    "block",
-                                             "raw",    "with", "autoescape", "do"};
+const std::set<std::string> kUnsupportedTags{"filter", "include", "import",     "from", "extends",
+                                             "block",  "raw",     "autoescape", "do",   "with"};
 
 // Builds statement trees from segments, tracking which block each end tag closes.
 class TemplateParser {
 public:
-    explicit TemplateParser(std::vector<Segment> segments) : m_segments(std::move(segments)) {}
+    TemplateParser(std::vector<Segment> segments, const Limits& limits)
+        : m_segments(std::move(segments)), m_limits(limits) {}
 
     Body parse() {
         Body body = block({});
@@ -462,6 +377,7 @@ private:
 
     // Parses statements until one of `terminators` (left unconsumed) or the end.
     Body block(const std::set<std::string>& terminators) {
+        const NestingGuard guard(m_depth, m_limits);
         Body body;
         while (m_index < m_segments.size()) {
             const Segment& segment = m_segments[m_index];
@@ -473,7 +389,7 @@ private:
                 continue;
             }
             if (segment.kind == Segment::Kind::Expression) {
-                ExpressionParser parser(segment.content, segment.line);
+                ExpressionParser parser(segment.content, segment.line, m_limits);
                 auto node = std::make_unique<Statement>();
                 node->kind = Statement::Kind::Output;
                 node->expressions.push_back(parser.expression());
@@ -497,14 +413,15 @@ private:
     std::unique_ptr<Statement> statement(const Segment& segment, const std::string& word) {
         auto node = std::make_unique<Statement>();
         node->line = segment.line;
-        ExpressionParser parser(rest(segment), segment.line);
+        ExpressionParser parser(rest(segment), segment.line, m_limits);
         if (word == "if") {
             node->kind = Statement::Kind::If;
             node->expressions.push_back(parser.expression());
             parser.expect_end();
             node->bodies.push_back(block({"elif", "else", "endif"}));
             while (keyword(m_segments[m_index]) == "elif") {
-                ExpressionParser condition(rest(m_segments[m_index]), m_segments[m_index].line);
+                ExpressionParser condition(rest(m_segments[m_index]), m_segments[m_index].line,
+                                           m_limits);
                 ++m_index;
                 node->expressions.push_back(condition.expression());
                 condition.expect_end();
@@ -555,6 +472,18 @@ private:
             node->expressions.push_back(std::move(always));
             node->bodies.push_back(block({"endgeneration"}));
             ++m_index;
+        } else if (word == "macro") {
+            node->kind = Statement::Kind::Macro;
+            node->targets.push_back(parser.expect_name());
+            parser.parameters(*node);
+            parser.expect_end();
+            callable_body(*node, "endmacro");
+        } else if (word == "call") {
+            node->kind = Statement::Kind::CallBlock;
+            if (parser.is_operator("(")) parser.parameters(*node);
+            node->expressions.push_back(parser.call());
+            parser.expect_end();
+            callable_body(*node, "endcall");
         } else if (word == "break" || word == "continue") {
             parser.expect_end();
             node->kind = word == "break" ? Statement::Kind::Break : Statement::Kind::Continue;
@@ -567,14 +496,26 @@ private:
         return node;
     }
 
+    // The body of a macro or call block, and which of Jinja's special names it reads.
+    void callable_body(Statement& node, const std::string& end) {
+        node.bodies.push_back(block({end}));
+        ++m_index;
+        const std::set<std::string> names = names_read(node.bodies[0]);
+        node.reads_varargs = names.contains("varargs");
+        node.reads_kwargs = names.contains("kwargs");
+        node.reads_caller = names.contains("caller");
+    }
+
     std::vector<Segment> m_segments;
     size_t m_index = 0;
+    const Limits& m_limits;
+    size_t m_depth = 0;
 };
 
 }  // namespace
 
-Body parse_template(std::string_view source) {
-    return TemplateParser(split_template(source)).parse();
+Body parse_template(std::string_view source, const Limits& limits) {
+    return TemplateParser(split_template(source), limits).parse();
 }
 
 }  // namespace hearth::jinja

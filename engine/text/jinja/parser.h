@@ -14,7 +14,9 @@ public:
     using RenderError::RenderError;
 };
 
-// Throws RenderError for malformed templates and UnsupportedTemplate for missing features.
-Body parse_template(std::string_view source);
+// Throws RenderError for malformed templates, UnsupportedTemplate for missing features and
+// LimitExceeded past limits.max_source_nesting or an expression taller than
+// limits.max_nesting_depth.
+Body parse_template(std::string_view source, const Limits& limits = {});
 
 }  // namespace hearth::jinja

@@ -54,8 +54,8 @@ bool Value::truthy() const {
                 return v;
             else if constexpr (std::is_same_v<T, int64_t> || std::is_same_v<T, double>)
                 return v != 0;
-            else if constexpr (std::is_same_v<T, std::string>)
-                return !v.empty();
+            else if constexpr (std::is_same_v<T, std::shared_ptr<const std::string>>)
+                return !v->empty();
             else if constexpr (std::is_same_v<T, std::shared_ptr<const Array>>)
                 return !v->empty();
             else if constexpr (std::is_same_v<T, std::shared_ptr<const Object>>)
@@ -114,59 +114,50 @@ std::string python_quote(const std::string& text) {
     return out + quote;
 }
 
-}  // namespace
-
-std::string Value::str() const {
-    if (is_undefined()) return "";
-    if (is_string()) return as_string();
-    return repr();
+// Writes repr(value) into `out`, checking the depth before descending and the length after
+// each piece, so a huge or self-holding value fails before its text takes much memory.
+void write_repr(const Value& value, const Limits& limits, size_t depth, std::string& out) {
+    check_nesting_depth(limits, depth);
+    if (value.is_string()) {
+        check_string_bytes(limits, out.size() + value.as_string().size());
+        out += python_quote(value.as_string());
+    } else if (value.is_array()) {
+        out += '[';
+        bool first = true;
+        for (const auto& item : value.as_array()) {
+            if (!first) out += ", ";
+            first = false;
+            write_repr(item, limits, depth + 1, out);
+        }
+        out += ']';
+    } else if (value.is_object() || value.is_namespace()) {
+        const Object& object =
+            value.is_object() ? value.as_object() : value.as_namespace().attributes;
+        out += value.is_object() ? "{" : "<Namespace {";
+        bool first = true;
+        for (const auto& [key, item] : object.entries()) {
+            if (!first) out += ", ";
+            first = false;
+            out += python_quote(key) + ": ";
+            write_repr(item, limits, depth + 1, out);
+        }
+        out += value.is_object() ? "}" : "}>";
+    } else if (value.is_none()) {
+        out += "None";
+    } else if (value.is_bool()) {
+        out += value.as_bool() ? "True" : "False";
+    } else if (value.is_int()) {
+        out += std::to_string(value.as_int());
+    } else if (value.is_float()) {
+        out += format_float(value.as_float());
+    } else if (value.is_callable()) {
+        out += "<function>";
+    }
+    check_string_bytes(limits, out.size());
 }
 
-std::string Value::repr() const {
-    return std::visit(
-        [this](const auto& v) -> std::string {
-            using T = std::decay_t<decltype(v)>;
-            if constexpr (std::is_same_v<T, Undefined>)
-                return "";
-            else if constexpr (std::is_same_v<T, None>)
-                return "None";
-            else if constexpr (std::is_same_v<T, bool>)
-                return v ? "True" : "False";
-            else if constexpr (std::is_same_v<T, int64_t>)
-                return std::to_string(v);
-            else if constexpr (std::is_same_v<T, double>)
-                return format_float(v);
-            else if constexpr (std::is_same_v<T, std::string>)
-                return python_quote(v);
-            else if constexpr (std::is_same_v<T, std::shared_ptr<const Array>>) {
-                std::string out = "[";
-                for (size_t i = 0; i < v->size(); ++i) out += (i ? ", " : "") + (*v)[i].repr();
-                return out + "]";
-            } else if constexpr (std::is_same_v<T, std::shared_ptr<const Object>>) {
-                std::string out = "{";
-                bool first = true;
-                for (const auto& [key, value] : v->entries()) {
-                    out += (first ? "" : ", ") + python_quote(key) + ": " + value.repr();
-                    first = false;
-                }
-                return out + "}";
-            } else if constexpr (std::is_same_v<T, std::shared_ptr<Namespace>>) {
-                return "<Namespace " + Value(Object(v->attributes)).repr() + ">";
-            } else {
-                (void)this;
-                return "<function>";
-            }
-        },
-        m_storage);
-}
-
-std::string Value::type_name() const {
-    static const char* const names[] = {"undefined", "NoneType", "bool", "int",       "float",
-                                        "str",       "list",     "dict", "Namespace", "function"};
-    return names[m_storage.index()];
-}
-
-bool equal(const Value& a, const Value& b) {
+bool equal_at(const Value& a, const Value& b, const Limits& limits, size_t depth) {
+    check_nesting_depth(limits, depth);
     if (a.is_number() && b.is_number()) {
         if (a.is_float() || b.is_float()) return a.as_float() == b.as_float();
         return a.as_int() == b.as_int();
@@ -178,7 +169,7 @@ bool equal(const Value& a, const Value& b) {
         const auto &x = a.as_array(), &y = b.as_array();
         if (x.size() != y.size()) return false;
         for (size_t i = 0; i < x.size(); ++i) {
-            if (!equal(x[i], y[i])) return false;
+            if (!equal_at(x[i], y[i], limits, depth + 1)) return false;
         }
         return true;
     }
@@ -187,12 +178,36 @@ bool equal(const Value& a, const Value& b) {
         if (x.size() != y.size()) return false;
         for (const auto& [key, value] : x.entries()) {
             const Value* other = y.find(key);
-            if (other == nullptr || !equal(value, *other)) return false;
+            if (other == nullptr || !equal_at(value, *other, limits, depth + 1)) return false;
         }
         return true;
     }
     if (a.is_namespace()) return &a.as_namespace() == &b.as_namespace();
     return false;
+}
+
+}  // namespace
+
+std::string Value::str(const Limits& limits) const {
+    if (is_undefined()) return "";
+    if (is_string()) return as_string();
+    return repr(limits);
+}
+
+std::string Value::repr(const Limits& limits) const {
+    std::string out;
+    write_repr(*this, limits, 0, out);
+    return out;
+}
+
+std::string Value::type_name() const {
+    static const char* const names[] = {"undefined", "NoneType", "bool", "int",       "float",
+                                        "str",       "list",     "dict", "Namespace", "function"};
+    return names[m_storage.index()];
+}
+
+bool equal(const Value& a, const Value& b, const Limits& limits) {
+    return equal_at(a, b, limits, 0);
 }
 
 bool is_python_space(char32_t c) {

@@ -1,30 +1,21 @@
 // Values of the template language: Python's None, bool, int, float, str, list and dict (keys
 // kept in insertion order), plus Jinja's undefined, namespace() objects and callables.
-// Containers are shared and immutable once built, so copies are cheap.
+// Strings and containers are shared and immutable once built, so copies are cheap: a list of
+// a thousand copies of a long string holds it once.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "engine/text/jinja/errors.h"
+#include "engine/text/jinja/limits.h"
+
 namespace hearth::jinja {
-
-// Any failure while rendering; the message is what the user sees.
-class RenderError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
-// raise_exception(message) from inside a template: the message reaches the user verbatim.
-class TemplateRaised : public RenderError {
-public:
-    using RenderError::RenderError;
-};
 
 class Value;
 using Array = std::vector<Value>;
@@ -63,9 +54,10 @@ struct Namespace {
 
 class Value {
 public:
-    using Storage = std::variant<Undefined, None, bool, int64_t, double, std::string,
-                                 std::shared_ptr<const Array>, std::shared_ptr<const Object>,
-                                 std::shared_ptr<Namespace>, std::shared_ptr<const Function>>;
+    using Storage =
+        std::variant<Undefined, None, bool, int64_t, double, std::shared_ptr<const std::string>,
+                     std::shared_ptr<const Array>, std::shared_ptr<const Object>,
+                     std::shared_ptr<Namespace>, std::shared_ptr<const Function>>;
 
     Value() : m_storage(Undefined{}) {}
     Value(Undefined undefined) : m_storage(std::move(undefined)) {}
@@ -74,8 +66,8 @@ public:
     Value(int value) : m_storage(static_cast<int64_t>(value)) {}
     Value(int64_t value) : m_storage(value) {}
     Value(double value) : m_storage(value) {}
-    Value(std::string value) : m_storage(std::move(value)) {}
-    Value(const char* value) : m_storage(std::string(value)) {}
+    Value(std::string value) : m_storage(std::make_shared<const std::string>(std::move(value))) {}
+    Value(const char* value) : m_storage(std::make_shared<const std::string>(value)) {}
     Value(Array values) : m_storage(std::make_shared<const Array>(std::move(values))) {}
     Value(Object object) : m_storage(std::make_shared<const Object>(std::move(object))) {}
     Value(std::shared_ptr<Namespace> space) : m_storage(std::move(space)) {}
@@ -87,7 +79,9 @@ public:
     bool is_int() const { return std::holds_alternative<int64_t>(m_storage); }
     bool is_float() const { return std::holds_alternative<double>(m_storage); }
     bool is_number() const { return is_int() || is_float() || is_bool(); }
-    bool is_string() const { return std::holds_alternative<std::string>(m_storage); }
+    bool is_string() const {
+        return std::holds_alternative<std::shared_ptr<const std::string>>(m_storage);
+    }
     bool is_array() const {
         return std::holds_alternative<std::shared_ptr<const Array>>(m_storage);
     }
@@ -104,7 +98,9 @@ public:
     bool as_bool() const { return std::get<bool>(m_storage); }
     int64_t as_int() const;   // ints and bools
     double as_float() const;  // any number
-    const std::string& as_string() const { return std::get<std::string>(m_storage); }
+    const std::string& as_string() const {
+        return *std::get<std::shared_ptr<const std::string>>(m_storage);
+    }
     const Array& as_array() const { return *std::get<std::shared_ptr<const Array>>(m_storage); }
     const Object& as_object() const { return *std::get<std::shared_ptr<const Object>>(m_storage); }
     Namespace& as_namespace() const { return *std::get<std::shared_ptr<Namespace>>(m_storage); }
@@ -114,10 +110,12 @@ public:
     const std::string& undefined_hint() const { return std::get<Undefined>(m_storage).hint; }
 
     bool truthy() const;
-    // Python's str(): what {{ value }} prints (undefined prints nothing).
-    std::string str() const;
-    // Python's repr(), used inside containers.
-    std::string repr() const;
+    // Python's str(): what {{ value }} prints (undefined prints nothing). Throws LimitExceeded
+    // when the text would pass limits.max_string_bytes or the value nests deeper than
+    // limits.max_nesting_depth (a namespace holding itself).
+    std::string str(const Limits& limits = {}) const;
+    // Python's repr(), used inside containers; bounded like str().
+    std::string repr(const Limits& limits = {}) const;
     // Python's name of the type, for error messages ("str", "dict", …).
     std::string type_name() const;
 
@@ -127,8 +125,8 @@ private:
     Storage m_storage;
 };
 
-// Python's ==, deep for lists and dicts.
-bool equal(const Value& a, const Value& b);
+// Python's ==, deep for lists and dicts; throws LimitExceeded past limits.max_nesting_depth.
+bool equal(const Value& a, const Value& b, const Limits& limits = {});
 // Python's float repr: shortest round-trip digits, always with a '.' or an exponent.
 std::string format_float(double value);
 // Python's str.isspace() for one code point.
