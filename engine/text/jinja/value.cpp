@@ -24,6 +24,40 @@ void Object::set(const std::string& key, Value value) {
     m_entries.emplace_back(key, std::move(value));
 }
 
+void Object::take_values(std::vector<Value>& into) {
+    for (auto& entry : m_entries) into.push_back(std::move(entry.second));
+    m_entries.clear();
+}
+
+namespace {
+
+// Moves the items of the list, dict or namespace that `storage` alone holds into `into`,
+// leaving it empty; anything shared stays as it is, since another value still uses it.
+void take_owned_items(Value::Storage& storage, std::vector<Value>& into) {
+    if (auto* array = std::get_if<std::shared_ptr<Array>>(&storage)) {
+        if (*array && array->use_count() == 1) {
+            for (auto& item : **array) into.push_back(std::move(item));
+            (*array)->clear();
+        }
+    } else if (auto* object = std::get_if<std::shared_ptr<Object>>(&storage)) {
+        if (*object && object->use_count() == 1) (*object)->take_values(into);
+    } else if (auto* space = std::get_if<std::shared_ptr<Namespace>>(&storage)) {
+        if (*space && space->use_count() == 1) (*space)->attributes.take_values(into);
+    }
+}
+
+}  // namespace
+
+Value::~Value() {
+    std::vector<Value> pending;
+    take_owned_items(m_storage, pending);
+    while (!pending.empty()) {
+        Value last = std::move(pending.back());
+        pending.pop_back();
+        take_owned_items(last.m_storage, pending);
+    }  // each `last` goes with nothing left inside it
+}
+
 const Value& CallArguments::get(size_t index, const char* name) const {
     static const Value missing;
     if (index < positional.size()) return positional[index];
@@ -56,9 +90,9 @@ bool Value::truthy() const {
                 return v != 0;
             else if constexpr (std::is_same_v<T, std::shared_ptr<const std::string>>)
                 return !v->empty();
-            else if constexpr (std::is_same_v<T, std::shared_ptr<const Array>>)
+            else if constexpr (std::is_same_v<T, std::shared_ptr<Array>>)
                 return !v->empty();
-            else if constexpr (std::is_same_v<T, std::shared_ptr<const Object>>)
+            else if constexpr (std::is_same_v<T, std::shared_ptr<Object>>)
                 return v->size() != 0;
             else
                 return true;

@@ -26,6 +26,8 @@ public:
     void set(const std::string& key, Value value);
     const std::vector<std::pair<std::string, Value>>& entries() const { return m_entries; }
     size_t size() const { return m_entries.size(); }
+    // Moves every value out into `into`, leaving the object empty (see ~Value).
+    void take_values(std::vector<Value>& into);
 
 private:
     std::vector<std::pair<std::string, Value>> m_entries;
@@ -56,8 +58,8 @@ class Value {
 public:
     using Storage =
         std::variant<Undefined, None, bool, int64_t, double, std::shared_ptr<const std::string>,
-                     std::shared_ptr<const Array>, std::shared_ptr<const Object>,
-                     std::shared_ptr<Namespace>, std::shared_ptr<const Function>>;
+                     std::shared_ptr<Array>, std::shared_ptr<Object>, std::shared_ptr<Namespace>,
+                     std::shared_ptr<const Function>>;
 
     Value() : m_storage(Undefined{}) {}
     Value(Undefined undefined) : m_storage(std::move(undefined)) {}
@@ -68,8 +70,16 @@ public:
     Value(double value) : m_storage(value) {}
     Value(std::string value) : m_storage(std::make_shared<const std::string>(std::move(value))) {}
     Value(const char* value) : m_storage(std::make_shared<const std::string>(value)) {}
-    Value(Array values) : m_storage(std::make_shared<const Array>(std::move(values))) {}
-    Value(Object object) : m_storage(std::make_shared<const Object>(std::move(object))) {}
+    Value(Array values) : m_storage(std::make_shared<Array>(std::move(values))) {}
+    Value(Object object) : m_storage(std::make_shared<Object>(std::move(object))) {}
+    Value(const Value&) = default;
+    Value(Value&&) noexcept = default;
+    Value& operator=(const Value&) = default;
+    Value& operator=(Value&&) noexcept = default;
+    // A template can nest lists, dicts and namespaces a million deep within its loop limit
+    // ({% set ns.x = [ns.x] %}); freeing such a value one level inside the other would overflow
+    // the stack, so the levels this value alone owns are taken apart one at a time instead.
+    ~Value();
     Value(std::shared_ptr<Namespace> space) : m_storage(std::move(space)) {}
     Value(Function function) : m_storage(std::make_shared<const Function>(std::move(function))) {}
 
@@ -82,12 +92,8 @@ public:
     bool is_string() const {
         return std::holds_alternative<std::shared_ptr<const std::string>>(m_storage);
     }
-    bool is_array() const {
-        return std::holds_alternative<std::shared_ptr<const Array>>(m_storage);
-    }
-    bool is_object() const {
-        return std::holds_alternative<std::shared_ptr<const Object>>(m_storage);
-    }
+    bool is_array() const { return std::holds_alternative<std::shared_ptr<Array>>(m_storage); }
+    bool is_object() const { return std::holds_alternative<std::shared_ptr<Object>>(m_storage); }
     bool is_namespace() const {
         return std::holds_alternative<std::shared_ptr<Namespace>>(m_storage);
     }
@@ -101,8 +107,10 @@ public:
     const std::string& as_string() const {
         return *std::get<std::shared_ptr<const std::string>>(m_storage);
     }
-    const Array& as_array() const { return *std::get<std::shared_ptr<const Array>>(m_storage); }
-    const Object& as_object() const { return *std::get<std::shared_ptr<const Object>>(m_storage); }
+    // Lists and dicts never change once built (the storage is mutable only so that ~Value can
+    // take apart what it alone owns).
+    const Array& as_array() const { return *std::get<std::shared_ptr<Array>>(m_storage); }
+    const Object& as_object() const { return *std::get<std::shared_ptr<Object>>(m_storage); }
     Namespace& as_namespace() const { return *std::get<std::shared_ptr<Namespace>>(m_storage); }
     const Function& as_function() const {
         return *std::get<std::shared_ptr<const Function>>(m_storage);

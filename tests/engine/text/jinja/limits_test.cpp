@@ -5,6 +5,7 @@
 #include "engine/text/jinja/limits.h"
 
 #include <gtest/gtest.h>
+#include <pthread.h>
 
 #include <string>
 
@@ -167,6 +168,45 @@ TEST(Limits, NestedValuesAreBoundedWhenPrintedOrDumped) {
         "{% set ns = namespace(x=1) %}{% for i in range(2000) %}"
         "{% set ns.x = [ns.x] %}{% endfor %}{{ ns.x == ns.x }}",
         "max_nesting_depth");
+}
+
+// Runs `work` on a thread with a 1 MiB stack (a worker thread may have little more), so a
+// recursion as deep as a template's values would overflow it whatever the build's frame sizes.
+void on_small_stack(void (*work)()) {
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setstacksize(&attributes, size_t{1} << 20);
+    pthread_t thread;
+    ASSERT_EQ(pthread_create(
+                  &thread, &attributes,
+                  [](void* argument) -> void* {
+                      reinterpret_cast<void (*)()>(argument)();
+                      return nullptr;
+                  },
+                  reinterpret_cast<void*>(work)),
+              0);
+    pthread_join(thread, nullptr);
+    pthread_attr_destroy(&attributes);
+}
+
+// Lists and namespaces a template nests 300,000 deep within its loop limit are freed without
+// recursing, both when a loop drops them and when the render ends.
+void render_deep_values() {
+    const std::string deepen = "{% for i in range(30000) %}{% for j in range(10) %}";
+    const std::string done = "{% endfor %}{% endfor %}";
+    EXPECT_EQ(render("{% set ns = namespace(x=none) %}" + deepen + "{% set ns.x = [ns.x] %}" +
+                     done + "kept"),
+              "kept");
+    EXPECT_EQ(render("{% set ns = namespace(x=none) %}" + deepen +
+                     "{% set ns.x = namespace(y=ns.x) %}" + done + "{% set ns.x = none %}dropped"),
+              "dropped");
+    EXPECT_EQ(render("{% set ns = namespace(x=none) %}" + deepen + "{% set ns.x = {'a': ns.x} %}" +
+                     done + "dict"),
+              "dict");
+}
+
+TEST(Limits, DeeplyNestedValuesAreFreedWithoutRecursion) {
+    on_small_stack(render_deep_values);
 }
 
 }  // namespace
