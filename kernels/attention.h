@@ -1,8 +1,9 @@
-// One block of flash attention over an F16 KV cache: every query row sharing a KV head is
-// scored against the block's keys and folded into its running maximum, denominator and
+// One block of flash attention over an F16 or Q8_0 KV cache: every query row sharing a KV head
+// is scored against the block's keys and folded into its running maximum, denominator and
 // weighted sum of values (the online softmax). The block's keys and values are converted to
 // float once for all rows (a KV head serves a whole GQA group of heads, times several tokens
-// in a prompt), which is where the batching pays.
+// in a prompt), which is where the batching pays; a Q8_0 cache's blocks are read as they are
+// stored, so it costs no more than F16's halves to convert and half the bytes to fetch.
 #pragma once
 
 #include <cmath>
@@ -10,6 +11,7 @@
 #include <cstdint>
 
 #include "kernels/dot.h"
+#include "kernels/quant_blocks.h"
 
 namespace hearth::kernels {
 
@@ -49,9 +51,20 @@ using AttentionBlockFunction = void (*)(AttentionRow* rows, size_t row_count, co
                                         const uint16_t* values, size_t stride, size_t count,
                                         size_t head_dim, AttentionScoring scoring, float* scratch);
 
+// The same over Q8_0 blocks: each position's keys and values are head_dim / 32 blocks, positions
+// `stride` blocks apart (head_dim a multiple of 32).
+using AttentionBlockQ8_0Function = void (*)(AttentionRow* rows, size_t row_count,
+                                            const BlockQ8_0* keys, const BlockQ8_0* values,
+                                            size_t stride, size_t count, size_t head_dim,
+                                            AttentionScoring scoring, float* scratch);
+
 AttentionBlockFunction attention_block(Isa isa);
 inline AttentionBlockFunction attention_block() {
     return attention_block(best_isa());
+}
+AttentionBlockQ8_0Function attention_block_q8_0(Isa isa);
+inline AttentionBlockQ8_0Function attention_block_q8_0() {
+    return attention_block_q8_0(best_isa());
 }
 
 }  // namespace hearth::kernels

@@ -1,7 +1,7 @@
-// AVX2 + FMA + F16C attention block (compiled with those instructions alone; chosen at run
-// time). Keys are stored transposed so a query's scores for 32 positions come out of four
-// vector accumulators with no horizontal sums; values stay row-major so each weighted row
-// adds into up to 64 output dimensions held in registers.
+// AVX2 + FMA + F16C attention blocks over F16 and Q8_0 caches (compiled with those instructions
+// alone; chosen at run time). Keys are stored transposed so a query's scores for 32 positions come
+// out of four vector accumulators with no horizontal sums; values stay row-major so each weighted
+// row adds into up to 64 output dimensions held in registers.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -18,11 +18,35 @@ namespace {
 constexpr size_t kScoreLanes = 32;  // positions scored per pass: four 8-lane accumulators
 constexpr size_t kScoreRows = 3;    // query rows scored together
 
-// Eight f16 values at `source` as floats (zero where `valid` is false: positions past the block).
-__m256 load_half8(const uint16_t* source, bool valid) {
-    return valid ? _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(source)))
-                 : _mm256_setzero_ps();
-}
+// A block's cached rows as floats, eight dimensions at a time: F16 halves, or Q8_0 blocks
+// (head_dim a multiple of 32, so eight dimensions never straddle two blocks).
+struct HalfRows {
+    const uint16_t* data;
+    size_t stride;  // elements between positions
+
+    __m256 load8(size_t p, size_t d) const {
+        return _mm256_cvtph_ps(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(data + p * stride + d)));
+    }
+    float at(size_t p, size_t d) const { return half_to_float(data[p * stride + d]); }
+};
+
+struct Q8_0Rows {
+    const BlockQ8_0* data;
+    size_t stride;  // blocks between positions
+
+    __m256 load8(size_t p, size_t d) const {
+        const BlockQ8_0& block = data[p * stride + d / kBlock32];
+        const __m128i quants =
+            _mm_loadl_epi64(reinterpret_cast<const __m128i*>(block.quants + d % kBlock32));
+        return _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_cvtepi8_epi32(quants)),
+                             _mm256_set1_ps(_cvtsh_ss(block.scale)));
+    }
+    float at(size_t p, size_t d) const {
+        const BlockQ8_0& block = data[p * stride + d / kBlock32];
+        return static_cast<float>(block.quants[d % kBlock32]) * half_to_float(block.scale);
+    }
+};
 
 // rows[i] (position i, eight dimensions) -> rows[j] (dimension j, eight positions).
 void transpose8(__m256* rows) {
@@ -45,17 +69,17 @@ void transpose8(__m256* rows) {
     }
 }
 
-// Keys [count][stride] f16 -> [head_dim][padded] f32, positions past `count` zero; eight
-// positions × eight dimensions at a time through registers.
-void transpose_keys(const uint16_t* keys, size_t stride, size_t count, size_t padded,
-                    size_t head_dim, float* out) {
+// Keys [count] rows -> [head_dim][padded] f32, positions past `count` zero; eight positions ×
+// eight dimensions at a time through registers.
+template <typename Rows>
+void transpose_keys(const Rows& keys, size_t count, size_t padded, size_t head_dim, float* out) {
     const size_t whole = head_dim / 8 * 8;
     for (size_t p = 0; p < padded; p += 8) {
         for (size_t d = 0; d < whole; d += 8) {
             __m256 rows[8];
 #pragma GCC unroll 8
             for (int i = 0; i < 8; ++i) {
-                rows[i] = load_half8(keys + (p + i) * stride + d, p + i < count);
+                rows[i] = p + i < count ? keys.load8(p + i, d) : _mm256_setzero_ps();
             }
             transpose8(rows);
 #pragma GCC unroll 8
@@ -63,24 +87,19 @@ void transpose_keys(const uint16_t* keys, size_t stride, size_t count, size_t pa
         }
         for (size_t d = whole; d < head_dim; ++d) {
             for (size_t i = p; i < p + 8; ++i) {
-                out[d * padded + i] = i < count ? half_to_float(keys[i * stride + d]) : 0.0f;
+                out[d * padded + i] = i < count ? keys.at(i, d) : 0.0f;
             }
         }
     }
 }
 
-void convert_values(const uint16_t* values, size_t stride, size_t count, size_t head_dim,
-                    float* out) {
+template <typename Rows>
+void convert_values(const Rows& values, size_t count, size_t head_dim, float* out) {
     for (size_t p = 0; p < count; ++p) {
-        const uint16_t* value = values + p * stride;
         float* row = out + p * head_dim;
         size_t d = 0;
-        for (; d + 8 <= head_dim; d += 8) {
-            _mm256_storeu_ps(
-                row + d,
-                _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(value + d))));
-        }
-        for (; d < head_dim; ++d) row[d] = half_to_float(value[d]);
+        for (; d + 8 <= head_dim; d += 8) _mm256_storeu_ps(row + d, values.load8(p, d));
+        for (; d < head_dim; ++d) row[d] = values.at(p, d);
     }
 }
 
@@ -237,16 +256,15 @@ float weigh(AttentionRow& row, float* scores, size_t padded) {
     return correction;
 }
 
-}  // namespace
-
-void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
-                     const uint16_t* values, size_t stride, size_t count, size_t head_dim,
-                     AttentionScoring scoring, float* scratch) {
+// The block of attention_block, over rows of either cache format.
+template <typename Rows>
+void attend(AttentionRow* rows, size_t row_count, const Rows& keys, const Rows& values,
+            size_t count, size_t head_dim, AttentionScoring scoring, float* scratch) {
     const size_t padded = (count + kScoreLanes - 1) / kScoreLanes * kScoreLanes;
     float* key_columns = scratch;                     // [head_dim][padded]
     float* value_rows = scratch + head_dim * padded;  // [count][head_dim]
-    transpose_keys(keys, stride, count, padded, head_dim, key_columns);
-    convert_values(values, stride, count, head_dim, value_rows);
+    transpose_keys(keys, count, padded, head_dim, key_columns);
+    convert_values(values, count, head_dim, value_rows);
     alignas(32) float scores[kScoreRows][64];
     for (size_t r = 0; r < row_count; r += kScoreRows) {
         const size_t group = std::min(kScoreRows, row_count - r);
@@ -288,6 +306,22 @@ void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
             add_weighted_values<1>(out, weights, correction, value_rows, head_dim, visible);
         }
     }
+}
+
+}  // namespace
+
+void attention_block(AttentionRow* rows, size_t row_count, const uint16_t* keys,
+                     const uint16_t* values, size_t stride, size_t count, size_t head_dim,
+                     AttentionScoring scoring, float* scratch) {
+    attend(rows, row_count, HalfRows{keys, stride}, HalfRows{values, stride}, count, head_dim,
+           scoring, scratch);
+}
+
+void attention_block_q8_0(AttentionRow* rows, size_t row_count, const BlockQ8_0* keys,
+                          const BlockQ8_0* values, size_t stride, size_t count, size_t head_dim,
+                          AttentionScoring scoring, float* scratch) {
+    attend(rows, row_count, Q8_0Rows{keys, stride}, Q8_0Rows{values, stride}, count, head_dim,
+           scoring, scratch);
 }
 
 }  // namespace hearth::kernels::avx2

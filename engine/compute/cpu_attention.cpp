@@ -42,8 +42,9 @@ struct CpuAttention::Layout {
 };
 
 // What one run() works on.
+template <typename Cache>
 struct CpuAttention::Call {
-    const KvCacheF16& cache;
+    const Cache& cache;
     int layer;
     size_t window;
     size_t first_position;
@@ -87,12 +88,27 @@ void fold_span(kernels::AttentionRow& row, const kernels::AttentionRow& span, si
 }  // namespace
 
 CpuAttention::CpuAttention(AttentionShape shape, kernels::Isa isa)
-    : m_shape(shape), m_block(kernels::attention_block(isa)) {}
+    : m_shape(shape),
+      m_block(kernels::attention_block(isa)),
+      m_block_q8_0(kernels::attention_block_q8_0(isa)) {}
 
 void CpuAttention::run(ThreadPool& pool, const KvCacheF16& cache, int layer, size_t window,
                        size_t first_position, size_t count, const float* queries, float* out) {
     const Layout layout(m_shape, static_cast<size_t>(pool.size()), count, first_position + count);
-    const Call call{cache, layer, window, first_position, queries, out, layout};
+    run_call(pool, Call<KvCacheF16>{cache, layer, window, first_position, queries, out, layout},
+             count);
+}
+
+void CpuAttention::run(ThreadPool& pool, const KvCacheQ8_0& cache, int layer, size_t window,
+                       size_t first_position, size_t count, const float* queries, float* out) {
+    const Layout layout(m_shape, static_cast<size_t>(pool.size()), count, first_position + count);
+    run_call(pool, Call<KvCacheQ8_0>{cache, layer, window, first_position, queries, out, layout},
+             count);
+}
+
+template <typename Cache>
+void CpuAttention::run_call(ThreadPool& pool, const Call<Cache>& call, size_t count) {
+    const Layout& layout = call.layout;
     if (!layout.parallel_spans) {
         pool.parallel_for(layout.items, 1, [&](size_t begin, size_t end) {
             alignas(32) float scratch[kernels::kAttentionScratch];
@@ -132,11 +148,11 @@ void CpuAttention::run(ThreadPool& pool, const KvCacheF16& cache, int layer, siz
 
 // An item's rows of the output: the states span_states(span) gives for each span, folded in
 // span order, then normalised.
-template <typename SpanStates>
-void CpuAttention::finish(const Call& call, const Item& item, SpanStates span_states) const {
+template <typename Cache, typename SpanStates>
+void CpuAttention::finish(const Call<Cache>& call, const Item& item, SpanStates span_states) const {
     const size_t head_dim = m_shape.head_dim;
     kernels::AttentionRow rows[kRowsPerItem];
-    const size_t row_count = start(call, item, rows, nullptr);
+    const size_t row_count = start(call.queries, call.out, item, rows, nullptr);
     for (size_t span = 0; span < call.layout.spans; ++span) {
         const kernels::AttentionRow* states = span_states(span);
         for (size_t r = 0; r < row_count; ++r) fold_span(rows[r], states[r], head_dim);
@@ -148,15 +164,15 @@ void CpuAttention::finish(const Call& call, const Item& item, SpanStates span_st
 
 // Empty states for an item's rows, their weighted sums in `sums` (row r at r × head_dim) or,
 // where that is null, zeroed in place in the output; returns how many rows the item has.
-size_t CpuAttention::start(const Call& call, const Item& item, kernels::AttentionRow* rows,
-                           float* sums) const {
+size_t CpuAttention::start(const float* queries, float* out_rows, const Item& item,
+                           kernels::AttentionRow* rows, float* sums) const {
     const size_t head_dim = m_shape.head_dim, query_dim = m_shape.heads * head_dim;
     const size_t row_count = item.rows();
     for (size_t r = 0; r < row_count; ++r) {
         const size_t offset = item.offset(r, head_dim, query_dim);
-        float* out = sums != nullptr ? &sums[r * head_dim] : &call.out[offset];
+        float* out = sums != nullptr ? &sums[r * head_dim] : &out_rows[offset];
         std::fill_n(out, head_dim, 0.0f);
-        rows[r] = {&call.queries[offset], out, kNothingSeen, 0.0f, 0, 0};
+        rows[r] = {&queries[offset], out, kNothingSeen, 0.0f, 0, 0};
     }
     return row_count;
 }
@@ -165,10 +181,11 @@ size_t CpuAttention::start(const Call& call, const Item& item, kernels::Attentio
 // limit ends inside a block see only its first positions, and on a sliding-window layer rows
 // whose window starts inside a block skip its first ones. Blocks before every row's window are
 // skipped whole; block boundaries stay where they are, so a row's arithmetic does not change.
-void CpuAttention::run_span(const Call& call, const Item& item, size_t span,
+template <typename Cache>
+void CpuAttention::run_span(const Call<Cache>& call, const Item& item, size_t span,
                             kernels::AttentionRow* states, float* sums, float* scratch) const {
     const size_t head_dim = m_shape.head_dim;
-    const size_t row_count = start(call, item, states, sums);
+    const size_t row_count = start(call.queries, call.out, item, states, sums);
     const size_t block = kernels::attention_block_positions(head_dim);
     // Row r sees positions [window_start(r), limit(r)).
     const auto limit_of = [&](size_t r) {
@@ -188,12 +205,25 @@ void CpuAttention::run_span(const Call& call, const Item& item, size_t span,
             states[r].visible = limit > first ? std::min(size, limit - first) : 0;
             states[r].hidden = opening > first ? std::min(size, opening - first) : 0;
         }
-        const int position = static_cast<int>(first);
-        const size_t kv_offset = item.kv * head_dim;
-        m_block(states, row_count, call.cache.key(call.layer, position) + kv_offset,
-                call.cache.value(call.layer, position) + kv_offset, call.cache.kv_dim(), size,
-                head_dim, m_shape.scoring, scratch);
+        fold(call.cache, call.layer, static_cast<int>(first), item.kv, size, states, row_count,
+             scratch);
     }
+}
+
+void CpuAttention::fold(const KvCacheF16& cache, int layer, int first, size_t kv, size_t size,
+                        kernels::AttentionRow* states, size_t row_count, float* scratch) const {
+    const size_t offset = kv * m_shape.head_dim;
+    m_block(states, row_count, cache.key(layer, first) + offset, cache.value(layer, first) + offset,
+            static_cast<size_t>(cache.row_size()), size, m_shape.head_dim, m_shape.scoring,
+            scratch);
+}
+
+void CpuAttention::fold(const KvCacheQ8_0& cache, int layer, int first, size_t kv, size_t size,
+                        kernels::AttentionRow* states, size_t row_count, float* scratch) const {
+    const size_t offset = kv * m_shape.head_dim / kernels::kBlock32;
+    m_block_q8_0(states, row_count, cache.key(layer, first) + offset,
+                 cache.value(layer, first) + offset, static_cast<size_t>(cache.row_size()), size,
+                 m_shape.head_dim, m_shape.scoring, scratch);
 }
 
 }  // namespace hearth

@@ -1,6 +1,6 @@
-// Causal attention of a chunk of tokens over the F16 KV cache, spread over a thread pool. Work
-// items are (KV head, slice of its query heads, tile of tokens): every row of an item reads the
-// same cached keys and values, so the kernel converts each block of them once for all its rows.
+// Causal attention of a chunk of tokens over the F16 or Q8_0 KV cache, spread over a thread pool.
+// Work items are (KV head, slice of its query heads, tile of tokens): every row of an item reads
+// the same cached keys and values, so the kernel converts each block of them once for all its rows.
 // Each row's positions are taken in spans of fixed length whose states are folded in order; a
 // decode step, whose few items would leave a thread idle, runs its spans in parallel.
 #pragma once
@@ -30,21 +30,33 @@ public:
     // where window > 0); their keys and values are already in the cache's `layer`.
     void run(ThreadPool& pool, const KvCacheF16& cache, int layer, size_t window,
              size_t first_position, size_t count, const float* queries, float* out);
+    void run(ThreadPool& pool, const KvCacheQ8_0& cache, int layer, size_t window,
+             size_t first_position, size_t count, const float* queries, float* out);
 
 private:
     struct Layout;
+    template <typename Cache>
     struct Call;
     struct Item;
 
-    size_t start(const Call& call, const Item& item, kernels::AttentionRow* rows,
+    template <typename Cache>
+    void run_call(ThreadPool& pool, const Call<Cache>& call, size_t count);
+    size_t start(const float* queries, float* out, const Item& item, kernels::AttentionRow* rows,
                  float* sums) const;
-    void run_span(const Call& call, const Item& item, size_t span, kernels::AttentionRow* states,
-                  float* sums, float* scratch) const;
-    template <typename SpanStates>
-    void finish(const Call& call, const Item& item, SpanStates span_states) const;
+    template <typename Cache>
+    void run_span(const Call<Cache>& call, const Item& item, size_t span,
+                  kernels::AttentionRow* states, float* sums, float* scratch) const;
+    // Folds one block of `size` positions from `first` on into the rows' states.
+    void fold(const KvCacheF16& cache, int layer, int first, size_t kv, size_t size,
+              kernels::AttentionRow* states, size_t row_count, float* scratch) const;
+    void fold(const KvCacheQ8_0& cache, int layer, int first, size_t kv, size_t size,
+              kernels::AttentionRow* states, size_t row_count, float* scratch) const;
+    template <typename Cache, typename SpanStates>
+    void finish(const Call<Cache>& call, const Item& item, SpanStates span_states) const;
 
     AttentionShape m_shape;
     kernels::AttentionBlockFunction m_block;
+    kernels::AttentionBlockQ8_0Function m_block_q8_0;
     // The span states of a parallel decode step (item, span, row), kept between calls.
     std::vector<kernels::AttentionRow> m_span_states;
     std::vector<float> m_span_sums;

@@ -41,6 +41,7 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
     : m_model(model),
       m_config(model.config()),
       m_options(std::move(options)),
+      m_kv_cache(effective_kv_cache_type(m_config, m_options.kv_cache)),
       m_pool(m_options.threads),
       m_isa(m_options.isa.value_or(kernels::best_isa())),
       m_dots(kernels::dot_table(m_isa)),
@@ -64,7 +65,9 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
 std::string CpuBackend::name() const {
     std::string isa(kernels::isa_name(m_isa));
     if (m_gemm != nullptr && isa != m_gemm->name) isa += std::string(" + ") + m_gemm->name;
-    return "cpu (" + isa + ", " + std::to_string(m_pool.size()) + " threads)";
+    const std::string cache =
+        m_kv_cache == KvCacheType::F16 ? "" : ", " + std::string(to_string(m_kv_cache)) + " cache";
+    return "cpu (" + isa + ", " + std::to_string(m_pool.size()) + " threads" + cache + ")";
 }
 
 int CpuBackend::largest_step(const CpuBackendOptions& options) {
@@ -75,8 +78,9 @@ int CpuBackend::largest_step(const CpuBackendOptions& options) {
 
 size_t CpuBackend::kv_bytes(const ModelConfig& config, int capacity,
                             const CpuBackendOptions& options) {
+    const KvCacheType type = effective_kv_cache_type(config, options.kv_cache);
     return kv_cache_bytes(layer_windows(config), largest_step(options), capacity,
-                          2 * sizeof(uint16_t) * static_cast<size_t>(config.kv_dim()));
+                          2 * kv_row_bytes(type, config.kv_dim()));
 }
 
 size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& options) {
@@ -136,28 +140,54 @@ size_t CpuBackend::allocated_working_bytes() const {
            static_cast<size_t>(m_config.vocab_size) * sizeof(float);
 }
 
-std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
-    return std::make_unique<CpuSequence>(
-        *this, m_model,
-        KvCacheF16(layer_windows(m_config), largest_step(m_options), capacity, m_config.kv_dim()));
+namespace {
+
+template <typename Element>
+std::unique_ptr<Sequence> make_sequence(const Backend& owner, const Model& model, int step,
+                                        int capacity) {
+    const ModelConfig& config = model.config();
+    return std::make_unique<CacheSequence<Element>>(
+        owner, model,
+        BasicKvCache<Element>(layer_windows(config), step, capacity, config.kv_dim()));
 }
 
+}  // namespace
+
+std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
+    const int step = largest_step(m_options);
+    if (m_kv_cache == KvCacheType::Q8_0) {
+        return make_sequence<kernels::BlockQ8_0>(*this, m_model, step, capacity);
+    }
+    return make_sequence<uint16_t>(*this, m_model, step, capacity);
+}
+
+// A backend makes sequences of its one cache type, so the type tells which one it was given.
 std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,
                                        LogitRows rows) {
-    auto* own = &own_sequence<CpuSequence>(sequence, *this);
+    if (m_kv_cache == KvCacheType::Q8_0) {
+        return forward_steps(
+            tokens, own_sequence<CacheSequence<kernels::BlockQ8_0>>(sequence, *this), rows);
+    }
+    return forward_steps(tokens, own_sequence<CacheSequence<uint16_t>>(sequence, *this), rows);
+}
+
+template <typename Element>
+std::vector<float> CpuBackend::forward_steps(std::span<const int32_t> tokens,
+                                             CacheSequence<Element>& sequence, LogitRows rows) {
     check_token_ids(m_config, tokens);
-    own->cache().reserve_positions(static_cast<int>(tokens.size()));
+    sequence.cache().reserve_positions(static_cast<int>(tokens.size()));
     std::vector<float> logits;
     const auto steps = plan_prefill(static_cast<int>(tokens.size()), 0, m_options.chunk_sizes);
     for (size_t s = 0; s < steps.size(); ++s) {
         const bool last_step = s + 1 == steps.size();
         const LogitRows step_rows = last_step || rows == LogitRows::All ? rows : LogitRows::None;
-        forward_chunk(tokens.subspan(steps[s].start, steps[s].tokens), *own, step_rows, logits);
+        forward_chunk(tokens.subspan(steps[s].start, steps[s].tokens), sequence, step_rows, logits);
     }
     return logits;
 }
 
-void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CpuSequence& sequence,
+template <typename Element>
+void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CacheSequence<Element>& sequence,
                                LogitRows rows, std::vector<float>& logits) {
     const int count = static_cast<int>(tokens.size());
     if (count > sequence.cache().largest_step()) {
@@ -351,7 +381,8 @@ void CpuBackend::matmul_blas(const WeightMatrix& w, const float* in, int count, 
     }
 }
 
-void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
+template <typename Element>
+void CpuBackend::run_layer(int layer, int count, CacheSequence<Element>& sequence) {
     const auto& w = m_model.weights().layers[layer];
     const size_t dim = static_cast<size_t>(m_config.embedding_length);
     const size_t kv_dim = static_cast<size_t>(m_config.kv_dim());
@@ -394,8 +425,8 @@ void CpuBackend::run_layer(int layer, int count, CpuSequence& sequence) {
                     rope->rotate(key + h * head_dim, cosines, sines);
                 }
             }
-            kernels::floats_to_halves(key, sequence.cache().key(layer, position), kv_dim);
-            kernels::floats_to_halves(value, sequence.cache().value(layer, position), kv_dim);
+            write_values(key, sequence.cache().key(layer, position), kv_dim);
+            write_values(value, sequence.cache().value(layer, position), kv_dim);
         }
     });
     const auto window = static_cast<size_t>(m_config.layers[static_cast<size_t>(layer)].window);

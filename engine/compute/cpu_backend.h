@@ -1,7 +1,7 @@
 // The fast CPU path: weights used in place from the mapped file, activations quantised on the
-// fly for integer dot products, work split over a thread pool, an F16 KV cache, and attention
-// in blocks with an online softmax. Prompts run in chunks planned by the prefill planner; the
-// LM head runs only on the rows asked for.
+// fly for integer dot products, work split over a thread pool, an F16 or Q8_0 KV cache, and
+// attention in blocks with an online softmax. Prompts run in chunks planned by the prefill planner;
+// the LM head runs only on the rows asked for.
 #pragma once
 
 #include <optional>
@@ -10,6 +10,7 @@
 
 #include "engine/compute/backend.h"
 #include "engine/compute/cpu_attention.h"
+#include "engine/compute/kv_cache_type.h"
 #include "engine/compute/thread_pool.h"
 #include "engine/model/model.h"
 #include "kernels/dot.h"
@@ -20,8 +21,6 @@ namespace hearth {
 
 template <typename Element>
 class CacheSequence;
-// The CPU backend keeps its KV cache in IEEE half precision.
-using CpuSequence = CacheSequence<uint16_t>;
 
 struct CpuBackendOptions {
     int threads = 0;                                   // 0: one per hardware thread
@@ -33,6 +32,8 @@ struct CpuBackendOptions {
     // From this many tokens on, the other formats are dequantised in tiles and multiplied with
     // OpenBLAS sgemm on float activations; below it, integer dot products per token win.
     int blas_threshold = 128;
+    // How the KV cache stores keys and values (effective_kv_cache_type decides per model).
+    KvCacheType kv_cache = KvCacheType::F16;
 };
 
 class CpuBackend final : public Backend {
@@ -45,11 +46,13 @@ public:
                                LogitRows rows) override;
     std::vector<int> chunk_sizes() const override { return m_options.chunk_sizes; }
     int threads() const { return m_pool.size(); }
+    // The type this backend's caches have (F16 where the model cannot use the one asked for).
+    KvCacheType kv_cache_type() const { return m_kv_cache; }
 
     // The largest prefill step `options` allow, which sizes sliding-window layers' rings.
     static int largest_step(const CpuBackendOptions& options);
     // Bytes of KV cache one sequence of `capacity` tokens takes (sliding-window layers keep
-    // rings sized for the largest prefill step).
+    // rings sized for the largest prefill step), in the cache type `options` give the model.
     static size_t kv_bytes(const ModelConfig& config, int capacity,
                            const CpuBackendOptions& options = {});
     // Bytes of scratch the backend allocates for `model` at most: activations for its largest
@@ -60,9 +63,14 @@ public:
     size_t allocated_working_bytes() const;
 
 private:
-    void forward_chunk(std::span<const int32_t> tokens, CpuSequence& sequence, LogitRows rows,
-                       std::vector<float>& logits);
-    void run_layer(int layer, int count, CpuSequence& sequence);
+    template <typename Element>
+    std::vector<float> forward_steps(std::span<const int32_t> tokens,
+                                     CacheSequence<Element>& sequence, LogitRows rows);
+    template <typename Element>
+    void forward_chunk(std::span<const int32_t> tokens, CacheSequence<Element>& sequence,
+                       LogitRows rows, std::vector<float>& logits);
+    template <typename Element>
+    void run_layer(int layer, int count, CacheSequence<Element>& sequence);
     // out[t * w.rows + r] = W[r] . in[t * w.columns ...] for t < count.
     void matmul(const WeightMatrix& w, const float* in, int count, float* out);
     // Several products of the same input (q/k/v, gate/up) as one pass over their rows: one
@@ -80,6 +88,7 @@ private:
     const Model& m_model;
     const ModelConfig& m_config;
     CpuBackendOptions m_options;
+    KvCacheType m_kv_cache;
     ThreadPool m_pool;
     kernels::Isa m_isa;
     const kernels::DotTable& m_dots;

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <string>
 
+#include "kernels/dequantize.h"
+#include "kernels/half.h"
+#include "kernels/quantize.h"
+
 namespace hearth {
 namespace {
 
@@ -27,6 +31,25 @@ size_t kv_cache_bytes(const std::vector<int>& windows, int step, int capacity,
     return positions * bytes_per_position;
 }
 
+void write_values(const float* values, float* out, size_t count) {
+    std::copy_n(values, count, out);
+}
+void write_values(const float* values, uint16_t* out, size_t count) {
+    kernels::floats_to_halves(values, out, count);
+}
+void write_values(const float* values, kernels::BlockQ8_0* out, size_t count) {
+    kernels::quantize_q8_0(values, out, count);
+}
+void read_values(const float* elements, float* out, size_t count) {
+    std::copy_n(elements, count, out);
+}
+void read_values(const uint16_t* elements, float* out, size_t count) {
+    for (size_t i = 0; i < count; ++i) out[i] = kernels::half_to_float(elements[i]);
+}
+void read_values(const kernels::BlockQ8_0* elements, float* out, size_t count) {
+    kernels::dequantize_q8_0(elements, out, count);
+}
+
 template <typename Element>
 BasicKvCache<Element>::BasicKvCache(int layer_count, int capacity, int kv_dim)
     : BasicKvCache(std::vector<int>(static_cast<size_t>(std::max(layer_count, 0)), 0), 1, capacity,
@@ -39,14 +62,17 @@ BasicKvCache<Element>::BasicKvCache(const std::vector<int>& windows, int step, i
 
 template <typename Element>
 BasicKvCache<Element>::BasicKvCache(const KvRings& rings, int kv_dim)
-    : m_rings(rings), m_kv_dim(kv_dim) {
+    : m_rings(rings), m_kv_dim(kv_dim), m_row_size(kv_dim / kValuesPerElement<Element>) {
     if (kv_dim <= 0) throw std::invalid_argument("a KV cache needs a positive width");
+    if (kv_dim % kValuesPerElement<Element> != 0) {
+        throw std::invalid_argument("a KV cache of blocks needs rows of whole blocks");
+    }
     size_t slots = 0;
     for (int layer = 0; layer < rings.layer_count(); ++layer) {
-        m_offsets.push_back(slots * static_cast<size_t>(kv_dim));
+        m_offsets.push_back(slots * static_cast<size_t>(m_row_size));
         slots += static_cast<size_t>(rings.slot_count(layer));
     }
-    m_keys.resize(slots * static_cast<size_t>(kv_dim));
+    m_keys.resize(slots * static_cast<size_t>(m_row_size));
     m_values.resize(m_keys.size());
 }
 
@@ -91,8 +117,8 @@ void BasicKvCache<Element>::checkpoint() {
         for (int position = std::max(0, size() - m_rings.window(l)); position < size();
              ++position) {
             const size_t at = offset(l, position);
-            stored.keys.insert(stored.keys.end(), &m_keys[at], &m_keys[at] + m_kv_dim);
-            stored.values.insert(stored.values.end(), &m_values[at], &m_values[at] + m_kv_dim);
+            stored.keys.insert(stored.keys.end(), &m_keys[at], &m_keys[at] + m_row_size);
+            stored.values.insert(stored.values.end(), &m_values[at], &m_values[at] + m_row_size);
         }
     }
     release_unused();  // one pushed out by this one
@@ -107,11 +133,11 @@ void BasicKvCache<Element>::restore(const KvRings::Restore& restore) {
     for (int l = 0; l < layer_count(); ++l) {
         if (!m_rings.is_ring(l)) continue;
         const int first = std::max(0, restore.saved - m_rings.window(l));
-        for (int position = first; position < restore.saved; ++position, read += m_kv_dim) {
+        for (int position = first; position < restore.saved; ++position, read += m_row_size) {
             if (position >= size()) continue;
             const size_t at = offset(l, position);
-            std::copy_n(&stored.keys[read], m_kv_dim, &m_keys[at]);
-            std::copy_n(&stored.values[read], m_kv_dim, &m_values[at]);
+            std::copy_n(&stored.keys[read], m_row_size, &m_keys[at]);
+            std::copy_n(&stored.values[read], m_row_size, &m_values[at]);
         }
     }
 }
@@ -136,8 +162,8 @@ void BasicKvCache<Element>::erase(int start, int count) {
         if (!m_rings.is_ring(l)) {
             for (auto* data : {&m_keys, &m_values}) {
                 auto* first = data->data() + offset(l, start);
-                std::copy_n(first + static_cast<size_t>(count) * m_kv_dim,
-                            static_cast<size_t>(old_size - start - count) * m_kv_dim, first);
+                std::copy_n(first + static_cast<size_t>(count) * m_row_size,
+                            static_cast<size_t>(old_size - start - count) * m_row_size, first);
             }
             continue;
         }
@@ -148,19 +174,20 @@ void BasicKvCache<Element>::erase(int start, int count) {
         values.clear();
         for (int position = from; position < old_size; ++position) {
             const size_t at = offset(l, position);
-            keys.insert(keys.end(), &m_keys[at], &m_keys[at] + m_kv_dim);
-            values.insert(values.end(), &m_values[at], &m_values[at] + m_kv_dim);
+            keys.insert(keys.end(), &m_keys[at], &m_keys[at] + m_row_size);
+            values.insert(values.end(), &m_values[at], &m_values[at] + m_row_size);
         }
         for (int position = from; position < old_size; ++position) {
-            const size_t read = static_cast<size_t>(position - from) * m_kv_dim;
+            const size_t read = static_cast<size_t>(position - from) * m_row_size;
             const size_t at = offset(l, position - count);
-            std::copy_n(&keys[read], m_kv_dim, &m_keys[at]);
-            std::copy_n(&values[read], m_kv_dim, &m_values[at]);
+            std::copy_n(&keys[read], m_row_size, &m_keys[at]);
+            std::copy_n(&values[read], m_row_size, &m_values[at]);
         }
     }
 }
 
 template class BasicKvCache<float>;
 template class BasicKvCache<uint16_t>;
+template class BasicKvCache<kernels::BlockQ8_0>;
 
 }  // namespace hearth

@@ -1,7 +1,7 @@
 // Keys and values of one sequence, per layer and position, laid out (layer, slot, kv_dim).
 // The cache is the one place where KV state changes: append through the forward pass,
 // shrink through truncate(). The element type is the backend's choice: float for the
-// reference pass, f16 bits for the CPU backend.
+// reference pass, f16 bits or Q8_0 blocks (32 values each, along the heads) for the CPU backend.
 //
 // A sliding-window layer only ever reads its last `window` positions, so it keeps a ring of
 // slots rather than the whole context: the window before a step's first token plus the step's
@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "engine/compute/kv_rings.h"
+#include "kernels/quant_blocks.h"
 
 namespace hearth {
 
@@ -60,6 +61,22 @@ void check_room(int cached, int capacity, int count);
 size_t kv_cache_bytes(const std::vector<int>& windows, int step, int capacity,
                       size_t bytes_per_position);
 
+// Values one cache element holds: one for float and f16, a block's for Q8_0.
+template <typename Element>
+inline constexpr int kValuesPerElement = 1;
+template <>
+inline constexpr int kValuesPerElement<kernels::BlockQ8_0> = kernels::kBlock32;
+
+// `count` values into a cache row's elements and back (count a whole number of elements): the
+// forward pass writes new keys and values through these, and the context shift re-rotates keys
+// through both (a Q8_0 head is dequantised, rotated and quantised again).
+void write_values(const float* values, float* out, size_t count);
+void write_values(const float* values, uint16_t* out, size_t count);
+void write_values(const float* values, kernels::BlockQ8_0* out, size_t count);
+void read_values(const float* elements, float* out, size_t count);
+void read_values(const uint16_t* elements, float* out, size_t count);
+void read_values(const kernels::BlockQ8_0* elements, float* out, size_t count);
+
 template <typename Element>
 class BasicKvCache final {
 public:
@@ -76,6 +93,8 @@ public:
     int capacity() const { return m_rings.capacity(); }
     int size() const { return m_rings.size(); }
     int kv_dim() const { return m_kv_dim; }
+    // Elements of one position's keys (or values): kv_dim / kValuesPerElement.
+    int row_size() const { return m_row_size; }
     const KvRings& rings() const { return m_rings; }
 
     int slot_count(int layer) const { return m_rings.slot_count(layer); }
@@ -117,13 +136,14 @@ private:
 
     size_t offset(int layer, int position) const {
         return m_offsets[static_cast<size_t>(layer)] +
-               static_cast<size_t>(m_rings.slot(layer, position)) * m_kv_dim;
+               static_cast<size_t>(m_rings.slot(layer, position)) * m_row_size;
     }
     void restore(const KvRings::Restore& restore);
     void release_unused();  // checkpoints the bookkeeping no longer keeps
 
     KvRings m_rings;
     int m_kv_dim;
+    int m_row_size;
     std::vector<size_t> m_offsets;  // per layer: of its first slot
     std::vector<Element> m_keys;    // (layer, slot, kv_dim)
     std::vector<Element> m_values;  // (layer, slot, kv_dim)
@@ -132,8 +152,10 @@ private:
 
 using KvCache = BasicKvCache<float>;
 using KvCacheF16 = BasicKvCache<uint16_t>;  // IEEE half bits
+using KvCacheQ8_0 = BasicKvCache<kernels::BlockQ8_0>;
 
 extern template class BasicKvCache<float>;
 extern template class BasicKvCache<uint16_t>;
+extern template class BasicKvCache<kernels::BlockQ8_0>;
 
 }  // namespace hearth

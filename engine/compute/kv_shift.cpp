@@ -3,32 +3,14 @@
 #include <algorithm>
 #include <vector>
 
-#include "kernels/half.h"
-
 namespace hearth {
-namespace {
-
-float to_float(float value) {
-    return value;
-}
-float to_float(uint16_t bits) {
-    return kernels::half_to_float(bits);
-}
-void store(float value, float& slot) {
-    slot = value;
-}
-void store(float value, uint16_t& slot) {
-    slot = kernels::float_to_half(value);
-}
-
-}  // namespace
 
 template <typename Element>
 void erase_positions(BasicKvCache<Element>& cache, const LayerRopes& ropes, int head_dim, int start,
                      int count) {
     cache.erase(start, count);
     if (count == 0) return;
-    const int kv_dim = cache.kv_dim();
+    const int head_elements = head_dim / kValuesPerElement<Element>;
     std::vector<float> head(static_cast<size_t>(head_dim));
     for (int layer = 0; layer < cache.layer_count(); ++layer) {
         const Rope* rope = ropes.layer(layer);
@@ -36,10 +18,10 @@ void erase_positions(BasicKvCache<Element>& cache, const LayerRopes& ropes, int 
         for (int position = std::max(start, cache.oldest(layer)); position < cache.size();
              ++position) {
             Element* key = cache.key(layer, position);
-            for (int offset = 0; offset < kv_dim; offset += head_dim) {
-                for (int i = 0; i < head_dim; ++i) head[i] = to_float(key[offset + i]);
+            for (int offset = 0; offset < cache.row_size(); offset += head_elements) {
+                read_values(key + offset, head.data(), head.size());
                 rope->shift(head.data(), -count);
-                for (int i = 0; i < head_dim; ++i) store(head[i], key[offset + i]);
+                write_values(head.data(), key + offset, head.size());
             }
         }
     }
@@ -47,5 +29,6 @@ void erase_positions(BasicKvCache<Element>& cache, const LayerRopes& ropes, int 
 
 template void erase_positions(KvCache&, const LayerRopes&, int, int, int);
 template void erase_positions(KvCacheF16&, const LayerRopes&, int, int, int);
+template void erase_positions(KvCacheQ8_0&, const LayerRopes&, int, int, int);
 
 }  // namespace hearth

@@ -1,7 +1,8 @@
-// The attention block: its scalar twin against a double-precision softmax over each row's
-// window, and the machine's kernel against the twin, for awkward head sizes, block lengths,
-// partial windows, sliding windows (a row sees only its last positions), Gemma 2's soft-capped
-// scores and states carried from one block to the next.
+// The attention blocks over F16 and Q8_0 caches: each scalar twin against a double-precision
+// softmax over each row's window (of the values the cache holds), and the machine's kernel
+// against the twin, for awkward head sizes, block lengths, partial windows, sliding windows (a
+// row sees only its last positions), Gemma 2's soft-capped scores and states carried from one
+// block to the next.
 #include "kernels/attention.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +11,9 @@
 #include <limits>
 
 #include "kernels/attention_variants.h"
+#include "kernels/dequantize.h"
 #include "kernels/half.h"
+#include "kernels/quantize.h"
 #include "tests/support/random_weights.h"
 
 namespace hearth::kernels {
@@ -27,11 +30,12 @@ size_t window_start(const Case& c, size_t end) {
     return c.sliding > 0 && end > c.sliding ? end - c.sliding : 0;
 }
 
-// Runs `kernel` over all positions in blocks; row r sees positions up to windows[r].
-std::vector<float> attend(AttentionBlockFunction kernel, const Case& c,
-                          const std::vector<float>& queries, const std::vector<uint16_t>& keys,
-                          const std::vector<uint16_t>& values, size_t stride,
-                          const std::vector<size_t>& windows) {
+// Runs `kernel` over all positions in blocks; row r sees positions up to windows[r]. Positions
+// are `stride` elements (halves or blocks) apart.
+template <typename Kernel, typename Element>
+std::vector<float> attend(Kernel kernel, const Case& c, const std::vector<float>& queries,
+                          const std::vector<Element>& keys, const std::vector<Element>& values,
+                          size_t stride, const std::vector<size_t>& windows) {
     std::vector<float> out(c.rows * c.head_dim, 0.0f);
     std::vector<AttentionRow> rows(c.rows);
     for (size_t r = 0; r < c.rows; ++r) {
@@ -61,25 +65,55 @@ std::vector<float> attend(AttentionBlockFunction kernel, const Case& c,
     return out;
 }
 
-class AttentionTest : public testing::TestWithParam<Case> {};
+// A cache's keys and values for one test: `stride` values between positions (other heads'
+// values in between), stored as `Element`s, and the floats they hold.
+template <typename Element>
+struct Cache {
+    std::vector<Element> keys, values;
+    std::vector<float> key_floats, value_floats;
+};
 
-TEST_P(AttentionTest, TwinIsTheSoftmaxAndSimdIsTheTwin) {
-    const Case c = GetParam();
-    std::mt19937 random(static_cast<unsigned>(c.head_dim * 1000 + c.positions));
-    const size_t stride = c.head_dim * 3 + 5;  // other heads' values in between
-    const auto queries = random_floats(c.rows * c.head_dim, random, 2.0f);
-    std::vector<uint16_t> keys(c.positions * stride), values(c.positions * stride);
-    for (auto* cache : {&keys, &values}) {
-        const auto floats = random_floats(cache->size(), random);
-        for (size_t i = 0; i < cache->size(); ++i) (*cache)[i] = float_to_half(floats[i]);
+Cache<uint16_t> half_cache(size_t values_count, std::mt19937& random) {
+    Cache<uint16_t> cache;
+    for (auto* side : {&cache.keys, &cache.values}) {
+        const auto floats = random_floats(values_count, random);
+        for (const float value : floats) side->push_back(float_to_half(value));
     }
+    for (const uint16_t bits : cache.keys) cache.key_floats.push_back(half_to_float(bits));
+    for (const uint16_t bits : cache.values) cache.value_floats.push_back(half_to_float(bits));
+    return cache;
+}
+
+Cache<BlockQ8_0> q8_0_cache(size_t values_count, std::mt19937& random) {
+    Cache<BlockQ8_0> cache;
+    cache.keys.resize(values_count / kBlock32);
+    cache.values.resize(values_count / kBlock32);
+    quantize_q8_0(random_floats(values_count, random).data(), cache.keys.data(), values_count);
+    quantize_q8_0(random_floats(values_count, random).data(), cache.values.data(), values_count);
+    cache.key_floats.resize(values_count);
+    cache.value_floats.resize(values_count);
+    dequantize_q8_0(cache.keys.data(), cache.key_floats.data(), values_count);
+    dequantize_q8_0(cache.values.data(), cache.value_floats.data(), values_count);
+    return cache;
+}
+
+// Both kernels of a format on case `c`: the twin against the softmax in double precision, the
+// machine's kernel against the twin. `stride` is in values; `per_element` values make one element.
+template <typename Kernel, typename Element>
+void check_kernels(const Case& c, Kernel twin_kernel, Kernel simd_kernel,
+                   const Cache<Element>& cache, size_t stride, size_t per_element,
+                   std::mt19937& random) {
+    const auto queries = random_floats(c.rows * c.head_dim, random, 2.0f);
     // Windows from one position to all of them, ending inside and at the edges of blocks.
     std::vector<size_t> windows(c.rows);
     for (size_t r = 0; r < c.rows; ++r) windows[r] = 1 + (r * 37 + c.positions) % c.positions;
     windows.back() = c.positions;
 
-    const auto twin = attend(scalar::attention_block, c, queries, keys, values, stride, windows);
-    const auto simd = attend(attention_block(), c, queries, keys, values, stride, windows);
+    const size_t element_stride = stride / per_element;
+    const auto twin =
+        attend(twin_kernel, c, queries, cache.keys, cache.values, element_stride, windows);
+    const auto simd =
+        attend(simd_kernel, c, queries, cache.keys, cache.values, element_stride, windows);
     const double scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));
     for (size_t r = 0; r < c.rows; ++r) {
         const size_t first = window_start(c, windows[r]);
@@ -88,7 +122,7 @@ TEST_P(AttentionTest, TwinIsTheSoftmaxAndSimdIsTheTwin) {
         for (size_t p = first; p < windows[r]; ++p) {
             double dot = 0.0;
             for (size_t d = 0; d < c.head_dim; ++d) {
-                dot += queries[r * c.head_dim + d] * half_to_float(keys[p * stride + d]);
+                dot += queries[r * c.head_dim + d] * cache.key_floats[p * stride + d];
             }
             weights[p] = dot * scale;
             if (c.softcap > 0.0f) weights[p] = c.softcap * std::tanh(weights[p] / c.softcap);
@@ -100,7 +134,7 @@ TEST_P(AttentionTest, TwinIsTheSoftmaxAndSimdIsTheTwin) {
         for (size_t d = 0; d < c.head_dim; ++d) {
             double expected = 0.0;
             for (size_t p = first; p < windows[r]; ++p) {
-                expected += weights[p] / total * half_to_float(values[p * stride + d]);
+                expected += weights[p] / total * cache.value_floats[p * stride + d];
             }
             const size_t i = r * c.head_dim + d;
             ASSERT_NEAR(twin[i], expected, 2e-5) << "row " << r << " dim " << d;
@@ -110,6 +144,37 @@ TEST_P(AttentionTest, TwinIsTheSoftmaxAndSimdIsTheTwin) {
     }
 }
 
+std::string case_name(const testing::TestParamInfo<Case>& info) {
+    const Case& c = info.param;
+    return "dim" + std::to_string(c.head_dim) + "_positions" + std::to_string(c.positions) +
+           "_rows" + std::to_string(c.rows) + "_window" + std::to_string(c.sliding) + "_cap" +
+           std::to_string(static_cast<int>(c.softcap * 10));
+}
+
+class AttentionTest : public testing::TestWithParam<Case> {};
+
+TEST_P(AttentionTest, TwinIsTheSoftmaxAndSimdIsTheTwin) {
+    const Case c = GetParam();
+    std::mt19937 random(static_cast<unsigned>(c.head_dim * 1000 + c.positions));
+    const size_t stride = c.head_dim * 3 + 5;  // other heads' values in between
+    const auto cache = half_cache(c.positions * stride, random);
+    check_kernels<AttentionBlockFunction>(c, scalar::attention_block, attention_block(), cache,
+                                          stride, 1, random);
+}
+
+// Q8_0 blocks run along the head, so its heads are whole blocks (every model's are but the
+// tiny test models', which keep F16); the other heads between positions are too.
+class AttentionQ8_0Test : public testing::TestWithParam<Case> {};
+
+TEST_P(AttentionQ8_0Test, TwinIsTheSoftmaxAndSimdIsTheTwin) {
+    const Case c = GetParam();
+    std::mt19937 random(static_cast<unsigned>(c.head_dim * 1000 + c.positions + 7));
+    const size_t stride = c.head_dim * 3 + kBlock32;
+    const auto cache = q8_0_cache(c.positions * stride, random);
+    check_kernels<AttentionBlockQ8_0Function>(
+        c, scalar::attention_block_q8_0, attention_block_q8_0(), cache, stride, kBlock32, random);
+}
+
 INSTANTIATE_TEST_SUITE_P(Shapes, AttentionTest,
                          testing::Values(Case{8, 1, 1}, Case{64, 100, 2}, Case{64, 7, 5},
                                          Case{64, 64, 9}, Case{64, 200, 32}, Case{80, 65, 12},
@@ -117,13 +182,15 @@ INSTANTIATE_TEST_SUITE_P(Shapes, AttentionTest,
                                          Case{64, 200, 32, 32}, Case{64, 130, 9, 70},
                                          Case{256, 100, 6, 5}, Case{64, 100, 7, 0, 1.0f},
                                          Case{128, 150, 10, 40, 0.5f}),
-                         [](const auto& info) {
-                             const Case& c = info.param;
-                             return "dim" + std::to_string(c.head_dim) + "_positions" +
-                                    std::to_string(c.positions) + "_rows" + std::to_string(c.rows) +
-                                    "_window" + std::to_string(c.sliding) + "_cap" +
-                                    std::to_string(static_cast<int>(c.softcap * 10));
-                         });
+                         case_name);
+
+INSTANTIATE_TEST_SUITE_P(Shapes, AttentionQ8_0Test,
+                         testing::Values(Case{32, 1, 1}, Case{32, 33, 4}, Case{64, 100, 2},
+                                         Case{64, 7, 5}, Case{64, 200, 32}, Case{96, 97, 5},
+                                         Case{128, 130, 8}, Case{160, 41, 7, 9}, Case{256, 70, 4},
+                                         Case{64, 130, 9, 70}, Case{256, 31, 3, 0, 0.7f},
+                                         Case{128, 150, 10, 40, 0.5f}),
+                         case_name);
 
 TEST(Attention, BlocksFitTheScratch) {
     for (const size_t head_dim : {8, 64, 128, 129, 256}) {

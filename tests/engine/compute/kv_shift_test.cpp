@@ -13,7 +13,6 @@
 #include <cmath>
 
 #include "engine/model/reference_forward.h"
-#include "kernels/half.h"
 #include "tests/support/shared_data.h"
 
 namespace hearth {
@@ -71,32 +70,77 @@ TEST(KvShift, FirstLayerEntriesMatchAFreshPrefill) {
     }
 }
 
+// The reference cache's keys stored as `Element`s (what the CPU backend keeps), shifted, and read
+// back as floats.
+template <typename Element>
+std::vector<float> shifted_keys(const Model& model, const KvCache& prefilled) {
+    const auto& config = model.config();
+    BasicKvCache<Element> stored(config.layer_count, 64, config.kv_dim());
+    stored.reserve_positions(kLength);
+    for (int layer = 0; layer < config.layer_count; ++layer) {
+        for (int position = 0; position < kLength; ++position) {
+            write_values(prefilled.key(layer, position), stored.key(layer, position),
+                         static_cast<size_t>(config.kv_dim()));
+        }
+    }
+    stored.commit(kLength);
+    erase_positions(stored, LayerRopes(model, stored.capacity()), config.head_dim, kStart, kCount);
+    std::vector<float> first_layer(static_cast<size_t>(stored.size() * config.kv_dim()));
+    for (int position = 0; position < stored.size(); ++position) {
+        read_values(stored.key(0, position), &first_layer[position * config.kv_dim()],
+                    static_cast<size_t>(config.kv_dim()));
+    }
+    return first_layer;
+}
+
 // The CPU backend keeps keys in f16: the same shift, within f16 rounding.
 TEST(KvShift, HalfPrecisionCachesShiftTheSameWay) {
     for (const char* name : kModels) {
         const auto model = Model::load(test::model_path(name));
         const auto caches = prefill_both(*model);
-        const auto& config = model->config();
-        KvCacheF16 half(config.layer_count, 64, config.kv_dim());
-        half.reserve_positions(kLength);
-        for (int layer = 0; layer < config.layer_count; ++layer) {
-            for (int position = 0; position < kLength; ++position) {
-                for (int i = 0; i < config.kv_dim(); ++i) {
-                    half.key(layer, position)[i] =
-                        kernels::float_to_half(caches.shifted.key(layer, position)[i]);
-                }
-            }
-        }
-        half.commit(kLength);
-        erase_positions(half, LayerRopes(*model, half.capacity()), config.head_dim, kStart, kCount);
-        for (int position = 0; position < half.size(); ++position) {
-            for (int i = 0; i < config.kv_dim(); ++i) {
+        const int kv_dim = model->config().kv_dim();
+        const auto shifted = shifted_keys<uint16_t>(*model, caches.shifted);
+        for (int position = 0; position < caches.fresh.size(); ++position) {
+            for (int i = 0; i < kv_dim; ++i) {
                 const float expected = caches.fresh.key(0, position)[i];
-                EXPECT_NEAR(kernels::half_to_float(half.key(0, position)[i]), expected,
+                EXPECT_NEAR(shifted[position * kv_dim + i], expected,
                             2e-3f * std::max(1.0f, std::fabs(expected)))
                     << name << " position " << position;
             }
         }
+    }
+}
+
+// Or in Q8_0 blocks: each head is dequantised, rotated and quantised again. A key was rounded
+// to its block's step (largest magnitude / 127) when stored; the rotation mixes two such
+// errors (at most sqrt(2) half-steps of the head's largest), and storing it again rounds once
+// more, to a step of a rotated block (at most sqrt(2) times the head's largest over 127).
+TEST(KvShift, Q8_0CachesShiftTheSameWayWithinTheirSteps) {
+    for (const char* name : kModels) {
+        const auto model = Model::load(test::model_path(name));
+        const int head_dim = model->config().head_dim;
+        if (head_dim % kernels::kBlock32 != 0) continue;  // such models keep an F16 cache
+        const auto caches = prefill_both(*model);
+        const int kv_dim = model->config().kv_dim();
+        const auto shifted = shifted_keys<kernels::BlockQ8_0>(*model, caches.shifted);
+        float worst_steps = 0.0f;
+        for (int position = 0; position < caches.fresh.size(); ++position) {
+            for (int head = 0; head < kv_dim; head += head_dim) {
+                const float* expected = caches.fresh.key(0, position) + head;
+                float largest = 0.0f;
+                for (int i = 0; i < head_dim; ++i)
+                    largest = std::max(largest, std::fabs(expected[i]));
+                const float step = largest / 127.0f;
+                for (int i = 0; i < head_dim; ++i) {
+                    const float difference =
+                        std::fabs(shifted[position * kv_dim + head + i] - expected[i]);
+                    worst_steps = std::max(worst_steps, difference / step);
+                    EXPECT_LE(difference, 1.5f * std::sqrt(2.0f) * step)
+                        << name << " position " << position << " element " << head + i;
+                }
+            }
+        }
+        std::printf("%s: a shifted Q8_0 key is off by at most %.2f steps\n", name, worst_steps);
     }
 }
 

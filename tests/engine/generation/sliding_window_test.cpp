@@ -1,7 +1,7 @@
 // Sliding-window layers (Gemma 2 and 3: a local layer sees its last 32 positions in the shared
 // files) through a conversation's life: a prompt longer than the window, a follow-up turn that
 // prefills only the new message, a regenerate, an edit, and a rolling-window overflow, each
-// compared with a fresh prefill of the same tokens.
+// compared with a fresh prefill of the same tokens; with an F16 and with a Q8_0 KV cache.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -31,16 +31,21 @@ GenerationResult run(Session& session, const GenerationRequest& request) {
 const CpuBackendOptions kRingOptions{
     .threads = 2, .chunk_sizes = {1, 8, 64}, .panel_threshold = 1000, .blas_threshold = 1000};
 
-class SlidingWindowTest : public testing::TestWithParam<const char*> {
+class SlidingWindowTest : public testing::TestWithParam<std::tuple<const char*, KvCacheType>> {
 protected:
     void SetUp() override {
-        m_model = Model::load(test::model_path(GetParam()));
+        m_model = Model::load(test::model_path(file()));
         ASSERT_EQ(m_model->config().layers[0].window, kWindow);
         m_tokenizer = make_tokenizer(m_model->file());
-        m_backend = std::make_unique<CpuBackend>(*m_model, kRingOptions);
+        m_options = kRingOptions;
+        m_options.kv_cache = std::get<1>(GetParam());
+        m_backend = std::make_unique<CpuBackend>(*m_model, m_options);
+        ASSERT_EQ(m_backend->kv_cache_type(), m_options.kv_cache);
     }
+    std::string file() const { return std::get<0>(GetParam()); }
 
     std::unique_ptr<Model> m_model;
+    CpuBackendOptions m_options;
     std::unique_ptr<Tokenizer> m_tokenizer;
     std::unique_ptr<CpuBackend> m_backend;
 };
@@ -50,12 +55,13 @@ protected:
 // runs the tokens from there again.
 TEST_P(SlidingWindowTest, FollowUpRegenerateAndEditEqualAFreshPrefill) {
     EXPECT_LT(m_backend->create_sequence(1024)->memory_bytes(),
-              CpuBackend::kv_bytes(m_model->config(), 1024, {.chunk_sizes = {1, 1024}}));
+              CpuBackend::kv_bytes(m_model->config(), 1024,
+                                   {.chunk_sizes = {1, 1024}, .kv_cache = m_options.kv_cache}));
     const size_t memory = test::expect_the_going_back_rule(
         *m_backend, *m_tokenizer,
         {.prompt = 300, .answer = 40, .message = 71, .wrapping_answer = 250, .later_answers = 250});
     // Rings and checkpoints stay within what the picker's estimate counts.
-    EXPECT_LE(memory, CpuBackend::kv_bytes(m_model->config(), 1024, kRingOptions));
+    EXPECT_LE(memory, CpuBackend::kv_bytes(m_model->config(), 1024, m_options));
     EXPECT_GT(memory, m_backend->create_sequence(1024)->memory_bytes());
 }
 
@@ -83,14 +89,15 @@ TEST_P(SlidingWindowTest, AShortRegenerateKeepsTheRings) {
 TEST_P(SlidingWindowTest, ARollingWindowOverflowMovesTheWindowsAsTheReferenceDoes) {
     const int length = 400, keep = 4, dropped = 2 * kWindow + 5;  // the rings wrapped
     ReferenceBackend reference(*m_model);
-    auto whole_options = kRingOptions;
+    auto whole_options = m_options;
     whole_options.chunk_sizes = {1, 8, 64, 1024};
     CpuBackend whole(*m_model, whole_options);
     const auto rings = test::logits_after_erase(*m_backend, length, keep, dropped);
-    // Activations rounded to 8 bits for quantised weights, F16 keys re-rotated: as the fixture
-    // tests' tolerances (native_tolerance).
-    const bool quantised = std::string(GetParam()).find("Q4_K") != std::string::npos;
-    const float tolerance = quantised ? 0.05f : 5e-3f;
+    // Activations rounded to 8 bits for quantised weights, F16 or Q8_0 keys re-rotated: as the
+    // fixture tests' tolerances (native_tolerance).
+    const bool quantised = file().find("Q4_K") != std::string::npos;
+    const bool q8_0 = m_options.kv_cache == KvCacheType::Q8_0;
+    const float tolerance = quantised ? 0.05f : q8_0 ? 2e-2f : 5e-3f;
     EXPECT_LT(
         test::largest_difference(rings, test::logits_after_erase(reference, length, keep, dropped)),
         tolerance);
@@ -112,6 +119,18 @@ TEST_P(SlidingWindowTest, TheSessionsRollingWindowGoesOnPastTheContext) {
     EXPECT_LE(session.cached_tokens(), 320);
 }
 
+// A Q8_0 cache takes 34 bytes for every 32 values F16 takes 64 for, rings and checkpoints alike.
+TEST(SlidingWindowMemory, AQ8_0CacheTakes34BytesPer32Values) {
+    const auto model = Model::load(test::model_path("synth-gemma3-256.gguf"));
+    const CpuBackendOptions q8_0{.kv_cache = KvCacheType::Q8_0};
+    EXPECT_EQ(CpuBackend::kv_bytes(model->config(), 1024, q8_0) * 64,
+              CpuBackend::kv_bytes(model->config(), 1024) * 34);
+    CpuBackend f16_backend(*model, {.threads = 1}),
+        q8_0_backend(*model, {.threads = 1, .kv_cache = KvCacheType::Q8_0});
+    EXPECT_EQ(q8_0_backend.create_sequence(1024)->memory_bytes() * 64,
+              f16_backend.create_sequence(1024)->memory_bytes() * 34);
+}
+
 // Gemma 3 1B's shape (26 layers, every sixth global, window 512, one KV head of 256) at 32k with
 // the CPU backend's default steps (up to 512): 4 whole layers and 22 rings of 1024 slots.
 TEST(SlidingWindowMemory, Gemma3OneBAt32kNeedsUnderAFifthOfAWholeCache) {
@@ -131,9 +150,14 @@ TEST(SlidingWindowMemory, Gemma3OneBAt32kNeedsUnderAFifthOfAWholeCache) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Gemma, SlidingWindowTest,
-                         testing::Values("synth-gemma2-256-Q4_K_M.gguf",
-                                         "synth-gemma3-256-Q4_K_M.gguf", "synth-gemma3-256.gguf"),
-                         [](const auto& info) { return test::parameter_name(info.param); });
+                         testing::Combine(testing::Values("synth-gemma2-256-Q4_K_M.gguf",
+                                                          "synth-gemma3-256-Q4_K_M.gguf",
+                                                          "synth-gemma3-256.gguf"),
+                                          testing::Values(KvCacheType::F16, KvCacheType::Q8_0)),
+                         [](const auto& info) {
+                             return test::parameter_name(std::get<0>(info.param)) + "_" +
+                                    std::string(to_string(std::get<1>(info.param)));
+                         });
 
 }  // namespace
 }  // namespace hearth
