@@ -57,6 +57,7 @@ hearth::BackendPreference backend_preference(const hearth::CliOptions& options) 
     auto preference = hearth::parse_backend_preference(options.backend);
     if (options.device) preference.device = options.device;
     preference.threads = options.threads;
+    preference.kv_cache = options.kv_cache;
     preference.fall_back_to_cpu = false;  // a device named on the command line is meant
     return preference;
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/compute/kv_cache_type.h"
 #include "engine/generation/sampler.h"
 
 namespace hearth {
@@ -24,13 +25,14 @@ struct CliOptions {
     CliMode mode = CliMode::Generate;
     std::string model_path;  // empty: the bundled model
     std::string prompt;
-    std::vector<int32_t> prompt_ids;  // --prompt-ids: bypasses the tokenizer
-    std::optional<int> max_tokens;    // -n
-    int context_length = 0;           // --ctx; 0: the model's own, capped at 4096
-    int threads = 0;                  // -t; 0: one per hardware thread
-    std::string backend = "auto";     // --backend auto|cpu|vulkan|reference
-    std::optional<uint32_t> device;   // --device N: the Vulkan device (see --list-devices)
-    int dump_logits = 0;              // --dump-logits K: JSON with top-K logits
+    std::vector<int32_t> prompt_ids;          // --prompt-ids: bypasses the tokenizer
+    std::optional<int> max_tokens;            // -n
+    int context_length = 0;                   // --ctx; 0: the model's own, capped at 4096
+    int threads = 0;                          // -t; 0: one per hardware thread
+    std::string backend = "auto";             // --backend auto|cpu|vulkan|reference
+    std::optional<uint32_t> device;           // --device N: the Vulkan device (see --list-devices)
+    KvCacheType kv_cache = KvCacheType::F16;  // --kv-type f16|q8_0
+    int dump_logits = 0;                      // --dump-logits K: JSON with top-K logits
     SamplerSettings sampler;
     std::vector<std::string> stop_strings;  // --stop, repeatable
     bool speculative = false;

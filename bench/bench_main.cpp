@@ -1,7 +1,7 @@
 // hearth-bench: prompt processing and generation speed, time to first token and peak memory,
 // median and spread over repetitions, as a table or JSON.
 //   hearth-bench -m MODEL.gguf [-p 64,512] [-n 128] [-r 5] [-t THREADS]
-//                [--backend cpu|vulkan [--device N]] [--json]
+//                [--backend cpu|vulkan [--device N]] [--kv-type f16|q8_0] [--json]
 //   hearth-bench -m MODEL.gguf --decode-paths [-n 128] [-r 5]: the decode loop's paths compared
 #include <fmt/format.h>
 #include <sys/resource.h>
@@ -57,7 +57,8 @@ int main(int argc, char** argv) {
                                   .threads = options.threads,
                                   .isa = options.isa,
                                   .device = options.device,
-                                  .pipeline_cache = hearth::default_pipeline_cache()},
+                                  .pipeline_cache = hearth::default_pipeline_cache(),
+                                  .kv_cache = options.kv_cache},
                                  *model);
         if (options.decode_paths) {
             hearth::bench::run_decode_paths(*model, *backend, options);
@@ -140,7 +141,8 @@ int main(int argc, char** argv) {
         fmt::print(
             stderr,
             "hearth-bench: {}\nusage: hearth-bench -m MODEL.gguf [-p 64,512] [-n 128] [-d 0] [-r "
-            "5] [-t THREADS] [--isa scalar|avx2|avx512-vnni] [--json] [--decode-paths]\n",
+            "5] [-t THREADS] [--isa scalar|avx2|avx512-vnni] [--backend cpu|vulkan [--device N]] "
+            "[--kv-type f16|q8_0] [--json] [--decode-paths]\n",
             error.what());
         return 2;
     } catch (const std::exception& error) {

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/compute/kv_cache_type.h"
+
 namespace hearth::bench {
 
 struct BenchOptions {
@@ -17,6 +19,7 @@ struct BenchOptions {
     std::string backend = "cpu";
     std::string isa;                 // --isa (cpu): scalar, avx2, avx512-vnni; empty for the best
     std::optional<uint32_t> device;  // --device N (vulkan)
+    KvCacheType kv_cache = KvCacheType::F16;  // --kv-type f16|q8_0
     bool json = false;
     bool decode_paths = false;  // --decode-paths: greedy/sampled/JSON/speculative through Session
 };

@@ -16,7 +16,7 @@ int default_context_length(const ModelConfig& config) {
 
 std::unique_ptr<Backend> make_backend(const BackendChoice& choice, const Model& model) {
     if (choice.name == "cpu") {
-        CpuBackendOptions options{.threads = choice.threads};
+        CpuBackendOptions options{.threads = choice.threads, .kv_cache = choice.kv_cache};
         if (!choice.isa.empty()) options.isa = kernels::parse_isa(choice.isa);
         return std::make_unique<CpuBackend>(model, options);
     }
@@ -24,6 +24,7 @@ std::unique_ptr<Backend> make_backend(const BackendChoice& choice, const Model& 
         return std::make_unique<VulkanBackend>(
             model, VulkanBackendOptions{.device = choice.device,
                                         .pipeline_cache = choice.pipeline_cache,
+                                        .kv_cache = choice.kv_cache,
                                         .progress = choice.progress});
     }
     if (choice.name == "reference") return std::make_unique<ReferenceBackend>(model);

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "engine/compute/backend.h"
+#include "engine/compute/kv_cache_type.h"
 #include "engine/model/model.h"
 
 namespace hearth {
@@ -25,7 +26,8 @@ struct BackendChoice {
     // vulkan: a device index from vulkan::list_devices() (any type, lavapipe included), or
     // none for the best GPU.
     std::optional<uint32_t> device;
-    std::filesystem::path pipeline_cache;  // vulkan: compiled pipelines kept between runs
+    std::filesystem::path pipeline_cache;     // vulkan: compiled pipelines kept between runs
+    KvCacheType kv_cache = KvCacheType::F16;  // cpu and vulkan (the reference keeps float)
     std::function<bool(size_t done, size_t total)> progress;  // vulkan: weight upload
 };
 

@@ -92,8 +92,8 @@ ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOpt
     info.working_bytes = CpuBackend::working_bytes(*model, options);
     info.layer_windows = layer_windows(config);
     info.prefill_step = CpuBackend::largest_step(options);
-    info.kv_bytes_per_layer_position =
-        2 * sizeof(uint16_t) * static_cast<uint64_t>(config.kv_dim());
+    info.kv_cache = effective_kv_cache_type(config, options.kv_cache);
+    info.kv_bytes_per_layer_position = 2 * kv_row_bytes(info.kv_cache, config.kv_dim());
     return info;
 }
 

@@ -1,6 +1,6 @@
 // What the model picker shows about a GGUF file before loading it, read from its metadata
 // (pages are mapped, not pre-faulted, so listing many large files is quick), and the exact
-// memory the CPU backend would need for it at a given context length.
+// memory the CPU backend would need for it at a given context length and KV cache type.
 #pragma once
 
 #include <cstdint>
@@ -34,7 +34,8 @@ struct ModelInfo {
     uint64_t working_bytes = 0;  // the backend's scratch
     // The KV cache at a context length (sliding-window layers keep rings, not the context).
     std::vector<int> layer_windows;
-    int prefill_step = 1;  // the largest, which sizes the rings
+    int prefill_step = 1;                     // the largest, which sizes the rings
+    KvCacheType kv_cache = KvCacheType::F16;  // the type the options ask for, as the model gets it
     uint64_t kv_bytes_per_layer_position = 0;
     std::string sha256;  // of the whole file, hex; filled in when the model is loaded
 
@@ -44,7 +45,8 @@ struct ModelInfo {
     }
 };
 
-// Throws LoadError naming what is wrong with the file (the same checks as loading it).
+// Throws LoadError naming what is wrong with the file (the same checks as loading it). The KV
+// figures follow options.kv_cache.
 ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOptions& options = {});
 
 // "1.1B", "135M": how parameter counts are usually written.

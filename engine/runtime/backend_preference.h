@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "engine/compute/kv_cache_type.h"
+
 namespace hearth {
 
 struct BackendPreference {
@@ -22,6 +24,7 @@ struct BackendPreference {
     int threads = 0;                 // CPU: 0 for every hardware thread but `spare_threads`
     int spare_threads = 0;  // CPU with automatic threads: left free (e.g. for a GUI thread)
     std::string isa;        // CPU: scalar, avx2 or avx512-vnni for a lower level; empty: best
+    KvCacheType kv_cache = KvCacheType::F16;  // CPU and Vulkan: how the KV cache stores entries
     // A stored setting that named no backend (a hand-edited file, an older version): the CPU
     // runs, and the selection's notice names the setting.
     std::string unknown_setting;

@@ -36,7 +36,10 @@ BackendSelector::BackendSelector(BackendSelectorOptions options) : m_options(std
 
 std::unique_ptr<Backend> BackendSelector::cpu(const BackendPreference& preference,
                                               const Model& model) {
-    return make_backend({.name = "cpu", .threads = preference.cpu_threads(), .isa = preference.isa},
+    return make_backend({.name = "cpu",
+                         .threads = preference.cpu_threads(),
+                         .isa = preference.isa,
+                         .kv_cache = preference.kv_cache},
                         model);
 }
 
@@ -66,6 +69,7 @@ BackendSelection BackendSelector::select(const BackendPreference& preference, co
                     model, VulkanBackendOptions{.device = preference.device,
                                                 .allow_cpu_device = !automatic,
                                                 .pipeline_cache = m_options.pipeline_cache,
+                                                .kv_cache = preference.kv_cache,
                                                 .progress = progress}),
                 true};
     } catch (const LoadCancelled&) {

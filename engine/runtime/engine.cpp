@@ -78,7 +78,7 @@ void Engine::install(BackendSelection selection) {
 
 ModelInfo Engine::load(const std::filesystem::path& file, const LoadControl& control,
                        int context_length) {
-    ModelInfo info = read_model_info(file);
+    ModelInfo info = read_model_info(file, {.kv_cache = m_options.backend.kv_cache});
     if (m_options.check_free_memory) {
         check_free_memory(info, context_length > 0
                                     ? context_length

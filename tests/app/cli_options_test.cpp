@@ -36,6 +36,14 @@ TEST(CliOptions, ParsesTheBackendAndDevice) {
                  std::invalid_argument);
 }
 
+TEST(CliOptions, ParsesTheKvCacheType) {
+    EXPECT_EQ(parse_cli_options({"-p", "x"}).kv_cache, KvCacheType::F16);
+    EXPECT_EQ(parse_cli_options({"-p", "x", "--kv-type", "q8_0"}).kv_cache, KvCacheType::Q8_0);
+    EXPECT_EQ(parse_cli_options({"-p", "x", "--kv-type", "f16"}).kv_cache, KvCacheType::F16);
+    EXPECT_THROW(parse_cli_options({"-p", "x", "--kv-type", "q4_0"}), std::invalid_argument);
+    EXPECT_THROW(parse_cli_options({"-p", "x", "--kv-type"}), std::invalid_argument);
+}
+
 TEST(CliOptions, ParsesPromptIdsAndDumpMode) {
     const auto options = parse_cli_options({"--prompt-ids", "1,72,9", "--dump-logits", "5"});
     EXPECT_EQ(options.prompt_ids, (std::vector<int32_t>{1, 72, 9}));

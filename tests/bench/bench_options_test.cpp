@@ -29,6 +29,8 @@ TEST(BenchOptions, ParsesTheDocumentedCommandLine) {
     EXPECT_EQ(gpu.device, 1u);
     EXPECT_FALSE(parse({"-m", "x"}).device.has_value());
     EXPECT_EQ(parse({"-m", "x", "--isa", "avx2"}).isa, "avx2");
+    EXPECT_EQ(parse({"-m", "x"}).kv_cache, KvCacheType::F16);
+    EXPECT_EQ(parse({"-m", "x", "-d", "2048", "--kv-type", "q8_0"}).kv_cache, KvCacheType::Q8_0);
 }
 
 TEST(BenchOptions, RefusesBadInput) {
@@ -37,6 +39,7 @@ TEST(BenchOptions, RefusesBadInput) {
     EXPECT_THROW(parse({"-m", "x", "-n", "many"}), std::invalid_argument);
     EXPECT_THROW(parse({"-m", "x", "-d", "-1"}), std::invalid_argument);
     EXPECT_THROW(parse({"-m", "x", "--frobnicate"}), std::invalid_argument);
+    EXPECT_THROW(parse({"-m", "x", "--kv-type", "q4"}), std::invalid_argument);
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "engine/compute/backend.h"
+#include "engine/compute/kv_cache_type.h"
 #include "engine/model/model.h"
 
 namespace hearth {
@@ -29,6 +30,7 @@ struct VulkanBackendOptions {
     int prefill_batch_tokens = 512;  // prompt tokens per submission: progress and cancel between
     size_t max_piece_bytes = 0;      // weight buffers' size limit; 0: the device's range
     bool staging_only = false;       // upload through staging even into mappable memory (tests)
+    KvCacheType kv_cache = KvCacheType::F16;  // effective_kv_cache_type decides per model
     std::function<bool(size_t done, size_t total)> progress;  // weight upload; false cancels
 };
 

@@ -40,6 +40,24 @@ TEST(ModelInfo, TheWorkingMemoryEstimateIsWhatTheBackendAllocates) {
     }
 }
 
+// The estimate follows the KV cache type: a Q8_0 cache's 34 bytes per 32 values, what its
+// sequences hold; a model whose heads are not whole blocks (stories260K's 8 dimensions) keeps F16.
+TEST(ModelInfo, TheKvEstimateFollowsTheCacheType) {
+    const CpuBackendOptions q8_0{.threads = 1, .kv_cache = KvCacheType::Q8_0};
+    const auto f16_info = read_model_info(test::model_path("synth-qwen2-256-Q8_0.gguf"));
+    const auto info = read_model_info(test::model_path("synth-qwen2-256-Q8_0.gguf"), q8_0);
+    EXPECT_EQ(info.kv_cache, KvCacheType::Q8_0);
+    EXPECT_EQ(info.kv_bytes(512) * 64, f16_info.kv_bytes(512) * 34);
+    EXPECT_EQ(info.memory_bytes(512) - info.kv_bytes(512),
+              f16_info.memory_bytes(512) - f16_info.kv_bytes(512));
+    const auto model = Model::load(test::model_path("synth-qwen2-256-Q8_0.gguf"));
+    EXPECT_EQ(CpuBackend(*model, q8_0).create_sequence(512)->memory_bytes(), info.kv_bytes(512));
+    const auto tiny = read_model_info(test::model_path("stories260K.gguf"), q8_0);
+    EXPECT_EQ(tiny.kv_cache, KvCacheType::F16);
+    EXPECT_EQ(tiny.kv_bytes(512),
+              read_model_info(test::model_path("stories260K.gguf")).kv_bytes(512));
+}
+
 TEST(ModelInfo, ReadsMetadataWithoutLoadingAndNamesBadFiles) {
     const auto info = read_model_info(test::model_path("synth-qwen2-256-Q4_K_M.gguf"));
     EXPECT_EQ(info.architecture, "qwen2");
