@@ -2,9 +2,11 @@
 // positions a token sees are split over the workgroup's invocations, each keeps an online
 // softmax (running maximum, denominator and weighted sum), and the partial results are combined
 // at the end. Grouped-query attention maps query head h to key/value head h / (heads /
-// kv_heads). The cache holds F16 halves, two per 32-bit word (written by kv_store), position p
-// in row p % cache_rows: a sliding-window layer's ring (which holds at least the window before the
-// step and the step), or with cache_rows = capacity a whole cache.
+// kv_heads). The cache holds F16 halves, two per 32-bit word (written by kv_store), or with
+// -DKV_Q8_0 ggml's Q8_0 blocks along each head (rows padded to whole words, as kv_store writes
+// them), read block by block: one scale, then 32 int8 four to a word. Position p is in row
+// p % cache_rows: a sliding-window layer's ring (which holds at least the window before the step
+// and the step), or with cache_rows = capacity a whole cache.
 //
 // Each invocation's weighted sum lives in registers (MAX_HEAD_DIM floats); the combine goes
 // through shared memory one slice of LANES dimensions at a time, so shared memory does not grow
@@ -49,6 +51,48 @@ shape;
 
 #include "softcap.glsl"
 
+#ifdef KV_Q8_0
+
+// The four bytes at byte `offset`, little-endian (a block starts at an even byte; a row's
+// padding keeps the second load of an unaligned read inside the buffer).
+uint key_word(uint offset) {
+    const uint index = offset >> 2, shift = (offset & 3u) * 8u;
+    if (shift == 0) return keys[index];
+    return (keys[index] >> shift) | (keys[index + 1] << (32u - shift));
+}
+
+uint value_word(uint offset) {
+    const uint index = offset >> 2, shift = (offset & 3u) * 8u;
+    if (shift == 0) return values[index];
+    return (values[index] >> shift) | (values[index + 1] << (32u - shift));
+}
+
+float quant(uint packed, uint j) {
+    return float(int(packed << (24u - 8u * j)) >> 24);
+}
+
+// Byte offset of the first block of KV head kv's keys (or values) at `position`.
+uint row_start(uint position, uint kv) {
+    const uint blocks = shape.kv_heads * shape.head_dim / 32;
+    return (position % shape.cache_rows) * ((blocks * 34 + 3) / 4 * 4) + kv * (shape.head_dim / 32) * 34;
+}
+
+float key_score(uint row, uint q_offset) {
+    float score = 0.0;
+    for (uint b = 0; b < shape.head_dim / 32; ++b) {
+        const uint block = row + b * 34;
+        float sum = 0.0;
+        for (uint w = 0; w < 8; ++w) {
+            const uint packed = key_word(block + 2 + 4 * w);
+            for (uint j = 0; j < 4; ++j) sum += query[q_offset + b * 32 + 4 * w + j] * quant(packed, j);
+        }
+        score += sum * unpackHalf2x16(key_word(block) & 0xffffu).x;
+    }
+    return score;
+}
+
+#else
+
 float key_at(uint index) {
     const vec2 pair = unpackHalf2x16(keys[index >> 1]);
     return (index & 1u) == 0u ? pair.x : pair.y;
@@ -58,6 +102,8 @@ float value_at(uint index) {
     const vec2 pair = unpackHalf2x16(values[index >> 1]);
     return (index & 1u) == 0u ? pair.x : pair.y;
 }
+
+#endif
 
 shared float lane_max[LANES];
 shared float lane_sum[LANES];
@@ -79,17 +125,36 @@ void main() {
     float acc[MAX_HEAD_DIM];
     for (uint d = 0; d < dim; ++d) acc[d] = 0.0;
     for (uint position = start + lane; position < limit; position += LANES) {
+#ifdef KV_Q8_0
+        const uint row = row_start(position, kv_offset / dim);
+        float score = key_score(row, q_offset);
+#else
         const uint row = (position % shape.cache_rows) * kv_dim + kv_offset;
         float score = 0.0;
         for (uint d = 0; d < dim; ++d) score += query[q_offset + d] * key_at(row + d);
+#endif
         score = softcap(score * shape.scale, shape.softcap);
         const float new_max = max(running_max, score);
         const float correction = exp(running_max - new_max);
         const float weight = exp(score - new_max);
         denominator = denominator * correction + weight;
+#ifdef KV_Q8_0
+        for (uint b = 0; b < dim / 32; ++b) {
+            const uint block = row + b * 34;
+            const float scaled = weight * unpackHalf2x16(value_word(block) & 0xffffu).x;
+            for (uint w = 0; w < 8; ++w) {
+                const uint packed = value_word(block + 2 + 4 * w);
+                for (uint j = 0; j < 4; ++j) {
+                    const uint d = b * 32 + 4 * w + j;
+                    acc[d] = acc[d] * correction + scaled * quant(packed, j);
+                }
+            }
+        }
+#else
         for (uint d = 0; d < dim; ++d) {
             acc[d] = acc[d] * correction + weight * value_at(row + d);
         }
+#endif
         running_max = new_max;
     }
     lane_max[lane] = running_max;

@@ -120,11 +120,11 @@ FixtureCounts check_native_fixture(
                                  native_tolerance(fixture, json, q8_0_cache));
 }
 
-Agreement top1_agreement(const std::string& fixture, const Model& model, Backend& baseline,
-                         Backend& candidate, double tie) {
+std::vector<ForcedStep> teacher_forced_steps(const std::string& fixture, const Model& model,
+                                             Backend& baseline, Backend& candidate) {
     const auto json = load_json(fixture_path("models/" + fixture + ".json"));
     const size_t vocab = static_cast<size_t>(model.config().vocab_size);
-    Agreement agreement;
+    std::vector<ForcedStep> forced;
     for (const auto& prompt_value : json["prompts"].toArray()) {
         const auto prompt = prompt_value.toObject();
         auto tokens = to_ids(prompt["tokens"].toArray());
@@ -144,15 +144,46 @@ Agreement top1_agreement(const std::string& fixture, const Model& model, Backend
         const auto expected = run(baseline), ours = run(candidate);
         for (qsizetype row = 0; row < entries.size(); ++row) {
             const auto entry = entries[row].toObject();
-            if (entry["gap"].toDouble() < tie || entry["ambiguous"].toBool()) continue;
             const auto at = [&](const std::vector<float>& logits) {
                 return argmax(std::span(logits).subspan(static_cast<size_t>(row) * vocab, vocab));
             };
-            ++agreement.steps;
-            if (at(expected) == at(ours)) ++agreement.agreed;
+            forced.push_back(
+                {entry["gap"].toDouble(), entry["ambiguous"].toBool(), at(expected) == at(ours)});
         }
     }
+    return forced;
+}
+
+Agreement top1_agreement(const std::vector<ForcedStep>& steps, double tie) {
+    Agreement agreement;
+    for (const ForcedStep& step : steps) {
+        if (step.gap < tie || step.ambiguous) continue;
+        ++agreement.steps;
+        if (step.agreed) ++agreement.agreed;
+    }
     return agreement;
+}
+
+void expect_q8_0_cache_holds(
+    const std::string& fixture,
+    const std::function<std::unique_ptr<Backend>(const Model&, KvCacheType)>& make) {
+    const auto counts = check_native_fixture(
+        fixture, [&](const Model& model) { return make(model, KvCacheType::Q8_0); }, true);
+    EXPECT_GT(counts.top1_checked, 0);
+    const auto json = load_json(fixture_path("models/" + fixture + ".json"));
+    const auto model =
+        Model::load(model_path(json["model"].toObject()["file"].toString().toStdString()));
+    const auto f16 = make(*model, KvCacheType::F16), q8_0 = make(*model, KvCacheType::Q8_0);
+    const auto steps = teacher_forced_steps(fixture, *model, *f16, *q8_0);
+    const auto agreement = top1_agreement(steps, native_tolerance(fixture, json, true).tie);
+    const auto strict = top1_agreement(steps, native_tolerance(fixture, json).tie);
+    std::printf(
+        "%s: the Q8_0 cache (%s) agrees with F16 at %d of %d steps (%.2f%%); %.2f%% of %d by the "
+        "F16 tie rule\n",
+        fixture.c_str(), q8_0->name().c_str(), agreement.agreed, agreement.steps,
+        100.0 * agreement.fraction(), 100.0 * strict.fraction(), strict.steps);
+    EXPECT_GT(agreement.steps, 0);
+    EXPECT_GE(agreement.fraction(), 0.99) << fixture;
 }
 
 std::string parameter_name(const std::string& fixture) {

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/compute/backend.h"
+#include "engine/compute/kv_cache_type.h"
 #include "engine/model/model.h"
 
 namespace hearth::test {
@@ -50,17 +51,33 @@ FixtureCounts check_native_fixture(
     const std::string& fixture, const std::function<std::unique_ptr<Backend>(const Model&)>& make,
     bool q8_0_cache = false);
 
-// How often two backends (an F16 and a Q8_0 KV cache, say) choose the same top-1 when both are
-// teacher-forced through every prompt of native fixture `fixture` and its greedy continuation,
-// counting only the steps where the choice is not ambiguous: the fixture does not mark it so and
-// its top-1/top-2 gap is at least `tie` (as in check_against_fixture).
+// Two backends (an F16 and a Q8_0 KV cache, say) teacher-forced through every prompt of native
+// fixture `fixture` and its greedy continuation: per step, the fixture's top-1/top-2 gap and
+// ambiguity mark, and whether both chose the same top-1.
+struct ForcedStep {
+    double gap;
+    bool ambiguous;
+    bool agreed;
+};
+std::vector<ForcedStep> teacher_forced_steps(const std::string& fixture, const Model& model,
+                                             Backend& baseline, Backend& candidate);
+
+// How often they agree where the choice is not ambiguous: the fixture does not mark it so and
+// its gap is at least `tie` (as in check_against_fixture).
 struct Agreement {
     int steps = 0;   // non-ambiguous steps compared
     int agreed = 0;  // of those, with the same top-1
     double fraction() const { return steps > 0 ? static_cast<double>(agreed) / steps : 0.0; }
 };
-Agreement top1_agreement(const std::string& fixture, const Model& model, Backend& baseline,
-                         Backend& candidate, double tie);
+Agreement top1_agreement(const std::vector<ForcedStep>& steps, double tie);
+
+// A Q8_0 KV cache on native fixture `fixture`: the fixture's rules by native_tolerance with
+// q8_0_cache, and top1_agreement with the F16 cache at 99% or more of the steps that are not ties
+// under that tolerance; prints the figure, and the one by the F16 cache's tighter tie rule.
+// `make` builds the backend with a cache type.
+void expect_q8_0_cache_holds(
+    const std::string& fixture,
+    const std::function<std::unique_ptr<Backend>(const Model&, KvCacheType)>& make);
 
 // A fixture name as a gtest parameter name ("synth-llama-256-Q8_0" -> "synth_llama_256_Q8_0").
 std::string parameter_name(const std::string& fixture);

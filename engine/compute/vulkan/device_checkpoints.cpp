@@ -29,8 +29,8 @@ void copy(VkCommandBuffer commands, const Buffer& from, const Buffer& to,
 
 }  // namespace
 
-DeviceCheckpoints::DeviceCheckpoints(Device& device, int kv_dim)
-    : m_device(device), m_row_bytes(static_cast<size_t>(kv_dim) * sizeof(uint16_t)) {}
+DeviceCheckpoints::DeviceCheckpoints(Device& device, size_t row_bytes)
+    : m_device(device), m_row_bytes(row_bytes) {}
 
 void DeviceCheckpoints::save(int storage, const KvRings& rings, const DeviceKvCache& cache) {
     Place& place = m_places[static_cast<size_t>(storage)];

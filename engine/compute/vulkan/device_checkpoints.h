@@ -16,7 +16,8 @@ namespace hearth::vulkan {
 
 class DeviceCheckpoints final {
 public:
-    DeviceCheckpoints(Device& device, int kv_dim);
+    // `row_bytes`: one position's keys (or values) in the cache's rows.
+    DeviceCheckpoints(Device& device, size_t row_bytes);
 
     // Copies each ring's positions [size - window, size) into storage place `storage`.
     void save(int storage, const KvRings& rings, const DeviceKvCache& cache);

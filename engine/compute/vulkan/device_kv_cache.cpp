@@ -30,11 +30,13 @@ DeviceKvCache::AngleTable angle_table(Device& device, const Rope& rope, int capa
 }  // namespace
 
 DeviceKvCache::DeviceKvCache(Device& device, const ModelConfig& config, const LayerRopes& ropes,
-                             const KvRings& rings)
-    : capacity(rings.capacity()) {
+                             const KvRings& rings, KvCacheType type)
+    : capacity(rings.capacity()),
+      type(type),
+      row_bytes((kv_row_bytes(type, config.kv_dim()) + 3) / 4 * 4) {
     for (int layer = 0; layer < config.layer_count; ++layer) {
         rows.push_back(rings.slot_count(layer));
-        const size_t bytes = static_cast<size_t>(rows.back()) * config.kv_dim() * sizeof(uint16_t);
+        const size_t bytes = static_cast<size_t>(rows.back()) * row_bytes;
         keys.push_back(std::make_unique<Buffer>(device, bytes, Memory::Device));
         values.push_back(std::make_unique<Buffer>(device, bytes, Memory::Device));
         kind_of.push_back(ropes.kind_of(layer));

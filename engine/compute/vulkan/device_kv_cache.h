@@ -1,5 +1,6 @@
-// One sequence's KV cache in device memory: F16 keys and values, (slots, kv_dim) per layer (a
-// sliding-window layer's ring, or a slot per position: KvRings decides), and the RoPE angles of
+// One sequence's KV cache in device memory: F16 or Q8_0 keys and values, (slots, row) per layer
+// (a sliding-window layer's ring, or a slot per position: KvRings decides; a row is one position's
+// kv_dim values, Q8_0's padded to whole words), and the RoPE angles of
 // every position it can hold. The angles come in one table per kind of rotation the sequence's
 // LayerRopes has (Gemma 3's local layers rotate with another base than its global ones), computed
 // by Rope::angles, so the device rotates exactly as the CPU does, LongRoPE's magnitude included;
@@ -10,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/compute/kv_cache_type.h"
 #include "engine/compute/kv_rings.h"
 #include "engine/compute/vulkan/buffer.h"
 #include "engine/model/model.h"
@@ -26,12 +28,14 @@ struct DeviceKvCache {
     };
 
     DeviceKvCache(Device& device, const ModelConfig& config, const LayerRopes& ropes,
-                  const KvRings& rings);
+                  const KvRings& rings, KvCacheType type);
 
     // The rotation of `layer`, or null for a layer without RoPE (SmolLM3's every fourth).
     const AngleTable* rope(int layer) const;
 
     int capacity;
+    KvCacheType type;
+    size_t row_bytes;  // one position's keys (or values): kv_row_bytes, rounded up to whole words
     std::vector<int> rows;                              // per layer: rows of keys and values
     std::vector<std::unique_ptr<Buffer>> keys, values;  // per layer
     std::vector<AngleTable> tables;                     // per LayerRopes kind

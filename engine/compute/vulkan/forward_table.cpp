@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels/quant_blocks.h"
+
 namespace hearth::vulkan {
 namespace {
 
@@ -108,8 +110,12 @@ void ForwardTable::add_attention(std::vector<Pending>& list, int layer, const De
             RopePush{0, heads, head_dim, pairs, 0, neox}, heads * pairs, false);
     }
     const auto rows = static_cast<uint32_t>(cache.rows[static_cast<size_t>(layer)]);
+    // kv_store's invocations per token: a word of two halves each, or a pair of Q8_0 blocks.
+    const uint32_t stores = cache.type == KvCacheType::Q8_0
+                                ? (kv_heads * head_dim / kernels::kBlock32 + 1) / 2
+                                : kv_heads * head_dim / 2;
     add(list, m_shaders.kv_store(), {a.key.get(), a.value.get(), angles, k_cache, v_cache},
-        KvStorePush{0, kv_heads, head_dim, pairs, 0, neox, rows}, kv_heads * head_dim / 2, true);
+        KvStorePush{0, kv_heads, head_dim, pairs, 0, neox, rows}, stores, true);
     const auto window = static_cast<uint32_t>(config.layers[static_cast<size_t>(layer)].window);
     add(list, m_shaders.attention(), {a.query.get(), k_cache, v_cache, a.attended.get()},
         AttentionPush{0, heads, kv_heads, head_dim, 0, config.attention_scale, window,

@@ -5,7 +5,9 @@
 #include <string>
 
 #include "shaders/argmax_spv.h"
+#include "shaders/attention_256_q8_0_spv.h"
 #include "shaders/attention_256_spv.h"
+#include "shaders/attention_q8_0_spv.h"
 #include "shaders/attention_spv.h"
 #include "shaders/embedding_bf16_spv.h"
 #include "shaders/embedding_f16_spv.h"
@@ -23,6 +25,7 @@
 #include "shaders/embedding_q6_k_spv.h"
 #include "shaders/embedding_q8_0_spv.h"
 #include "shaders/geglu_spv.h"
+#include "shaders/kv_store_q8_0_spv.h"
 #include "shaders/kv_store_spv.h"
 #include "shaders/matmul_bf16_spv.h"
 #include "shaders/matmul_f16_spv.h"
@@ -101,7 +104,7 @@ std::unique_ptr<Pipeline> make(Device& device, std::string name, std::span<const
 
 }  // namespace
 
-ShaderSet::ShaderSet(Device& device, const Model& model) {
+ShaderSet::ShaderSet(Device& device, const Model& model, KvCacheType kv_cache) {
     const auto start = std::chrono::steady_clock::now();
     const auto& config = model.config();
     if (config.head_dim > static_cast<int>(kMaxHeadDim) || config.head_dim % 2 != 0) {
@@ -120,10 +123,19 @@ ShaderSet::ShaderSet(Device& device, const Model& model) {
     m_rows_per_workgroup = subgroups ? 64 / info.subgroup_size : 1;
     m_rmsnorm = make<NormPush>(device, "rmsnorm", rmsnorm_spv, 3);
     m_rope = make<RopePush>(device, "rope", rope_spv, 2);
-    m_kv_store = make<KvStorePush>(device, "kv_store", kv_store_spv, 5);
-    m_attention = config.head_dim <= static_cast<int>(kSmallHeadDim)
-                      ? make<AttentionPush>(device, "attention", attention_spv, 4)
-                      : make<AttentionPush>(device, "attention_256", attention_256_spv, 4);
+    const bool small_heads = config.head_dim <= static_cast<int>(kSmallHeadDim);
+    if (kv_cache == KvCacheType::Q8_0) {
+        m_kv_store = make<KvStorePush>(device, "kv_store_q8_0", kv_store_q8_0_spv, 5);
+        m_attention =
+            small_heads
+                ? make<AttentionPush>(device, "attention_q8_0", attention_q8_0_spv, 4)
+                : make<AttentionPush>(device, "attention_256_q8_0", attention_256_q8_0_spv, 4);
+    } else {
+        m_kv_store = make<KvStorePush>(device, "kv_store", kv_store_spv, 5);
+        m_attention = small_heads
+                          ? make<AttentionPush>(device, "attention", attention_spv, 4)
+                          : make<AttentionPush>(device, "attention_256", attention_256_spv, 4);
+    }
     m_gate_activation = config.activation == Activation::GeluTanh
                             ? make<CountPush>(device, "geglu", geglu_spv, 2)
                             : make<CountPush>(device, "swiglu", swiglu_spv, 2);

@@ -7,6 +7,7 @@
 #include <memory>
 #include <span>
 
+#include "engine/compute/kv_cache_type.h"
 #include "engine/compute/vulkan/device.h"
 #include "engine/model/model.h"
 
@@ -67,15 +68,17 @@ inline constexpr uint32_t kMaxDeviceTopK = 64;  // sample.comp MAX_TOP_K
 
 class ShaderSet {
 public:
-    // Builds the pipelines `model` needs; throws VulkanError, or std::runtime_error naming a
+    // Builds the pipelines `model` needs, the KV cache's store and attention for `kv_cache` (as
+    // effective_kv_cache_type gives it); throws VulkanError, or std::runtime_error naming a
     // shape the shaders cannot run (a head wider than kMaxHeadDim) or a device too small for
     // them.
-    ShaderSet(Device& device, const Model& model);
+    ShaderSet(Device& device, const Model& model, KvCacheType kv_cache = KvCacheType::F16);
 
     const Pipeline& rmsnorm() const { return *m_rmsnorm; }
     const Pipeline& rope() const { return *m_rope; }
     const Pipeline& kv_store() const { return *m_kv_store; }
-    // Attention for the model's head size (attention, or attention_256 for heads over 128).
+    // Attention for the model's head size (attention, or attention_256 for heads over 128) and
+    // cache type.
     const Pipeline& attention() const { return *m_attention; }
     // SwiGLU, or GeGLU for a model that asks for it.
     const Pipeline& gate_activation() const { return *m_gate_activation; }

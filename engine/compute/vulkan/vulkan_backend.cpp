@@ -30,8 +30,8 @@ using vulkan::Submission;
 // Everything built from the model on the device; sequences point into it.
 struct VulkanBackend::State {
     State(vulkan::Device& device, const Model& model, const VulkanBackendOptions& options,
-          uint32_t max_tokens, uint32_t logit_rows, uint32_t ring)
-        : shaders(device, model),
+          uint32_t max_tokens, uint32_t logit_rows, uint32_t ring, KvCacheType kv_cache)
+        : shaders(device, model, kv_cache),
           weights(device, model, options.max_piece_bytes, options.progress),
           activations(device, model.config(), max_tokens, logit_rows, ring),
           submissions{std::make_unique<Submission>(device), std::make_unique<Submission>(device)} {}
@@ -52,8 +52,8 @@ public:
           m_config(backend.m_model.config()),
           m_ropes(backend.m_model, capacity),
           m_rings(layer_windows(m_config), backend.ring_step(), capacity),
-          m_cache(*backend.m_device, m_config, m_ropes, m_rings),
-          m_checkpoints(*backend.m_device, m_config.kv_dim()),
+          m_cache(*backend.m_device, m_config, m_ropes, m_rings, backend.m_kv_cache),
+          m_checkpoints(*backend.m_device, m_cache.row_bytes),
           m_table(*backend.m_device, m_config, backend.m_state->weights, backend.m_state->shaders,
                   backend.m_state->activations, m_cache) {}
 
@@ -74,22 +74,11 @@ public:
     // Rare (context overflow): the slots visit a host cache with the same rings, where the CPU
     // backends' shift runs, and come back moved.
     void erase(int start, int count) override {
-        auto& device = *m_backend.m_device;
-        KvCacheF16 host(m_rings, m_config.kv_dim());
-        const auto bytes = [&](int layer) {
-            return static_cast<size_t>(std::min(m_rings.size(), m_rings.slot_count(layer))) *
-                   m_config.kv_dim() * sizeof(uint16_t);
-        };
-        for (int layer = 0; layer < m_config.layer_count; ++layer) {
-            device.download(*m_cache.keys[layer], 0, host.key(layer, 0), bytes(layer));
-            device.download(*m_cache.values[layer], 0, host.value(layer, 0), bytes(layer));
+        if (m_cache.type == KvCacheType::Q8_0) {
+            erase_on_host<kernels::BlockQ8_0>(start, count);
+        } else {
+            erase_on_host<uint16_t>(start, count);
         }
-        erase_positions(host, m_ropes, m_config.head_dim, start, count);
-        for (int layer = 0; layer < m_config.layer_count; ++layer) {
-            device.upload(*m_cache.keys[layer], 0, host.key(layer, 0), bytes(layer));
-            device.upload(*m_cache.values[layer], 0, host.value(layer, 0), bytes(layer));
-        }
-        m_rings = host.rings();
     }
 
     void reserve(int count) const { check_room(size(), capacity(), count); }
@@ -109,6 +98,39 @@ public:
     }
 
 private:
+    template <typename Element>
+    void erase_on_host(int start, int count) {
+        BasicKvCache<Element> host(m_rings, m_config.kv_dim());
+        const size_t host_row = static_cast<size_t>(host.row_size()) * sizeof(Element);
+        std::vector<std::byte> rows;
+        // A device row is the host's, padded to whole words (a Q8_0 row of an odd block count).
+        const auto move_rows = [&](int layer, bool to_device) {
+            const auto slots =
+                static_cast<size_t>(std::min(m_rings.size(), m_rings.slot_count(layer)));
+            rows.resize(slots * m_cache.row_bytes);
+            const auto l = static_cast<size_t>(layer);
+            for (auto [buffer, first] :
+                 {std::pair{m_cache.keys[l].get(), host.key(layer, 0)},
+                  std::pair{m_cache.values[l].get(), host.value(layer, 0)}}) {
+                auto* host_bytes = reinterpret_cast<std::byte*>(first);
+                if (!to_device) m_backend.m_device->download(*buffer, 0, rows.data(), rows.size());
+                for (size_t row = 0; row < slots; ++row) {
+                    std::byte* device_row = rows.data() + row * m_cache.row_bytes;
+                    if (to_device) {
+                        std::memcpy(device_row, host_bytes + row * host_row, host_row);
+                    } else {
+                        std::memcpy(host_bytes + row * host_row, device_row, host_row);
+                    }
+                }
+                if (to_device) m_backend.m_device->upload(*buffer, 0, rows.data(), rows.size());
+            }
+        };
+        for (int layer = 0; layer < m_config.layer_count; ++layer) move_rows(layer, false);
+        erase_positions(host, m_ropes, m_config.head_dim, start, count);
+        for (int layer = 0; layer < m_config.layer_count; ++layer) move_rows(layer, true);
+        m_rings = host.rings();
+    }
+
     VulkanBackend& m_backend;
     const ModelConfig& m_config;
     LayerRopes m_ropes;
@@ -150,7 +172,9 @@ HeadRequest choosing_head(const SamplerSettings& rule) {
 }  // namespace
 
 VulkanBackend::VulkanBackend(const Model& model, VulkanBackendOptions options)
-    : m_model(model), m_options(std::move(options)) {
+    : m_model(model),
+      m_options(std::move(options)),
+      m_kv_cache(effective_kv_cache_type(model.config(), m_options.kv_cache)) {
     if (m_options.chunk_sizes.empty() || m_options.decode_chunk < 1 ||
         m_options.decode_chunk > 256) {
         throw std::invalid_argument(
@@ -170,7 +194,8 @@ VulkanBackend::VulkanBackend(const Model& model, VulkanBackendOptions options)
         {kMinimumRing, 2 * max_tokens, 4 * static_cast<uint32_t>(m_options.decode_chunk) + 4});
     const size_t cached = m_device->pipeline_cache_bytes();
     const auto start = std::chrono::steady_clock::now();
-    m_state = std::make_unique<State>(*m_device, model, m_options, max_tokens, logit_rows, ring);
+    m_state = std::make_unique<State>(*m_device, model, m_options, max_tokens, logit_rows, ring,
+                                      m_kv_cache);
     const auto ready = std::chrono::steady_clock::now();
     m_device->save_pipeline_cache();
     spdlog::info(
@@ -189,7 +214,9 @@ int VulkanBackend::ring_step() const {
 }
 
 std::string VulkanBackend::name() const {
-    return "vulkan (" + m_device->info().name + ")";
+    const std::string cache =
+        m_kv_cache == KvCacheType::F16 ? "" : ", " + std::string(to_string(m_kv_cache)) + " cache";
+    return "vulkan (" + m_device->info().name + cache + ")";
 }
 
 size_t VulkanBackend::weight_bytes() const {

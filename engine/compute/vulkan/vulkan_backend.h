@@ -58,6 +58,8 @@ public:
     size_t weight_bytes() const;
     // Dispatches one decode step records (the design's per-token cost on the device side).
     size_t dispatches_per_token();
+    // The type this backend's caches have (F16 where the model cannot use the one asked for).
+    KvCacheType kv_cache_type() const { return m_kv_cache; }
 
 private:
     class DeviceSequence;
@@ -72,6 +74,7 @@ private:
 
     const Model& m_model;
     VulkanBackendOptions m_options;
+    KvCacheType m_kv_cache;
     std::unique_ptr<vulkan::Device> m_device;
     std::unique_ptr<State> m_state;
 };

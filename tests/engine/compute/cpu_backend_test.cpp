@@ -30,29 +30,10 @@ TEST_P(CpuBackendFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
 // cache's tighter tie rule is printed beside it.
 TEST_P(CpuBackendFixtureTest, Q8_0CacheMatchesLlamaCppAndAgreesWithF16) {
     if (test::model_refused_as_listed(GetParam())) return;
-    const auto make = [](KvCacheType type) {
-        return [type](const Model& model) {
-            return std::make_unique<CpuBackend>(model,
-                                                CpuBackendOptions{.threads = 2, .kv_cache = type});
-        };
-    };
-    const auto counts = test::check_native_fixture(GetParam(), make(KvCacheType::Q8_0), true);
-    EXPECT_GT(counts.top1_checked, 0);
-    const auto json = test::load_json(test::fixture_path("models/" + GetParam() + ".json"));
-    const auto model =
-        Model::load(test::model_path(json["model"].toObject()["file"].toString().toStdString()));
-    const auto f16 = make(KvCacheType::F16)(*model), q8_0 = make(KvCacheType::Q8_0)(*model);
-    const double tie = test::native_tolerance(GetParam(), json, true).tie;
-    const auto agreement = test::top1_agreement(GetParam(), *model, *f16, *q8_0, tie);
-    const auto strict = test::top1_agreement(GetParam(), *model, *f16, *q8_0,
-                                             test::native_tolerance(GetParam(), json).tie);
-    std::printf(
-        "%s: the Q8_0 cache (%s) agrees with F16 at %d of %d steps (%.2f%%); %.2f%% of %d by the "
-        "F16 tie rule\n",
-        GetParam().c_str(), q8_0->name().c_str(), agreement.agreed, agreement.steps,
-        100.0 * agreement.fraction(), 100.0 * strict.fraction(), strict.steps);
-    EXPECT_GT(agreement.steps, 0);
-    EXPECT_GE(agreement.fraction(), 0.99);
+    test::expect_q8_0_cache_holds(GetParam(), [](const Model& model, KvCacheType type) {
+        return std::make_unique<CpuBackend>(model,
+                                            CpuBackendOptions{.threads = 2, .kv_cache = type});
+    });
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedModels, CpuBackendFixtureTest,

@@ -1,7 +1,7 @@
 // The Vulkan backend on a real device (Mesa's lavapipe here): the llama.cpp fixtures of every
 // shared model by the CPU backend's rules, chain decode against step-by-step decoding, weights in
-// pieces and through staging, context overflow, speculative decoding, heads of 256, and a lost
-// device.
+// pieces and through staging, context overflow, speculative decoding, heads of 256, a Q8_0 KV
+// cache, and a lost device.
 #include "engine/compute/vulkan/vulkan_backend.h"
 
 #include <gtest/gtest.h>
@@ -44,6 +44,25 @@ TEST_P(VulkanFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
 
 INSTANTIATE_TEST_SUITE_P(SharedModels, VulkanFixtureTest,
                          testing::ValuesIn(test::native_model_fixtures()),
+                         [](const auto& info) { return test::parameter_name(info.param); });
+
+// A Q8_0 KV cache (kv_store and attention's Q8_0 variants) holds the fixture's rules as on the
+// CPU, and chooses as the device's F16 cache does at 99% of the steps that are not ties. Lavapipe
+// runs each fixture three times here, so one file per family (float and quantised weights, every
+// RoPE style, soft-capping, sliding windows) rather than all of them; every one passed when run.
+class VulkanQ8_0CacheTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(VulkanQ8_0CacheTest, MatchesLlamaCppAndAgreesWithF16) {
+    test::expect_q8_0_cache_holds(GetParam(), [](const Model& model, KvCacheType type) {
+        return std::make_unique<VulkanBackend>(model, on_lavapipe({.kv_cache = type}));
+    });
+}
+
+INSTANTIATE_TEST_SUITE_P(Families, VulkanQ8_0CacheTest,
+                         testing::Values("synth-llama-256-F16", "synth-llama-256-Q4_K_M",
+                                         "synth-qwen2-256-Q8_0", "synth-qwen3-256",
+                                         "synth-gemma2-256", "synth-gemma3-256-Q4_K_M",
+                                         "synth-phi3-256", "synth-smollm3-256-Q4_K_M"),
                          [](const auto& info) { return test::parameter_name(info.param); });
 
 // Chooses like the decode loop does on the host and lets the device choose under `rule`.
@@ -197,14 +216,17 @@ TEST(VulkanBackend, RefusesWhatDoesNotFitAndLeavesTheSequenceAsItWas) {
 // shift, so the next logits agree as closely as the two backends always do. Gemma 3 has two
 // angle tables (local and global layers), SmolLM3 layers whose keys are not rotated, Phi-3 a
 // LongRoPE magnitude that the shift must leave out.
-class VulkanEraseTest : public testing::TestWithParam<std::string> {};
+// With a Q8_0 cache the keys are dequantised, rotated and quantised again on both.
+class VulkanEraseTest : public testing::TestWithParam<std::tuple<std::string, KvCacheType>> {};
 
 TEST_P(VulkanEraseTest, ErasingPositionsMatchesTheCpuBackend) {
-    const auto model = Model::load(test::model_path(GetParam()));
+    const auto [file, kv_cache] = GetParam();
+    const auto model = Model::load(test::model_path(file));
     std::vector<int32_t> tokens{1};
     for (int i = 0; i < 40; ++i) tokens.push_back(3 + (i * 37) % 250);
-    VulkanBackend vulkan(*model, on_lavapipe());
-    CpuBackend cpu(*model, {.threads = 2});
+    VulkanBackend vulkan(*model, on_lavapipe({.kv_cache = kv_cache}));
+    CpuBackend cpu(*model, {.threads = 2, .kv_cache = kv_cache});
+    ASSERT_EQ(vulkan.kv_cache_type(), kv_cache);
     auto on_device = vulkan.create_sequence(64), on_cpu = cpu.create_sequence(64);
     vulkan.forward(tokens, *on_device, LogitRows::None);
     cpu.forward(tokens, *on_cpu, LogitRows::None);
@@ -218,16 +240,23 @@ TEST_P(VulkanEraseTest, ErasingPositionsMatchesTheCpuBackend) {
     EXPECT_EQ(argmax(x), argmax(y));
 }
 
-INSTANTIATE_TEST_SUITE_P(Models, VulkanEraseTest,
-                         testing::Values("synth-llama3-256-Q8_0.gguf", "synth-gemma3-256.gguf",
-                                         "synth-smollm3-256.gguf", "synth-phi3-256.gguf"),
-                         [](const auto& info) { return test::parameter_name(info.param); });
+INSTANTIATE_TEST_SUITE_P(
+    Models, VulkanEraseTest,
+    testing::Combine(testing::Values("synth-llama3-256-Q8_0.gguf", "synth-gemma3-256.gguf",
+                                     "synth-smollm3-256.gguf", "synth-phi3-256.gguf"),
+                     testing::Values(KvCacheType::F16, KvCacheType::Q8_0)),
+    [](const auto& info) {
+        return test::parameter_name(std::get<0>(info.param)) + "_" +
+               std::string(to_string(std::get<1>(info.param)));
+    });
 
 // A GGUF file shaped like Gemma-3-1B's attention (4 query heads over 1 KV head of 256
 // dimensions, a local layer with a sliding window and a global one) at a small width, random
-// weights: no shared file has heads of 256, which Gemma's real files all have.
-std::filesystem::path write_gemma3_with_wide_heads(const test::TempDirectory& directory) {
-    constexpr uint64_t kDim = 256, kHeadDim = 256, kHeads = 4, kFfn = 512, kVocab = 64;
+// weights: no shared file has heads of 256, which Gemma's real files all have. With heads of 96,
+// a Q8_0 cache's rows are three blocks, 102 bytes: the device pads them to whole words.
+std::filesystem::path write_gemma3_with_wide_heads(const test::TempDirectory& directory,
+                                                   uint64_t kHeadDim = 256) {
+    constexpr uint64_t kDim = 256, kHeads = 4, kFfn = 512, kVocab = 64;
     std::mt19937 random(1234);
     GgufWriter writer;
     writer.set("general.architecture", GgufValue(std::string("gemma3")));
@@ -277,28 +306,53 @@ std::filesystem::path write_gemma3_with_wide_heads(const test::TempDirectory& di
     return path;
 }
 
-// Heads of 256 through the whole forward pass (the attention_256 pipeline), against the CPU
-// backend, every row of a prompt longer than the window.
-TEST(VulkanBackend, HeadsOf256AgreeWithTheCpuBackend) {
+// Heads of 256 through the whole forward pass (the attention_256 pipelines), against the CPU
+// backend, every row of a prompt longer than the window; with an F16 and a Q8_0 cache, and heads
+// of 96 in padded Q8_0 rows (which an erase moves through the host and back).
+class VulkanHeadsTest : public testing::TestWithParam<std::tuple<int, KvCacheType>> {};
+
+TEST_P(VulkanHeadsTest, WideHeadsAgreeWithTheCpuBackend) {
+    const auto [head_dim, kv_cache] = GetParam();
     const test::TempDirectory directory;
-    const auto model = Model::load(write_gemma3_with_wide_heads(directory));
-    ASSERT_EQ(model->config().head_dim, 256);
+    const auto model = Model::load(write_gemma3_with_wide_heads(directory, head_dim));
+    ASSERT_EQ(model->config().head_dim, head_dim);
     ASSERT_EQ(model->config().layers[0].window, 8);
-    VulkanBackend vulkan(*model, on_lavapipe());
-    CpuBackend cpu(*model, {.threads = 2});
+    VulkanBackend vulkan(*model, on_lavapipe({.kv_cache = kv_cache}));
+    CpuBackend cpu(*model, {.threads = 2, .kv_cache = kv_cache});
+    ASSERT_EQ(vulkan.kv_cache_type(), kv_cache);
     std::vector<int32_t> tokens;
     for (int i = 0; i < 30; ++i) tokens.push_back((i * 29 + 3) % 64);
     auto on_device = vulkan.create_sequence(64), on_cpu = cpu.create_sequence(64);
     const auto x = vulkan.forward(tokens, *on_device, LogitRows::All);
     const auto y = cpu.forward(tokens, *on_cpu, LogitRows::All);
     ASSERT_EQ(x.size(), y.size());
-    double largest = 0;
-    for (size_t i = 0; i < x.size(); ++i)
-        largest = std::max(largest, double(std::fabs(x[i] - y[i])));
-    EXPECT_LT(largest, 2e-3);
-    std::printf("heads of 256 on vulkan: max |diff| %.3g from the CPU backend over %zu logits\n",
-                largest, x.size());
+    const auto largest = [](const std::vector<float>& a, const std::vector<float>& b) {
+        double worst = 0;
+        for (size_t i = 0; i < a.size(); ++i)
+            worst = std::max(worst, double(std::fabs(a[i] - b[i])));
+        return worst;
+    };
+    EXPECT_LT(largest(x, y), 2e-3);
+    std::printf(
+        "heads of %d on vulkan, %s cache: max |diff| %.3g from the CPU backend over %zu "
+        "logits\n",
+        head_dim, std::string(to_string(kv_cache)).c_str(), largest(x, y), x.size());
+    on_device->erase(3, 5);
+    on_cpu->erase(3, 5);
+    const std::vector<int32_t> next{17};
+    EXPECT_LT(largest(vulkan.forward(next, *on_device, LogitRows::Last),
+                      cpu.forward(next, *on_cpu, LogitRows::Last)),
+              2e-3);
 }
+
+INSTANTIATE_TEST_SUITE_P(Shapes, VulkanHeadsTest,
+                         testing::Values(std::tuple{256, KvCacheType::F16},
+                                         std::tuple{256, KvCacheType::Q8_0},
+                                         std::tuple{96, KvCacheType::Q8_0}),
+                         [](const auto& info) {
+                             return "heads" + std::to_string(std::get<0>(info.param)) + "_" +
+                                    std::string(to_string(std::get<1>(info.param)));
+                         });
 
 // A lost device (injected: lavapipe does not lose itself) is an error naming it, and stays lost.
 TEST(VulkanBackend, ALostDeviceIsAnError) {

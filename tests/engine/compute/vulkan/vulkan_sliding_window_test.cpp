@@ -22,8 +22,11 @@ using test::kWindow;
 
 // Steps of up to 64 tokens and chain decode 8 ahead (23 positions): each local layer keeps a
 // ring of 256 slots (32 + 64 - 1 rounded up), which the conversations below wrap.
-VulkanBackendOptions ring_options() {
-    return {.allow_cpu_device = true, .chunk_sizes = {1, 8, 64}, .prefill_batch_tokens = 128};
+VulkanBackendOptions ring_options(KvCacheType kv_cache = KvCacheType::F16) {
+    return {.allow_cpu_device = true,
+            .chunk_sizes = {1, 8, 64},
+            .prefill_batch_tokens = 128,
+            .kv_cache = kv_cache};
 }
 // Steps of up to 1024 tokens: no ring is smaller than a context of 1024, so every layer is whole.
 VulkanBackendOptions whole_options() {
@@ -34,10 +37,10 @@ VulkanBackendOptions whole_options() {
 
 // A Gemma file on lavapipe with rings.
 struct OnDevice {
-    explicit OnDevice(const char* name)
+    explicit OnDevice(const char* name, KvCacheType kv_cache = KvCacheType::F16)
         : model(Model::load(test::model_path(name))),
           tokenizer(make_tokenizer(model->file())),
-          backend(std::make_unique<VulkanBackend>(*model, ring_options())) {}
+          backend(std::make_unique<VulkanBackend>(*model, ring_options(kv_cache))) {}
 
     std::unique_ptr<Model> model;
     std::unique_ptr<Tokenizer> tokenizer;
@@ -62,20 +65,30 @@ protected:
 // window before the new end; past that, it returns to a checkpoint (each turn's start and its
 // prompt's end, copied on the device) and runs the tokens from there again. Lavapipe decodes
 // slowly, so only the answer that must wrap the rings is long, on the quicker of the two files.
-TEST(VulkanSlidingWindow, FollowUpRegenerateAndEditEqualAColdSession) {
-    const OnDevice gemma("synth-gemma2-256-Q4_K_M.gguf");
+// The checkpoints copy whole rows, F16 or Q8_0.
+class VulkanGoingBackTest : public testing::TestWithParam<KvCacheType> {};
+
+TEST_P(VulkanGoingBackTest, FollowUpRegenerateAndEditEqualAColdSession) {
+    const OnDevice gemma("synth-gemma2-256-Q4_K_M.gguf", GetParam());
+    ASSERT_EQ(gemma.backend->kv_cache_type(), GetParam());
     const size_t memory = test::expect_the_going_back_rule(
         *gemma.backend, *gemma.tokenizer,
         {.prompt = 40, .answer = 4, .message = 51, .wrapping_answer = 240, .later_answers = 4});
     // Rings and two checkpoints of each: less than whole caches, more than the bare rings, and
     // within what the picker's estimate counts.
-    VulkanBackend whole(*gemma.model, whole_options());
+    auto options = whole_options();
+    options.kv_cache = GetParam();
+    VulkanBackend whole(*gemma.model, options);
     EXPECT_LT(memory, whole.create_sequence(1024)->memory_bytes());
     EXPECT_GT(memory, gemma.backend->create_sequence(1024)->memory_bytes());
     const auto& config = gemma.model->config();
     EXPECT_LE(memory, kv_cache_bytes(layer_windows(config), 64, 1024,
-                                     2 * sizeof(uint16_t) * static_cast<size_t>(config.kv_dim())));
+                                     2 * kv_row_bytes(GetParam(), config.kv_dim())));
 }
+
+INSTANTIATE_TEST_SUITE_P(CacheTypes, VulkanGoingBackTest,
+                         testing::Values(KvCacheType::F16, KvCacheType::Q8_0),
+                         [](const auto& info) { return std::string(to_string(info.param)); });
 
 // Dropping positions from the middle (the rolling-window policy) of wrapped rings: the slots
 // visit the host and come back moved, so the device goes on as it does with whole caches, and
