@@ -69,15 +69,20 @@ LoadControl InferenceWorker::load_control() {
 }
 
 void InferenceWorker::configure(int threads, int chunk_tokens, bool speculative,
-                                const QString& backend) {
+                                const QString& backend, const QString& kv_cache) {
     m_decode = {.speculative = speculative, .chunk_tokens = chunk_tokens};
     auto preference = backend_preference_from_setting(backend.toStdString());
     preference.threads = threads;
     preference.spare_threads = 1;
+    preference.kv_cache = kv_cache_type_from_setting(kv_cache.toStdString());
+    const KvCacheType before = m_engine.backend_preference().kv_cache;
     try {
         m_engine.set_backend(preference, load_control());
     } catch (const std::exception& error) {
         emit errorOccurred(text(error_text(error)));
+    }
+    if (m_engine.loaded() && preference.kv_cache != before) {
+        emit modelInfoChanged(m_engine.model_info(), m_engine.context_length());
     }
 }
 

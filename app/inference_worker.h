@@ -26,8 +26,10 @@ public:
 public slots:
     void loadModel(const QString& path);
     void generate(const hearth::ChatRequest& request);
-    // `backend` as the settings store it: "auto", "cpu" or "vulkan:N".
-    void configure(int threads, int chunk_tokens, bool speculative, const QString& backend);
+    // `backend` and `kv_cache` as the settings store them: "auto", "cpu" or "vulkan:N"; "f16" or
+    // "q8_0".
+    void configure(int threads, int chunk_tokens, bool speculative, const QString& backend,
+                   const QString& kv_cache);
     // Prompt processing and generation speed on the loaded model (cancelled by the stop flag).
     void runBenchmark(int prompt_tokens, int generated_tokens);
     // Testing switch: the GPU backend's device fails as a lost device does after `submissions`
@@ -39,6 +41,8 @@ signals:
     // `choices`: what the model's chat template lets a conversation choose.
     void modelLoaded(const hearth::ModelInfo& info, int context_length,
                      hearth::TemplateChoices choices);
+    // The loaded model's facts after a settings change that alters them (the KV cache type).
+    void modelInfoChanged(const hearth::ModelInfo& info, int context_length);
     void prefillProgress(int conversation, int done, int total);
     void tokensReady(int conversation, const hearth::TokenChunk& chunk);
     void generationFinished(int conversation, const hearth::GenerationResult& result);

@@ -20,7 +20,8 @@ void wire(ui::MainWindow& window, EngineController& engine) {
     QObject::connect(&window, &ui::MainWindow::globalSettingsChanged, &engine,
                      [&engine](const core::GlobalSettings& settings) {
                          emit engine.configureRequested(settings.threads, settings.chunk_tokens,
-                                                        settings.speculative, settings.backend);
+                                                        settings.speculative, settings.backend,
+                                                        settings.kv_cache);
                      });
     QObject::connect(&window, &ui::MainWindow::runBenchmarkRequested, &engine,
                      &EngineController::benchmarkRequested);
@@ -29,6 +30,8 @@ void wire(ui::MainWindow& window, EngineController& engine) {
                      &ui::MainWindow::showLoadProgress, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::modelLoaded, &window, &ui::MainWindow::showModel,
                      Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::modelInfoChanged, &window,
+                     &ui::MainWindow::showModelInfo, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::prefillProgress, &window,
                      &ui::MainWindow::showPrefillProgress, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::tokensReady, &window, &ui::MainWindow::appendChunk,
@@ -47,7 +50,7 @@ void wire(ui::MainWindow& window, EngineController& engine) {
                      &ui::MainWindow::showBenchmarkFailure, Qt::QueuedConnection);
     const auto& settings = window.global_settings();
     emit engine.configureRequested(settings.threads, settings.chunk_tokens, settings.speculative,
-                                   settings.backend);
+                                   settings.backend, settings.kv_cache);
 }
 
 void wire(ScreenshotTour& tour, EngineController& engine) {

@@ -550,6 +550,10 @@ void MainWindow::showModel(const hearth::ModelInfo& info, int context_length,
     refresh();
 }
 
+void MainWindow::showModelInfo(const hearth::ModelInfo& info, int context_length) {
+    m_dashboard->set_model(info, context_length);
+}
+
 void MainWindow::showBackend(const QString& name, const QString& notice) {
     m_backend_name = name;
     m_status->setText(notice.isEmpty() ? tr("Running on %1.").arg(name)

@@ -75,6 +75,8 @@ public slots:
     void showLoadProgress(int percent);
     void showModel(const hearth::ModelInfo& info, int context_length,
                    hearth::TemplateChoices choices);
+    // New facts of the loaded model (the KV cache after a settings change): the dashboard's.
+    void showModelInfo(const hearth::ModelInfo& info, int context_length);
     void showPrefillProgress(int conversation, int done, int total);
     void appendChunk(int conversation, const hearth::TokenChunk& chunk);
     void finishGeneration(int conversation, const hearth::GenerationResult& result);

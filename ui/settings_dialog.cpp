@@ -185,6 +185,16 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     m_backend->setObjectName(QStringLiteral("backend"));
     m_backend->setAccessibleName(tr("Backend"));
     add_backends(*m_backend, global.backend);
+    m_kv_cache = new QComboBox;
+    m_kv_cache->setObjectName(QStringLiteral("kvCache"));
+    m_kv_cache->setAccessibleName(tr("KV cache"));
+    m_kv_cache->addItem(tr("F16 (full precision)"), QStringLiteral("f16"));
+    m_kv_cache->addItem(tr("Q8_0 (about half the memory)"), QStringLiteral("q8_0"));
+    m_kv_cache->setToolTip(
+        tr("How the conversation's keys and values are kept: Q8_0 fits about twice the context "
+           "in the same memory. Models whose attention heads are not whole 32-value blocks keep "
+           "F16."));
+    m_kv_cache->setCurrentIndex(std::max(0, m_kv_cache->findData(global.kv_cache)));
     m_theme = new QComboBox;
     m_theme->setObjectName(QStringLiteral("theme"));
     m_theme->setAccessibleName(tr("Theme"));
@@ -200,6 +210,7 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     app_form->addRow(tr("Tokens per hand-off"), m_chunk);
     app_form->addRow(QString(), m_speculative);
     app_form->addRow(tr("Backend"), m_backend);
+    app_form->addRow(tr("KV cache"), m_kv_cache);
     app_form->addRow(tr("Theme"), m_theme);
     app_form->addRow(tr("Font size"), m_font);
 
@@ -260,6 +271,7 @@ core::GlobalSettings SettingsDialog::global() const {
     settings.chunk_tokens = m_chunk->value();
     settings.speculative = m_speculative->isChecked();
     settings.backend = m_backend->currentData().toString();
+    settings.kv_cache = m_kv_cache->currentData().toString();
     settings.theme = static_cast<core::Theme>(m_theme->currentData().toInt());
     settings.font_size = m_font->value();
     return settings;

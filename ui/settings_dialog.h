@@ -1,6 +1,6 @@
 // Settings: this conversation's (system prompt, sampling, limits, overflow, JSON mode, thinking,
-// reasoning effort)
-// and the app's (threads, hand-off chunk, speculative decoding, backend, theme, font size). Every
+// reasoning effort) and the app's (threads, hand-off chunk, speculative decoding, backend, KV
+// cache, theme, font size). Every
 // field only accepts valid values, so nothing fails later at generation time.
 #pragma once
 
@@ -51,7 +51,7 @@ private:
     QComboBox* m_reasoning_effort = nullptr;
     QSpinBox *m_threads = nullptr, *m_chunk = nullptr, *m_font = nullptr;
     QCheckBox* m_speculative = nullptr;
-    QComboBox *m_backend = nullptr, *m_theme = nullptr;
+    QComboBox *m_backend = nullptr, *m_kv_cache = nullptr, *m_theme = nullptr;
     QPushButton* m_ok = nullptr;
 };
 

@@ -17,6 +17,7 @@ GlobalSettings load_global_settings() {
     settings.chunk_tokens = bounded("engine/chunkTokens", 1, 256, defaults.chunk_tokens);
     settings.speculative = store.value("engine/speculative", defaults.speculative).toBool();
     settings.backend = store.value("engine/backend", defaults.backend).toString();
+    settings.kv_cache = store.value("engine/kvCache", defaults.kv_cache).toString();
     settings.theme = static_cast<Theme>(bounded("appearance/theme", 0, 2, 0));
     settings.font_size = bounded("appearance/fontSize", 6, 40, defaults.font_size);
     settings.model_folders = store.value("models/folders").toStringList();
@@ -30,6 +31,7 @@ void save_global_settings(const GlobalSettings& settings) {
     store.setValue("engine/chunkTokens", settings.chunk_tokens);
     store.setValue("engine/speculative", settings.speculative);
     store.setValue("engine/backend", settings.backend);
+    store.setValue("engine/kvCache", settings.kv_cache);
     store.setValue("appearance/theme", static_cast<int>(settings.theme));
     store.setValue("appearance/fontSize", settings.font_size);
     store.setValue("models/folders", settings.model_folders);

@@ -17,6 +17,10 @@ KvCacheType parse_kv_cache_type(std::string_view text) {
                                 "' (choose f16 or q8_0)");
 }
 
+KvCacheType kv_cache_type_from_setting(std::string_view text) {
+    return text == "q8_0" ? KvCacheType::Q8_0 : KvCacheType::F16;
+}
+
 KvCacheType effective_kv_cache_type(const ModelConfig& config, KvCacheType requested) {
     if (requested == KvCacheType::Q8_0 && config.head_dim % kernels::kBlock32 != 0) {
         return KvCacheType::F16;

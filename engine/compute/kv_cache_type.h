@@ -18,6 +18,9 @@ enum class KvCacheType { F16, Q8_0 };
 std::string_view to_string(KvCacheType type);
 // The words of to_string; throws std::invalid_argument naming the choices for anything else.
 KvCacheType parse_kv_cache_type(std::string_view text);
+// The same words as stored in a settings file, where a bad value (a hand-edited file) must not
+// stop the app: anything else is F16, the cache every model can have.
+KvCacheType kv_cache_type_from_setting(std::string_view text);
 
 // The type a model's cache gets when `requested` is asked for: Q8_0 blocks run along a head, so
 // a model whose heads are not whole blocks (the tiny test models' 4 or 8 dimensions) keeps F16.

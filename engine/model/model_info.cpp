@@ -92,9 +92,13 @@ ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOpt
     info.working_bytes = CpuBackend::working_bytes(*model, options);
     info.layer_windows = layer_windows(config);
     info.prefill_step = CpuBackend::largest_step(options);
-    info.kv_cache = effective_kv_cache_type(config, options.kv_cache);
-    info.kv_bytes_per_layer_position = 2 * kv_row_bytes(info.kv_cache, config.kv_dim());
+    set_kv_cache(info, config, options.kv_cache);
     return info;
+}
+
+void set_kv_cache(ModelInfo& info, const ModelConfig& config, KvCacheType type) {
+    info.kv_cache = effective_kv_cache_type(config, type);
+    info.kv_bytes_per_layer_position = 2 * kv_row_bytes(info.kv_cache, config.kv_dim());
 }
 
 uint64_t ModelInfo::kv_bytes(int context) const {

@@ -49,6 +49,9 @@ struct ModelInfo {
 // figures follow options.kv_cache.
 ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOptions& options = {});
 
+// Sets the KV figures of `info` for a cache of `type` (as `config` gets it).
+void set_kv_cache(ModelInfo& info, const ModelConfig& config, KvCacheType type);
+
 // "1.1B", "135M": how parameter counts are usually written.
 std::string parameter_count_text(uint64_t parameters);
 

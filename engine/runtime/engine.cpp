@@ -45,6 +45,11 @@ const Model& Engine::model() const {
     return *m_model;
 }
 
+const ModelInfo& Engine::model_info() const {
+    require_model();
+    return m_info;
+}
+
 const Tokenizer& Engine::tokenizer() const {
     require_model();
     return *m_tokenizer;
@@ -103,6 +108,7 @@ ModelInfo Engine::load(const std::filesystem::path& file, const LoadControl& con
     m_chat_template = std::move(chat);
     m_tokenizer = std::move(tokenizer);
     m_model = std::move(model);
+    m_info = info;
     install(std::move(selection));
     return info;
 }
@@ -117,6 +123,7 @@ void Engine::set_backend(const BackendPreference& preference, const LoadControl&
         (!m_report.on_device && preference.cpu_threads() != m_options.backend.cpu_threads());
     m_options.backend = preference;
     if (!m_model || !changed) return;
+    set_kv_cache(m_info, m_model->config(), preference.kv_cache);
     // The sessions' caches belong to the old backend; each conversation prefills anew on its
     // next message, from its history.
     m_sessions.clear();

@@ -75,6 +75,8 @@ public:
     // included). Never leaves a loaded model without a backend.
     void set_backend(const BackendPreference& preference, const LoadControl& control = {});
     const BackendPreference& backend_preference() const { return m_options.backend; }
+    // The loaded model's facts, its KV figures in the cache type the preference now asks for.
+    const ModelInfo& model_info() const;
 
     bool loaded() const { return m_model != nullptr; }
     // These throw std::logic_error when no model is loaded.
@@ -118,6 +120,7 @@ private:
     EngineOptions m_options;
     BackendSelector m_selector;
     std::unique_ptr<Model> m_model;
+    ModelInfo m_info;
     std::unique_ptr<Tokenizer> m_tokenizer;
     std::unique_ptr<ChatTemplate> m_chat_template;
     std::unique_ptr<Backend> m_backend;

@@ -7,7 +7,9 @@
 #include <QTest>
 
 #include "app/core/history_store.h"
+#include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
+#include "ui/model_picker.h"
 
 namespace hearth::ui {
 namespace {
@@ -22,6 +24,23 @@ GenerationStats sample_stats(int tokens) {
     for (int i = 0; i < tokens; ++i) stats.token_times_ns.push_back(6'000'000 + i * 2'000'000LL);
     stats.decode_ns = stats.token_times_ns.back() - stats.token_times_ns.front();
     return stats;
+}
+
+// The KV figure is the cache the model gets in the type the settings ask for: a Q8_0 cache's.
+TEST(PerformanceDashboard, TheKvFigureFollowsTheCacheType) {
+    PerformanceDashboard dashboard;
+    const auto path = test::model_path("synth-llama-256-Q8_0.gguf");
+    const auto* memory = dashboard.findChild<QLabel*>("memory");
+    ASSERT_NE(memory, nullptr);
+    for (const KvCacheType type : {KvCacheType::F16, KvCacheType::Q8_0}) {
+        const auto info = read_model_info(path, {.kv_cache = type});
+        dashboard.set_model(info, 4096);
+        EXPECT_TRUE(memory->text().endsWith(byte_size_text(info.kv_bytes(4096))))
+            << memory->text().toStdString();
+    }
+    EXPECT_NE(
+        byte_size_text(read_model_info(path).kv_bytes(4096)),
+        byte_size_text(read_model_info(path, {.kv_cache = KvCacheType::Q8_0}).kv_bytes(4096)));
 }
 
 TEST(PerformanceDashboard, PlotsOnePointPerTokenIntervalAndBinsTheLatencies) {

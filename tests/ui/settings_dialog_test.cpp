@@ -67,6 +67,26 @@ TEST(SettingsDialog, OffersEveryVulkanDeviceAsABackend) {
     EXPECT_TRUE(kept->currentText().contains("not present"));
 }
 
+// The KV cache type goes in and out in the engine's words; a hand-edited value shows F16, the
+// cache the engine then keeps.
+TEST(SettingsDialog, ChoosesTheKvCacheType) {
+    // What the dialog returns for a stored value, after picking `picked` (if any).
+    const auto returned = [](const QString& stored, const QString& picked) {
+        core::GlobalSettings global;
+        global.kv_cache = stored;
+        SettingsDialog dialog(core::ConversationSettings{}, global, false);
+        auto* kv_cache = dialog.findChild<QComboBox*>("kvCache");
+        if (!picked.isEmpty()) kv_cache->setCurrentIndex(kv_cache->findData(picked));
+        return dialog.global().kv_cache;
+    };
+    EXPECT_EQ(core::GlobalSettings{}.kv_cache, "f16");
+    EXPECT_EQ(returned("f16", ""), "f16");
+    EXPECT_EQ(returned("f16", "q8_0"), "q8_0");
+    EXPECT_EQ(returned("q8_0", ""), "q8_0");
+    EXPECT_EQ(returned("q8_0", "f16"), "f16");
+    EXPECT_EQ(returned("q4", ""), "f16");
+}
+
 // Model default, on or off, offered when the model's template reads enable_thinking.
 TEST(SettingsDialog, OffersTheThinkingChoiceWhenTheTemplateHasASwitch) {
     core::ConversationSettings settings;

@@ -10,6 +10,7 @@
 #include "engine/model/load_error.h"
 #include "engine/runtime/memory_check.h"
 #include "engine/text/chat_prompt.h"
+#include "tests/support/requests.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/templated_model.h"
@@ -142,6 +143,24 @@ TEST(Engine, ChangingTheBackendMovesTheModelAndForgetsTheOldCaches) {
     EXPECT_TRUE(reports[1].on_device) << (reports[1].notice ? reports[1].notice->detail : "");
     EXPECT_FALSE(engine.sessions().holds(1));
     EXPECT_EQ(engine.chat(question(1, "Once upon a time"), {}).text, on_cpu.text);
+}
+
+// The KV cache type is part of the preference: a load counts the cache asked for in its memory
+// check, a change rebuilds the backend (whose name says so) and the model's facts follow it.
+TEST(Engine, TheKvCacheTypeFollowsThePreference) {
+    using Kind = BackendPreference::Kind;
+    Engine engine(options_for({.kind = Kind::Cpu, .threads = 1, .kv_cache = KvCacheType::Q8_0}));
+    const auto q8_0 = engine.load(test::model_path("synth-llama-256-Q8_0.gguf"));
+    EXPECT_EQ(q8_0.kv_cache, KvCacheType::Q8_0);
+    EXPECT_NE(engine.backend_report().name.find("q8_0 cache"), std::string::npos)
+        << engine.backend_report().name;
+    const auto answer = engine.generate(1, 512, test::greedy(test::salted_prompt(20, 3), 8));
+    EXPECT_EQ(answer.stats.generated_tokens, 8);
+    engine.set_backend({.kind = Kind::Cpu, .threads = 1});
+    EXPECT_EQ(engine.backend_report().name.find("q8_0"), std::string::npos);
+    EXPECT_EQ(engine.model_info().kv_cache, KvCacheType::F16);
+    EXPECT_EQ(engine.model_info().kv_bytes(512) * 34, q8_0.kv_bytes(512) * 64);
+    EXPECT_FALSE(engine.sessions().holds(1));
 }
 
 TEST(Engine, ALostGpuHandsTheAnswerToTheCpuMidway) {
