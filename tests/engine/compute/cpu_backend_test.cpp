@@ -47,18 +47,24 @@ TEST_P(CpuChunkingTest, AnyChunkingGivesTheSameLogitsAsTokenByToken) {
     const auto model = Model::load(test::model_path(GetParam()));
     std::vector<int32_t> tokens{1};
     for (int i = 0; i < 150; ++i) tokens.push_back(3 + (i * 37) % 500);
-    // Without panels or sgemm every chunking runs the same integer kernels: equal results.
-    CpuBackend chunked(*model, {.threads = 2, .chunk_sizes = {1, 8, 16}, .panel_threshold = 1000});
-    auto whole = chunked.create_sequence(256);
-    const auto expected = chunked.forward(tokens, *whole, LogitRows::Last);
-    CpuBackend single(*model, {.threads = 1, .chunk_sizes = {1}});
-    auto stepwise = single.create_sequence(256);
-    std::vector<float> last;
-    for (const int32_t token : tokens)
-        last = single.forward(std::span(&token, 1), *stepwise, LogitRows::Last);
-    ASSERT_EQ(last.size(), expected.size());
-    for (size_t i = 0; i < last.size(); ++i) ASSERT_NEAR(last[i], expected[i], 1e-5) << i;
-    EXPECT_EQ(whole->size(), 151);
+    // Without panels or sgemm every chunking runs the same integer kernels: equal results, with
+    // either cache.
+    for (const KvCacheType kv_cache : {KvCacheType::F16, KvCacheType::Q8_0}) {
+        CpuBackend chunked(*model, {.threads = 2,
+                                    .chunk_sizes = {1, 8, 16},
+                                    .panel_threshold = 1000,
+                                    .kv_cache = kv_cache});
+        auto whole = chunked.create_sequence(256);
+        const auto expected = chunked.forward(tokens, *whole, LogitRows::Last);
+        CpuBackend single(*model, {.threads = 1, .chunk_sizes = {1}, .kv_cache = kv_cache});
+        auto stepwise = single.create_sequence(256);
+        std::vector<float> last;
+        for (const int32_t token : tokens)
+            last = single.forward(std::span(&token, 1), *stepwise, LogitRows::Last);
+        ASSERT_EQ(last.size(), expected.size());
+        for (size_t i = 0; i < last.size(); ++i) ASSERT_NEAR(last[i], expected[i], 1e-5) << i;
+        EXPECT_EQ(whole->size(), 151);
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(
