@@ -74,7 +74,7 @@ TEST(SettingsDialog, ChoosesTheKvCacheType) {
     const auto returned = [](const QString& stored, const QString& picked) {
         core::GlobalSettings global;
         global.kv_cache = stored;
-        SettingsDialog dialog(core::ConversationSettings{}, global, false);
+        SettingsDialog dialog(core::ConversationSettings{}, global, {});
         auto* kv_cache = dialog.findChild<QComboBox*>("kvCache");
         if (!picked.isEmpty()) kv_cache->setCurrentIndex(kv_cache->findData(picked));
         return dialog.global().kv_cache;
