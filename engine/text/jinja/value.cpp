@@ -24,6 +24,10 @@ void Object::set(const std::string& key, Value value) {
     m_entries.emplace_back(key, std::move(value));
 }
 
+size_t Object::size() const {
+    return m_entries.size();
+}
+
 void Object::take_values(std::vector<Value>& into) {
     for (auto& entry : m_entries) into.push_back(std::move(entry.second));
     m_entries.clear();

@@ -25,7 +25,8 @@ public:
     const Value* find(const std::string& key) const;
     void set(const std::string& key, Value value);
     const std::vector<std::pair<std::string, Value>>& entries() const { return m_entries; }
-    size_t size() const { return m_entries.size(); }
+    // Defined where Value is complete: clang instantiates the pair here, before it is.
+    size_t size() const;
     // Moves every value out into `into`, leaving the object empty (see ~Value).
     void take_values(std::vector<Value>& into);
 

@@ -1,0 +1,176 @@
+// seed_corpus OUT_DIR: writes each fuzz target's seed corpus under OUT_DIR/<target>/ from the
+// shared models and fixtures (nothing from ../shared is copied into the repository). Run by
+// run_fuzzers.sh before the targets; rerunning rewrites the same files.
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "engine/format/gguf_file.h"
+#include "engine/model/load_error.h"
+#include "engine/text/chat_json.h"
+#include "engine/text/jinja/json.h"
+#include "tests/fuzz/fuzz_support.h"
+#include "tests/fuzz/message_codec.h"
+#include "tests/fuzz/tiny_model.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using hearth::fuzz::shared_dir;
+
+constexpr size_t kHeaderBytes = 16 * 1024;
+const std::string kSeparator = "\n__ggml_vocab_test__\n";
+
+class CorpusWriter {
+public:
+    CorpusWriter(const fs::path& root, const std::string& target) : m_directory(root / target) {
+        fs::create_directories(m_directory);
+    }
+    void add(const std::string& name, std::string_view bytes) {
+        std::ofstream(m_directory / name, std::ios::binary).write(bytes.data(), bytes.size());
+        ++m_count;
+    }
+    ~CorpusWriter() { std::printf("%s: %d seeds\n", m_directory.c_str(), m_count); }
+
+private:
+    fs::path m_directory;
+    int m_count = 0;
+};
+
+std::string as_text(const std::vector<std::byte>& bytes) {
+    return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
+}
+
+// Tiny twins of the models and vocabularies the reader accepts; the opening bytes (header,
+// metadata, tensor directory) of those it refuses, such as unsupported weight types.
+void write_gguf(const fs::path& root) {
+    CorpusWriter corpus(root, "gguf_fuzz");
+    std::vector<fs::path> files = hearth::fuzz::files_ending(shared_dir() / "models", ".gguf");
+    for (const auto& path :
+         hearth::fuzz::files_ending(shared_dir() / "fixtures" / "tokenizer", ".gguf")) {
+        files.push_back(path);
+    }
+    for (const auto& path : files) {
+        const std::string name = path.filename().string();
+        try {
+            const hearth::GgufFile file(path, {.prefault = false});
+            corpus.add(name, as_text(hearth::fuzz::tiny_twin(file)));
+        } catch (const hearth::LoadError&) {
+            corpus.add(name, hearth::fuzz::read_file(path).substr(0, kHeaderBytes));
+        }
+    }
+}
+
+std::vector<std::string> tokenizer_cases(const std::string& vocabulary_name) {
+    const fs::path input = shared_dir() / "fixtures" / "tokenizer" / (vocabulary_name + ".inp");
+    std::vector<std::string> cases;
+    if (!fs::exists(input)) return {"Hello world", " <s>[INST] \xC3\xA9t\xC3\xA9 \xF0\x9F\x98\x80"};
+    const std::string text = hearth::fuzz::read_file(input);
+    for (size_t start = 0; start < text.size();) {
+        const size_t end = std::min(text.find(kSeparator, start), text.size());
+        cases.push_back(text.substr(start, end - start));
+        start = end + kSeparator.size();
+    }
+    return cases;
+}
+
+std::string id_bytes(const std::vector<int32_t>& ids) {
+    std::string bytes;
+    for (const int32_t id : ids) {
+        // next_id in tokenizer_decode_fuzz reads a word below 2^31 as an id + 1.
+        const auto word = static_cast<uint32_t>(id + 1);
+        for (int shift = 0; shift < 32; shift += 8) bytes += static_cast<char>(word >> shift);
+    }
+    return bytes;
+}
+
+// Each tokenizer case for each vocabulary: as text to encode, as ids to decode, and cut into
+// fragments for the UTF-8 buffer.
+void write_tokenizer(const fs::path& root) {
+    CorpusWriter encode(root, "tokenizer_encode_fuzz");
+    CorpusWriter decode(root, "tokenizer_decode_fuzz");
+    CorpusWriter utf8(root, "utf8_buffer_fuzz");
+    const auto& tokenizers = hearth::fuzz::shared_tokenizers();
+    for (size_t index = 0; index < tokenizers.size(); ++index) {
+        const auto& [name, tokenizer] = tokenizers[index];
+        const auto cases = tokenizer_cases(name);
+        for (size_t i = 0; i < cases.size(); ++i) {
+            const std::string id = name + "-" + std::to_string(i);
+            const std::string head{static_cast<char>(index), static_cast<char>(i % 16)};
+            encode.add(id, head + cases[i]);
+            decode.add(id, head + id_bytes(tokenizer->encode(cases[i], {})));
+            if (index != 0) continue;
+            std::string fragments;
+            for (size_t at = 0; at < cases[i].size(); at += 3) {
+                const std::string piece = cases[i].substr(at, 3);
+                fragments += static_cast<char>(piece.size()) + piece;
+            }
+            utf8.add(id, fragments);
+        }
+    }
+}
+
+const hearth::jinja::Value* field(const hearth::jinja::Value& object, const std::string& key) {
+    return object.is_object() ? object.as_object().find(key) : nullptr;
+}
+
+// Every template's source; each usable template with each fixture case's conversation; the
+// cases' JSON for the JSON parser; their tools' parameter schemas for JSON mode.
+void write_templates(const fs::path& root) {
+    CorpusWriter sources(root, "jinja_template_fuzz");
+    CorpusWriter conversations(root, "jinja_messages_fuzz");
+    CorpusWriter json(root, "json_parse_fuzz");
+    CorpusWriter schemas(root, "json_schema_fuzz");
+    for (const auto& fixture : hearth::fuzz::template_fixtures())
+        sources.add(fixture.name, fixture.source);
+    const auto& usable = hearth::fuzz::chat_templates();
+    for (size_t index = 0; index < usable.size(); ++index) {
+        const fs::path path =
+            shared_dir() / "fixtures" / "chat_templates" / (usable[index].name + ".json");
+        const hearth::jinja::Value fixture =
+            hearth::jinja::parse_json(hearth::fuzz::read_file(path));
+        const auto* cases = field(fixture, "cases");
+        if (cases == nullptr || !cases->is_array()) continue;
+        for (const auto& one : cases->as_array()) {
+            const std::string id = usable[index].name + "-" + field(one, "name")->as_string();
+            const auto* messages = field(one, "messages");
+            const auto* generation = field(one, "add_generation_prompt");
+            const auto* tools = field(one, "tools");
+            const char flags = static_cast<char>((generation && generation->truthy() ? 1 : 0) |
+                                                 (tools && tools->truthy() ? 16 : 0));
+            try {
+                const auto parsed = hearth::parse_chat_messages(*messages);
+                conversations.add(id, std::string{static_cast<char>(index), flags} +
+                                          hearth::fuzz::encode_messages(parsed));
+            } catch (const std::invalid_argument&) {
+            }
+            if (index % 4 == 0) json.add(id, hearth::jinja::dump_json(*messages));
+            if (tools == nullptr || !tools->is_array()) continue;
+            for (const auto& tool : tools->as_array()) {
+                const auto* parameters = field(*field(tool, "function"), "parameters");
+                if (parameters != nullptr)
+                    schemas.add(id, hearth::jinja::dump_json(*parameters) + '\0' + "{\"a\": 1}");
+            }
+        }
+    }
+    schemas.add(
+        "any-object",
+        std::string("{\"type\": \"object\"}\0{\"x\": [1, 2.5e3, \"\\u00e9\", true, null]}", 50));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: %s OUT_DIR\n", argv[0]);
+        return 2;
+    }
+    hearth::fuzz::silence_logs();
+    const fs::path root = argv[1];
+    write_gguf(root);
+    write_tokenizer(root);
+    write_templates(root);
+    return 0;
+}
