@@ -2,7 +2,8 @@
 # Hearth's one entry point on a fresh Debian 12 machine (run as root, or with sudo available).
 #   packaging/setup.sh run   installs what is missing, builds, starts the app on the bundled model
 #   packaging/setup.sh test  installs what is missing, builds, runs the whole test suite, then
-#                            builds and runs it again under AddressSanitizer + UBSan
+#                            builds and runs it again under AddressSanitizer + UBSan, then
+#                            runs every fuzz target (tests/fuzz/) for a short fixed time
 # Both are idempotent: with nothing missing and nothing changed they only re-check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,11 @@ packages=(
     libspdlog-dev libsentencepiece-dev libicu-dev libopenblas-dev libgtest-dev
     libvulkan-dev glslang-tools mesa-vulkan-drivers
     fonts-dejavu-core
+    clang libclang-rt-14-dev libfuzzer-14-dev
 )
+# Seconds each fuzz target runs in `test` (two at a time on two cores); the long campaigns run
+# tests/fuzz/run_fuzzers.sh by hand.
+fuzz_seconds=30
 jobs=$(nproc)
 
 install_missing() {
@@ -60,6 +65,11 @@ case "${1:-}" in
         # The same suite under the sanitizers; the GUI adds nothing the engine tests do not cover.
         build build-sanitize -DCMAKE_BUILD_TYPE=Debug -DHEARTH_SANITIZE=ON -DHEARTH_BUILD_GUI=OFF
         ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 run_tests build-sanitize
+        # Every parser that reads a stranger's input, fuzzed from its seed corpus: any crash,
+        # leak, timeout or out-of-memory fails the run and prints the input that caused it.
+        build build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_COMPILER=clang \
+            -DCMAKE_CXX_COMPILER=clang++ -DHEARTH_FUZZ=ON -DHEARTH_BUILD_GUI=OFF
+        tests/fuzz/run_fuzzers.sh build-fuzz "$fuzz_seconds"
         ;;
     *)
         echo "usage: $0 run|test" >&2

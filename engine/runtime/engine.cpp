@@ -245,9 +245,12 @@ SpeedMeasurement Engine::measure_speed(int prompt_tokens, int generated_tokens,
                                  generated_tokens, control);
 }
 
-void Engine::inject_device_loss(int submissions) {
-    if (auto* device = dynamic_cast<VulkanBackend*>(m_backend.get()))
-        device->device().inject_device_loss_after(submissions);
+void Engine::inject_device_loss(int submissions, bool while_running) {
+    using Loss = vulkan::Device::Loss;
+    if (auto* device = dynamic_cast<VulkanBackend*>(m_backend.get())) {
+        device->device().inject_device_loss_after(
+            submissions, while_running ? Loss::WhileRunning : Loss::AtSubmit);
+    }
 }
 
 }  // namespace hearth

@@ -105,8 +105,9 @@ public:
 
     const SessionPool& sessions() const { return m_sessions; }
     // Testing switch: a GPU backend's device fails as a lost device does after `submissions`
-    // more submissions (nothing happens on the CPU).
-    void inject_device_loss(int submissions);
+    // more submissions (nothing happens on the CPU); `while_running`: the failing submission is
+    // queued and run, and its result reports the loss (vulkan::Device::Loss::WhileRunning).
+    void inject_device_loss(int submissions, bool while_running = false);
 
 private:
     void require_model() const;

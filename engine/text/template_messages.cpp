@@ -1,5 +1,7 @@
 #include "engine/text/template_messages.h"
 
+#include <stdexcept>
+
 #include "engine/text/jinja/access.h"
 #include "engine/text/jinja/json.h"
 
@@ -25,11 +27,22 @@ jinja::Value content_value(const ChatMessage& message) {
     return jinja::Value(std::move(parts));
 }
 
+// Arguments given as an object are JSON text that templates read as a dict; text that is not
+// JSON is the caller's mistake, reported as the render's error rather than a parser's.
+jinja::Value arguments_value(const ToolCall& call) {
+    if (call.arguments_as_text) return jinja::Value(call.arguments);
+    try {
+        return jinja::parse_json(call.arguments);
+    } catch (const std::invalid_argument& error) {
+        throw jinja::RenderError("the arguments of tool call '" + call.name +
+                                 "' are not a JSON object: " + error.what());
+    }
+}
+
 jinja::Value tool_call_value(const ToolCall& call) {
     jinja::Object function;
     function.set("name", jinja::Value(call.name));
-    function.set("arguments", call.arguments_as_text ? jinja::Value(call.arguments)
-                                                     : jinja::parse_json(call.arguments));
+    function.set("arguments", arguments_value(call));
     jinja::Object object;
     if (!call.id.empty()) object.set("id", jinja::Value(call.id));
     object.set("type", jinja::Value("function"));

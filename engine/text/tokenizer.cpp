@@ -87,7 +87,14 @@ std::string Tokenizer::decode(std::span<const int32_t> ids, bool special) const 
 
 std::unique_ptr<Tokenizer> make_tokenizer(const GgufFile& file) {
     Vocabulary vocabulary = Vocabulary::from_gguf(file);
-    if (vocabulary.model == "llama") return std::make_unique<SpmTokenizer>(std::move(vocabulary));
+    // The tokenizers' own errors do not know the file; every load error names it.
+    if (vocabulary.model == "llama") {
+        try {
+            return std::make_unique<SpmTokenizer>(std::move(vocabulary));
+        } catch (const LoadError& error) {
+            throw LoadError(file.path().string() + ": " + error.what());
+        }
+    }
     if (vocabulary.model == "gpt2") {
         try {
             return std::make_unique<BpeTokenizer>(std::move(vocabulary));

@@ -21,15 +21,16 @@
 
 namespace {
 
-constexpr int kTokenBudget = 48;
+// Enough for the constraint to open, fill and close a document, and to run into its budget.
+constexpr int kTokenBudget = 24;
 
 void feed_grammar(const hearth::JsonGrammar& grammar, std::string_view bytes) {
     auto state = grammar.start();
     for (const char byte : bytes) {
         if (!grammar.advance(state, static_cast<uint8_t>(byte))) return;
-        grammar.distance(state);
         grammar.can_end(state);
     }
+    grammar.distance(state);
 }
 
 // Chooses tokens greedily over logits drawn from `steer`, as the decode loop would over a

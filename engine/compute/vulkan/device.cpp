@@ -196,6 +196,10 @@ void Device::run(const Pipeline& pipeline, PushConstants push_constants, uint32_
 }
 
 void Device::submit(VkCommandBuffer commands, VkFence fence) {
+    if (m_submissions_before_loss == 0 && m_injected_loss == Loss::WhileRunning) {
+        m_fence_to_lose = fence;
+        m_submissions_before_loss = -1;
+    }
     if (m_submissions_before_loss == 0) m_lost = true;
     if (m_submissions_before_loss > 0) --m_submissions_before_loss;
     if (m_lost) throw VulkanError("submitting work to " + m_info.name, VK_ERROR_DEVICE_LOST);
@@ -209,7 +213,11 @@ void Device::submit(VkCommandBuffer commands, VkFence fence) {
 }
 
 void Device::wait(VkFence fence) {
-    const VkResult result = vkWaitForFences(handle(), 1, &fence, VK_TRUE, UINT64_MAX);
+    VkResult result = vkWaitForFences(handle(), 1, &fence, VK_TRUE, UINT64_MAX);
+    if (fence == m_fence_to_lose) {  // an injected loss while this submission ran
+        m_fence_to_lose = VK_NULL_HANDLE;
+        result = VK_ERROR_DEVICE_LOST;
+    }
     if (result == VK_ERROR_DEVICE_LOST) m_lost = true;
     check(result, "waiting for " + m_info.name);
 }

@@ -68,10 +68,16 @@ public:
 
     // Testing switches. Staging: device buffers are never mapped, so uploads take the path a
     // discrete GPU takes. Fault: the submission after `submissions` more fails as a lost device
-    // does (VK_ERROR_DEVICE_LOST), and every one after it.
+    // does (VK_ERROR_DEVICE_LOST), and every one after it: refused when it is submitted
+    // (AtSubmit), or queued and run, its wait then reporting the loss while the submissions
+    // queued behind it are still in flight (WhileRunning: a GPU that hangs or resets mid-work).
+    enum class Loss { AtSubmit, WhileRunning };
     void set_staging_only(bool staging_only) { m_staging_only = staging_only; }
     bool staging_only() const { return m_staging_only; }
-    void inject_device_loss_after(int submissions) { m_submissions_before_loss = submissions; }
+    void inject_device_loss_after(int submissions, Loss loss = Loss::AtSubmit) {
+        m_submissions_before_loss = submissions;
+        m_injected_loss = loss;
+    }
 
 private:
     Device(Instance instance, VkPhysicalDevice physical, uint32_t index,
@@ -98,6 +104,8 @@ private:
     std::filesystem::path m_pipeline_cache_file;
     bool m_staging_only = false;
     int m_submissions_before_loss = -1;  // -1: no fault injected
+    Loss m_injected_loss = Loss::AtSubmit;
+    VkFence m_fence_to_lose = VK_NULL_HANDLE;  // WhileRunning: the submission that will fail
     bool m_lost = false;
 };
 

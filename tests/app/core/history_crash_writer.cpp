@@ -9,21 +9,14 @@
 
 #include "app/core/history_store.h"
 #include "app/core/streaming_saver.h"
+#include "tests/app/core/streaming_exchange.h"
 
 int main(int argc, char** argv) {
     QCoreApplication application(argc, argv);
     if (argc < 2) return 2;
     hearth::core::HistoryStore store(QString::fromLocal8Bit(argv[1]));
-    hearth::core::Conversation conversation(0, "crash test");
-    const int id = store.create(conversation);
-    conversation = hearth::core::Conversation(id, "crash test");
-    const int question = conversation.add(-1, "user", "Tell me a long story.");
-    const int first = conversation.add(question, "assistant", "A finished answer.", true);
-    store.save_message(id, *conversation.find(question));
-    store.save_message(id, *conversation.find(first));
-    const int follow_up = conversation.add(first, "user", "Another one, please.");
-    store.save_message(id, *conversation.find(follow_up));
-    const int answer = conversation.add(follow_up, "assistant", {}, false);
+    auto [conversation, id, answer] =
+        hearth::core::test::begin_streaming_exchange(store, "crash test");
     hearth::core::StreamingSaver saver(&store, id);
     std::printf("ready %d\n", id);
     std::fflush(stdout);

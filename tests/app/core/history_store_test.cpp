@@ -10,6 +10,8 @@
 #include <QSqlDatabase>
 #include <QSqlQuery>
 
+#include <optional>
+
 #include "app/core/history_json.h"
 #include "app/core/streaming_saver.h"
 #include "tests/support/temp_files.h"
@@ -51,6 +53,28 @@ protected:
             stored.restore(message);
         }
         conversation = stored;
+    }
+
+    // The one conversation a writer child stored: its finished exchange, the follow-up
+    // question and the answer it was streaming (tests/app/core/streaming_exchange.h).
+    std::optional<Conversation> written_conversation() const {
+        HistoryStore store(path());
+        EXPECT_TRUE(store.available()) << store.problem().toStdString();
+        const auto list = store.conversations();
+        if (list.size() != 1u) {
+            ADD_FAILURE() << list.size() << " conversations stored";
+            return std::nullopt;
+        }
+        auto conversation = store.load(list[0].id);
+        if (!conversation || conversation->messages().size() != 4u) {
+            ADD_FAILURE() << "not the four messages written";
+            return std::nullopt;
+        }
+        EXPECT_EQ(conversation->find(1)->text, "Tell me a long story.");
+        EXPECT_EQ(conversation->find(2)->text, "A finished answer.");
+        EXPECT_TRUE(conversation->find(2)->finished);
+        EXPECT_EQ(conversation->find(3)->text, "Another one, please.");
+        return conversation;
     }
 
     test::TempDirectory m_directory;
@@ -332,15 +356,8 @@ TEST_F(HistoryStoreTest, AWriterKilledMidAnswerLosesAtMostHalfASecond) {
     EXPECT_EQ(writer.exitStatus(), QProcess::CrashExit);
     ASSERT_GT(progress.size(), 20u);
 
-    HistoryStore store(path());
-    ASSERT_TRUE(store.available()) << store.problem().toStdString();
-    const auto list = store.conversations();
-    ASSERT_EQ(list.size(), 1u);
-    const auto conversation = store.load(list[0].id);
+    const auto conversation = written_conversation();
     ASSERT_TRUE(conversation);
-    ASSERT_EQ(conversation->messages().size(), 4u);
-    EXPECT_EQ(conversation->find(2)->text, "A finished answer.");
-    EXPECT_TRUE(conversation->find(2)->finished);
     const Message* partial = conversation->find(4);
     EXPECT_FALSE(partial->finished);
     // Everything that existed half a second (plus scheduling slack) before the kill is stored.
@@ -351,6 +368,37 @@ TEST_F(HistoryStoreTest, AWriterKilledMidAnswerLosesAtMostHalfASecond) {
     EXPECT_GE(partial->text.size(), needed);
     EXPECT_GT(partial->text.size(), 0);
     EXPECT_TRUE(partial->text.startsWith("word0 word1 "));
+}
+
+// The disk fills while an answer streams (the writer's files may not grow past a limit): the
+// app says so in words, keeps going with the whole answer in memory, and every message stored
+// before is still there, in a database that is not damaged.
+TEST_F(HistoryStoreTest, ADiskThatFillsMidAnswerIsReportedAndNothingStoredIsLost) {
+    QProcess writer;
+    writer.start(QStringLiteral(HEARTH_FULL_DISK_WRITER_PATH), {path()});
+    ASSERT_TRUE(writer.waitForFinished(60000));
+    ASSERT_EQ(writer.exitStatus(), QProcess::NormalExit);
+    ASSERT_EQ(writer.exitCode(), 0);
+    const QString output = QString::fromUtf8(writer.readAllStandardOutput());
+    EXPECT_TRUE(output.contains("History is not being saved: the disk is full"))
+        << output.toStdString();
+    EXPECT_TRUE(output.contains("Conversations stay in memory")) << output.toStdString();
+    const auto in_memory = output.section("in memory ", 1).trimmed().toLongLong();
+
+    const auto conversation = written_conversation();
+    ASSERT_TRUE(conversation);
+    EXPECT_LT(conversation->find(4)->text.size(), in_memory);  // the disk really filled
+    EXPECT_TRUE(conversation->find(4)->text.startsWith("word0 word0 "));
+    auto database = QSqlDatabase::addDatabase("QSQLITE", "checker");
+    database.setDatabaseName(path());
+    ASSERT_TRUE(database.open());
+    {
+        QSqlQuery integrity(database);
+        ASSERT_TRUE(integrity.exec("PRAGMA integrity_check") && integrity.next());
+        EXPECT_EQ(integrity.value(0).toString(), "ok");
+    }
+    database.close();
+    QSqlDatabase::removeDatabase("checker");
 }
 
 }  // namespace

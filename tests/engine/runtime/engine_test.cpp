@@ -163,6 +163,15 @@ TEST(Engine, TheKvCacheTypeFollowsThePreference) {
     EXPECT_FALSE(engine.sessions().holds(1));
 }
 
+// A 60-token answer in chunks of 4, every chunk appended to `streamed` as a window shows it.
+GenerationResult chat_streaming(Engine& engine, std::string& streamed) {
+    return engine.chat(question(1, "Once upon a time", 60), {.chunk_tokens = 4},
+                       {.on_chunk = [&](const TokenChunk& chunk) {
+                           streamed += chunk.text;
+                           return true;
+                       }});
+}
+
 TEST(Engine, ALostGpuHandsTheAnswerToTheCpuMidway) {
     Engine cpu(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
     cpu.load(test::model_path("stories260K.gguf"));
@@ -176,11 +185,7 @@ TEST(Engine, ALostGpuHandsTheAnswerToTheCpuMidway) {
     ASSERT_TRUE(engine.backend_report().on_device);
     engine.inject_device_loss(3);  // after the prompt and a chunk of the answer
     std::string streamed;
-    const auto result = engine.chat(question(1, "Once upon a time", 60), {.chunk_tokens = 4},
-                                    {.on_chunk = [&](const TokenChunk& chunk) {
-                                        streamed += chunk.text;
-                                        return true;
-                                    }});
+    const auto result = chat_streaming(engine, streamed);
     EXPECT_EQ(result.text, expected.text);
     EXPECT_EQ(streamed, expected.text);  // nothing shown twice, nothing lost
     EXPECT_EQ(result.stats.generated_tokens, 60);
@@ -192,6 +197,32 @@ TEST(Engine, ALostGpuHandsTheAnswerToTheCpuMidway) {
     EXPECT_EQ(reports[1].notice, result.notices[0]);
     // The conversation goes on, on the CPU.
     EXPECT_EQ(engine.chat(question(2, "The end", 4), {}).stats.generated_tokens, 4);
+}
+
+// The device fails while a chain-decode submission runs, with the next one already queued
+// behind it (not when work is handed to it): the answer still finishes on the CPU, equal to the
+// CPU's own, nothing shown twice.
+TEST(Engine, AGpuLostWhileASubmissionRunsHandsTheAnswerToTheCpu) {
+    Engine cpu(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
+    cpu.load(test::model_path("stories260K.gguf"));
+    const auto expected = cpu.chat(question(1, "Once upon a time", 60), {});
+
+    Engine engine(options_for(named_vulkan_device()));
+    engine.load(test::model_path("stories260K.gguf"));
+    ASSERT_TRUE(engine.backend_report().on_device);
+    engine.inject_device_loss(3, /*while_running=*/true);
+    std::string streamed;
+    const auto result = chat_streaming(engine, streamed);
+    EXPECT_EQ(result.text, expected.text);
+    EXPECT_EQ(streamed, expected.text);
+    EXPECT_EQ(result.stats.generated_tokens, 60);
+    ASSERT_FALSE(result.notices.empty());
+    EXPECT_EQ(result.notices[0].kind, NoticeKind::GpuLost);
+    EXPECT_TRUE(result.notices[0].resumed);
+    // Reported by the wait for the running work, not by a refused submission.
+    EXPECT_NE(result.notices[0].detail.find("waiting for"), std::string::npos)
+        << result.notices[0].detail;
+    EXPECT_FALSE(engine.backend_report().on_device);
 }
 
 TEST(Engine, AJsonAnswerCannotResumeMidwaySoItEndsWithTheError) {

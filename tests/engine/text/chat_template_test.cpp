@@ -155,6 +155,24 @@ TEST(ChatTemplate, TemplateRejectionsReachTheUserVerbatim) {
     }
 }
 
+// Found by jinja_messages_fuzz: a tool call whose arguments were meant to be an object but are
+// not JSON escaped render() as the JSON parser's std::invalid_argument. It is a RenderError
+// naming the call, like every other way a conversation cannot be rendered.
+TEST(ChatTemplate, ToolCallArgumentsThatAreNotJsonAreARenderErrorNamingTheCall) {
+    const auto json = fixture("qwen2.5-instruct");
+    const ChatTemplate chat(text_of(json, "template"), "", "<|im_end|>");
+    ChatMessage call{"assistant", ""};
+    call.tool_calls = {{"c1", "search", "", false}};
+    const std::vector<ChatMessage> messages{{"user", "Find it"}, call};
+    try {
+        chat.render(messages, {});
+        FAIL() << "rendered a tool call without arguments";
+    } catch (const jinja::RenderError& error) {
+        EXPECT_NE(std::string(error.what()).find("tool call 'search'"), std::string::npos)
+            << error.what();
+    }
+}
+
 TEST(ChatTemplate, AModelWithoutATemplateContinuesPlainText) {
     const auto file = GgufFile::open(test::model_path("stories260K.gguf"));
     const auto tokenizer = make_tokenizer(*file);

@@ -132,5 +132,18 @@ TEST(Tokenizer, RefusesTokenizersItCannotRunByName) {
     }
 }
 
+// Found while building the fuzz corpus: the SentencePiece refusal of Baichuan's vocabulary (it
+// has no unknown token) was the only load error that did not name the file.
+TEST(Tokenizer, ASentencePieceVocabularyItCannotLoadIsRefusedNamingTheFile) {
+    const auto path = test::fixture_path("tokenizer/ggml-vocab-baichuan.gguf");
+    try {
+        make_tokenizer(*GgufFile::open(path));
+        FAIL() << "expected LoadError";
+    } catch (const LoadError& error) {
+        EXPECT_EQ(std::string(error.what()),
+                  path.string() + ": the SentencePiece vocabulary has no unknown token");
+    }
+}
+
 }  // namespace
 }  // namespace hearth

@@ -118,6 +118,23 @@ TEST(VulkanDevice, AnInjectedDeviceLossFailsEveryLaterSubmission) {
     }
 }
 
+// A loss while running: the submission is queued and runs, its wait reports the loss, and the
+// device refuses everything after it.
+TEST(VulkanDevice, ADeviceLostWhileASubmissionRunsFailsItsWaitAndEveryLaterSubmission) {
+    const auto device = Device::open(std::nullopt, true);
+    const BoundPipeline bound(*device);
+    const uint32_t push[7] = {1, 1, 1, 0, 0, 1, 0};
+    device->inject_device_loss_after(0, Device::Loss::WhileRunning);
+    try {
+        device->run(bound.pipeline, push, 1);
+        FAIL() << "no error";
+    } catch (const VulkanError& error) {
+        EXPECT_EQ(error.result(), VK_ERROR_DEVICE_LOST);
+        EXPECT_NE(std::string(error.what()).find("waiting for"), std::string::npos) << error.what();
+    }
+    EXPECT_THROW(device->run(bound.pipeline, push, 1), VulkanError);
+}
+
 // Push constants carry their size: a block that is not the size the pipeline's shader declares
 // is refused before anything is recorded, with an error that names the pipeline.
 TEST(VulkanDevice, PushConstantsOfTheWrongSizeAreRefused) {
