@@ -102,6 +102,9 @@ void HistoryStore::fail(const QString& what, const QString& error) {
         cause = QStringLiteral("the database is read-only");
     } else if (lower.contains("full")) {
         cause = QStringLiteral("the disk is full");
+    } else if (lower.contains("disk i/o error")) {
+        // A write the system refused: a full disk or quota, a file size limit, failing media.
+        cause = QStringLiteral("the disk refused the write (it may be full or failing)");
     } else if (lower.contains("not a database") || lower.contains("malformed") ||
                lower.contains("corrupt")) {
         cause = QStringLiteral("the database file is corrupt (it was left untouched)");

@@ -99,6 +99,11 @@ GgufValue read_array(ByteReader& reader, const std::string& what, int depth) {
     GgufArray array;
     array.element_type = read_value_type(reader, "the elements of " + what);
     const auto count = reader.read<uint64_t>("the element count of " + what);
+    if (count > kMaxArrayElements && count <= reader.remaining()) {
+        reader.fail(what + " has " + std::to_string(count) +
+                    " elements, more than Hearth reads in one array (kMaxArrayElements, " +
+                    std::to_string(kMaxArrayElements) + ")");
+    }
     if (count > reader.remaining() / minimum_encoded_size(array.element_type)) {
         reader.fail(what + " claims " + std::to_string(count) + " elements but only " +
                     std::to_string(reader.remaining()) +

@@ -1,7 +1,7 @@
 // A child process for the disk-full test: stores a finished exchange, then may not grow any
 // file by more than a few kilobytes (RLIMIT_FSIZE, so the write fails as on a full disk) while
 // an answer streams into the history. Prints the store's problem and how much of the answer it
-// still holds in memory, then exits normally: running out of space must not end the app.
+// holds in memory, then exits normally: running out of space must not end the app.
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -42,18 +42,21 @@ int main(int argc, char** argv) {
     auto [conversation, id, answer] =
         hearth::core::test::begin_streaming_exchange(store, "full disk");
 
-    limit_file_growth(path, 16 * 1024);
+    limit_file_growth(path, 64 * 1024);
     hearth::core::StreamingSaver saver(&store, id);
     auto* message = conversation.find(answer);
+    int written = 0;
     for (int piece = 0; piece < 400 && store.available(); ++piece) {
         message->text += QStringLiteral("word%1 ").arg(piece).repeated(40);
         saver.finish(*message);  // written now, as at the end of each answer
+        written += store.available() ? 1 : 0;
     }
     for (int piece = 0; piece < 10; ++piece) {  // the answer goes on after the failure
         message->text += QStringLiteral("after%1 ").arg(piece);
         saver.update(*message);
     }
+    std::printf("pieces written: %d\n", written);
     std::printf("problem %s\n", store.problem().toUtf8().constData());
-    std::printf("in memory %lld\n", static_cast<long long>(message->text.size()));
+    std::printf("in memory: %s\n", message->text.toUtf8().constData());
     return 0;
 }

@@ -56,7 +56,8 @@ protected:
     }
 
     // The one conversation a writer child stored: its finished exchange, the follow-up
-    // question and the answer it was streaming (tests/app/core/streaming_exchange.h).
+    // question and, if it got that far, the answer it was streaming
+    // (tests/app/core/streaming_exchange.h).
     std::optional<Conversation> written_conversation() const {
         HistoryStore store(path());
         EXPECT_TRUE(store.available()) << store.problem().toStdString();
@@ -66,8 +67,8 @@ protected:
             return std::nullopt;
         }
         auto conversation = store.load(list[0].id);
-        if (!conversation || conversation->messages().size() != 4u) {
-            ADD_FAILURE() << "not the four messages written";
+        if (!conversation || conversation->messages().size() < 3u) {
+            ADD_FAILURE() << "the finished exchange and its follow-up are not all there";
             return std::nullopt;
         }
         EXPECT_EQ(conversation->find(1)->text, "Tell me a long story.");
@@ -358,6 +359,7 @@ TEST_F(HistoryStoreTest, AWriterKilledMidAnswerLosesAtMostHalfASecond) {
 
     const auto conversation = written_conversation();
     ASSERT_TRUE(conversation);
+    ASSERT_EQ(conversation->messages().size(), 4u);
     const Message* partial = conversation->find(4);
     EXPECT_FALSE(partial->finished);
     // Everything that existed half a second (plus scheduling slack) before the kill is stored.
@@ -380,15 +382,19 @@ TEST_F(HistoryStoreTest, ADiskThatFillsMidAnswerIsReportedAndNothingStoredIsLost
     ASSERT_EQ(writer.exitStatus(), QProcess::NormalExit);
     ASSERT_EQ(writer.exitCode(), 0);
     const QString output = QString::fromUtf8(writer.readAllStandardOutput());
-    EXPECT_TRUE(output.contains("History is not being saved: the disk is full"))
+    EXPECT_TRUE(output.contains("History is not being saved: the disk refused"))
         << output.toStdString();
     EXPECT_TRUE(output.contains("Conversations stay in memory")) << output.toStdString();
-    const auto in_memory = output.section("in memory ", 1).trimmed().toLongLong();
+    const QString in_memory = output.section("in memory: ", 1).section('\n', 0, 0);
+    EXPECT_TRUE(in_memory.endsWith("after9 "));  // the answer went on after the failure
 
     const auto conversation = written_conversation();
     ASSERT_TRUE(conversation);
-    EXPECT_LT(conversation->find(4)->text.size(), in_memory);  // the disk really filled
-    EXPECT_TRUE(conversation->find(4)->text.startsWith("word0 word0 "));
+    // The streaming answer, if any of it was written, is a beginning of what is in memory.
+    if (const Message* partial = conversation->find(4)) {
+        EXPECT_TRUE(in_memory.startsWith(partial->text));
+        EXPECT_LT(partial->text.size(), in_memory.size());
+    }
     auto database = QSqlDatabase::addDatabase("QSQLITE", "checker");
     database.setDatabaseName(path());
     ASSERT_TRUE(database.open());

@@ -99,6 +99,17 @@ TEST_F(GgufHostileTest, AbsurdCountsAndLengthsAllocateNothing) {
     expect_error(RawGguf().header(0, 1).string("k").u32(8).u64(uint64_t{1} << 62).bytes, "claims");
 }
 
+// An array the file really holds can still cost forty times its bytes as values: past
+// kMaxArrayElements it is refused by the limit's name before anything is allocated.
+TEST_F(GgufHostileTest, AnArrayPastTheElementLimitIsRefusedByName) {
+    const uint64_t count = kMaxArrayElements + 1;
+    const auto bytes =
+        RawGguf().header(0, 1).string("k").u32(9).u32(0).u64(count).zeros(count).bytes;
+    expect_error(bytes,
+                 "metadata key 'k' has 16777217 elements, more than Hearth reads in one "
+                 "array (kMaxArrayElements, 16777216)");
+}
+
 TEST_F(GgufHostileTest, BadValues) {
     expect_error(RawGguf().header(0, 1).string("k").u32(99).zeros(8).bytes,
                  "unknown value type 99");
