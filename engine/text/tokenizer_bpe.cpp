@@ -1,7 +1,8 @@
 #include "engine/text/tokenizer_bpe.h"
 
-#include <limits>
+#include <queue>
 #include <stdexcept>
+#include <utility>
 
 #include "engine/text/unicode.h"
 
@@ -14,7 +15,78 @@ bool printable(int byte) {
     return (byte >= 33 && byte <= 126) || (byte >= 161 && byte <= 172) || byte >= 174;
 }
 
+// One character (or a merge of several) of a piece: a span of its text, linked to its
+// neighbours. A symbol merged into the one on its left keeps length 0.
+struct Symbol {
+    size_t begin = 0;
+    size_t length = 0;
+    int previous = -1;
+    int next = -1;
+};
+
+// A merge found possible between `left` and the symbol after it, when they had these lengths.
+struct Candidate {
+    int rank = 0;
+    int left = 0;
+    size_t left_length = 0;
+    size_t right_length = 0;
+};
+
+// The best rank first, and of equal ranks the leftmost: the pair a rescan of the whole piece
+// would choose (symbols grow only rightwards, so a left symbol's index orders them).
+struct LaterCandidate {
+    bool operator()(const Candidate& a, const Candidate& b) const {
+        return a.rank != b.rank ? a.rank > b.rank : a.left > b.left;
+    }
+};
+
 }  // namespace
+
+// The piece's symbols after every merge, as spans of `text`. Candidates wait in a priority
+// queue and are dropped when either side has changed since, so a piece of n characters takes
+// O(n log n) steps: rescanning every pair after each merge took O(n^2), minutes for a pasted run
+// of twenty thousand spaces (found by probing the tokenizer fuzz target with long inputs).
+std::vector<std::pair<size_t, size_t>> BpeTokenizer::merged_symbols(const std::string& text) const {
+    std::vector<size_t> offsets;
+    unicode::decode_utf8(text, &offsets);
+    std::vector<Symbol> symbols;
+    for (size_t i = 0; i + 1 < offsets.size(); ++i) {
+        const int index = static_cast<int>(i);
+        symbols.push_back({offsets[i], offsets[i + 1] - offsets[i], index - 1,
+                           i + 2 < offsets.size() ? index + 1 : -1});
+    }
+    std::priority_queue<Candidate, std::vector<Candidate>, LaterCandidate> candidates;
+    const auto consider = [&](int left) {
+        if (left < 0 || symbols[left].next < 0) return;
+        const Symbol& a = symbols[left];
+        const Symbol& b = symbols[a.next];
+        const auto found = m_merge_ranks.find(text.substr(a.begin, a.length) + " " +
+                                              text.substr(b.begin, b.length));
+        if (found != m_merge_ranks.end()) {
+            candidates.push({found->second, left, a.length, b.length});
+        }
+    };
+    for (int i = 0; i < static_cast<int>(symbols.size()); ++i) consider(i);
+    while (!candidates.empty()) {
+        const Candidate best = candidates.top();
+        candidates.pop();
+        Symbol& left = symbols[best.left];
+        if (left.length != best.left_length || left.next < 0) continue;
+        Symbol& right = symbols[left.next];
+        if (right.length != best.right_length) continue;
+        left.length += right.length;
+        right.length = 0;
+        left.next = right.next;
+        if (right.next >= 0) symbols[right.next].previous = best.left;
+        consider(left.previous);
+        consider(best.left);
+    }
+    std::vector<std::pair<size_t, size_t>> spans;
+    for (const Symbol& symbol : symbols) {
+        if (symbol.length > 0) spans.emplace_back(symbol.begin, symbol.length);
+    }
+    return spans;
+}
 
 BpeTokenizer::BpeTokenizer(Vocabulary vocabulary)
     : Tokenizer(std::move(vocabulary)),
@@ -67,24 +139,9 @@ void BpeTokenizer::encode_piece(std::string_view piece, std::vector<int32_t>& ou
             return;
         }
     }
-    std::vector<size_t> offsets;
-    unicode::decode_utf8(mapped, &offsets);
     std::vector<std::string> symbols;
-    for (size_t i = 0; i + 1 < offsets.size(); ++i)
-        symbols.push_back(mapped.substr(offsets[i], offsets[i + 1] - offsets[i]));
-    while (symbols.size() > 1) {
-        int best_rank = std::numeric_limits<int>::max();
-        size_t best = 0;
-        for (size_t i = 0; i + 1 < symbols.size(); ++i) {
-            const auto found = m_merge_ranks.find(symbols[i] + " " + symbols[i + 1]);
-            if (found != m_merge_ranks.end() && found->second < best_rank) {
-                best_rank = found->second;
-                best = i;
-            }
-        }
-        if (best_rank == std::numeric_limits<int>::max()) break;
-        symbols[best] += symbols[best + 1];
-        symbols.erase(symbols.begin() + static_cast<long>(best) + 1);
+    for (const auto& [begin, length] : merged_symbols(mapped)) {
+        symbols.push_back(mapped.substr(begin, length));
     }
     for (const auto& symbol : symbols) {
         if (const auto found = m_token_ids.find(symbol); found != m_token_ids.end()) {

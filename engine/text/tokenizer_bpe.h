@@ -5,6 +5,8 @@
 #include <array>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "engine/text/pre_tokenizer.h"
 #include "engine/text/tokenizer.h"
@@ -21,6 +23,8 @@ public:
 private:
     std::string text_piece(int32_t id) const override;
     void encode_piece(std::string_view piece, std::vector<int32_t>& out) const;
+    // (begin, length) of each symbol of `text` (in stand-in characters) once merged.
+    std::vector<std::pair<size_t, size_t>> merged_symbols(const std::string& text) const;
 
     PreTokenizer m_pre_tokenizer;
     bool m_ignore_merges;  // Llama 3: a piece that is already a token is not merged

@@ -132,6 +132,23 @@ TEST(Tokenizer, RefusesTokenizersItCannotRunByName) {
     }
 }
 
+// Found by probing tokenizer_encode_fuzz with long inputs: BPE merging rescanned every pair of
+// a piece after each merge, O(n^2) in the piece's length, and a whitespace run is one piece; a
+// pasted run of 20,000 spaces took minutes and this one would run past ctest's timeout. It
+// must still come back whole, in far fewer tokens than characters.
+TEST(Tokenizer, ALongRunOfWhitespaceIsOnePieceThatStillEncodesWhole) {
+    for (const char* name : {"llama-bpe", "qwen2"}) {
+        SCOPED_TRACE(name);
+        const auto tokenizer = make_tokenizer(*GgufFile::open(
+            test::fixture_path(std::string("tokenizer/ggml-vocab-") + name + ".gguf")));
+        const std::string text =
+            "x" + std::string(100'000, ' ') + "\n\n" + std::string(50'000, '\t');
+        const auto ids = tokenizer->encode(text, {.add_special = false});
+        EXPECT_EQ(tokenizer->decode(ids), text);
+        EXPECT_LT(ids.size(), text.size() / 4);
+    }
+}
+
 // Found while building the fuzz corpus: the SentencePiece refusal of Baichuan's vocabulary (it
 // has no unknown token) was the only load error that did not name the file.
 TEST(Tokenizer, ASentencePieceVocabularyItCannotLoadIsRefusedNamingTheFile) {
