@@ -43,8 +43,8 @@ std::string as_text(const std::vector<std::byte>& bytes) {
     return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
-// Tiny twins of the models and vocabularies the reader accepts; the opening bytes (header,
-// metadata, tensor directory) of those it refuses, such as unsupported weight types.
+// Tiny twins of the models and vocabularies the reader accepts, and the opening bytes (header,
+// metadata, tensor directory) of every file.
 void write_gguf(const fs::path& root) {
     CorpusWriter corpus(root, "gguf_fuzz");
     std::vector<fs::path> files = hearth::fuzz::files_ending(shared_dir() / "models", ".gguf");
@@ -54,11 +54,13 @@ void write_gguf(const fs::path& root) {
     }
     for (const auto& path : files) {
         const std::string name = path.filename().string();
+        // The real tensor directory too: a twin's tensors are F32 where its rows no longer
+        // fill a block, so only the file's own opening bytes carry every weight type.
+        corpus.add(name + ".head", hearth::fuzz::read_file(path).substr(0, kHeaderBytes));
         try {
             const hearth::GgufFile file(path, {.prefault = false});
             corpus.add(name, as_text(hearth::fuzz::tiny_twin(file)));
-        } catch (const hearth::LoadError&) {
-            corpus.add(name, hearth::fuzz::read_file(path).substr(0, kHeaderBytes));
+        } catch (const hearth::LoadError&) {  // refused: its opening bytes are seed enough
         }
     }
 }
