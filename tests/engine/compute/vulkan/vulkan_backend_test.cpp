@@ -48,8 +48,10 @@ INSTANTIATE_TEST_SUITE_P(SharedModels, VulkanFixtureTest,
 
 // A Q8_0 KV cache (kv_store and attention's Q8_0 variants) holds the fixture's rules as on the
 // CPU, and chooses as the device's F16 cache does at 99% of the steps that are not ties. Lavapipe
-// runs each fixture three times here, so one file per family (float and quantised weights, every
-// RoPE style, soft-capping, sliding windows) rather than all of them; every one passed when run.
+// runs each fixture three times here (about 25 s a file), so CI runs the four files whose
+// attention differs most: q/k norms (qwen3), soft-capping (gemma2), heads of 256 with sliding
+// windows and two RoPE bases (gemma3), heads of 96 in padded rows with partial LongRoPE (phi3).
+// All 29 native fixtures passed when run once; the CPU's Q8_0 test runs all of them in CI.
 class VulkanQ8_0CacheTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(VulkanQ8_0CacheTest, MatchesLlamaCppAndAgreesWithF16) {
@@ -59,10 +61,8 @@ TEST_P(VulkanQ8_0CacheTest, MatchesLlamaCppAndAgreesWithF16) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Families, VulkanQ8_0CacheTest,
-                         testing::Values("synth-llama-256-F16", "synth-llama-256-Q4_K_M",
-                                         "synth-qwen2-256-Q8_0", "synth-qwen3-256",
-                                         "synth-gemma2-256", "synth-gemma3-256-Q4_K_M",
-                                         "synth-phi3-256", "synth-smollm3-256-Q4_K_M"),
+                         testing::Values("synth-qwen3-256", "synth-gemma2-256",
+                                         "synth-gemma3-256-Q4_K_M", "synth-phi3-256"),
                          [](const auto& info) { return test::parameter_name(info.param); });
 
 // Chooses like the decode loop does on the host and lets the device choose under `rule`.
