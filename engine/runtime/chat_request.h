@@ -23,6 +23,9 @@ struct ChatRequest {
     bool fresh_seed = true;  // a new random seed for this answer instead of sampler.seed
     OverflowPolicy overflow = OverflowPolicy::RollingWindow;
     bool json_mode = false;  // constrain the answer to a JSON object
+    // Constrain the answer to this JSON Schema (its text; the subset JsonSchema reads). Set, it
+    // implies JSON mode; unsupported parts are refused with SchemaError before anything runs.
+    std::optional<std::string> json_schema;
     // The chat template's `enable_thinking` (see ChatTemplate::has_thinking_switch); unset: the
     // template's default, which for the models that read it is to think.
     std::optional<bool> enable_thinking;
