@@ -28,6 +28,13 @@ public:
     virtual std::optional<SamplerSettings> device_rule() const { return std::nullopt; }
 };
 
+// One sequence's part of a batched forward pass: its new tokens and the logits it wants.
+struct BatchRow {
+    std::span<const int32_t> tokens;
+    Sequence* sequence = nullptr;
+    LogitRows rows = LogitRows::Last;
+};
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -37,6 +44,12 @@ public:
     // Throws ContextFullError, leaving the sequence as it was, when they do not fit.
     virtual std::vector<float> forward(std::span<const int32_t> tokens, Sequence& sequence,
                                        LogitRows rows) = 0;
+    // Runs every row's tokens after its own sequence, as forward() does for each, and returns
+    // each row's logits, row for row; no sequence may appear twice. Each row's numbers are
+    // exactly those forward() gives it alone. A row that does not fit its context is refused
+    // (ContextFullError) before any row runs. This version runs the rows one by one; the CPU
+    // backend reads the weights once for all of them.
+    virtual std::vector<std::vector<float>> forward_batch(std::span<const BatchRow> rows);
     // The prefill step sizes this backend has prepared, for the prefill planner.
     virtual std::vector<int> chunk_sizes() const { return {1, 8, 64}; }
     // How many prompt tokens the decode loop hands to one forward call: 0 for one planner step

@@ -132,7 +132,7 @@ size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& op
 size_t CpuBackend::allocated_working_bytes() const {
     size_t floats = 0;
     for (const auto* buffer : {&m_x, &m_normed, &m_query, &m_key, &m_value, &m_attended, &m_gate,
-                               &m_up, &m_projected, &m_weight_tile}) {
+                               &m_up, &m_projected, &m_head, &m_weight_tile}) {
         floats += buffer->size();
     }
     return floats * sizeof(float) + m_activations.size() +
@@ -161,37 +161,104 @@ std::unique_ptr<Sequence> CpuBackend::create_sequence(int capacity) {
     return make_sequence<uint16_t>(*this, m_model, step, capacity);
 }
 
-// A backend makes sequences of its one cache type, so the type tells which one it was given.
 std::vector<float> CpuBackend::forward(std::span<const int32_t> tokens, Sequence& sequence,
                                        LogitRows rows) {
-    if (m_kv_cache == KvCacheType::Q8_0) {
-        return forward_steps(
-            tokens, own_sequence<CacheSequence<kernels::BlockQ8_0>>(sequence, *this), rows);
-    }
-    return forward_steps(tokens, own_sequence<CacheSequence<uint16_t>>(sequence, *this), rows);
+    const BatchRow row{tokens, &sequence, rows};
+    return std::move(forward_batch(std::span(&row, 1)).front());
 }
 
+// A backend makes sequences of its one cache type, so the type tells which one it was given.
+std::vector<std::vector<float>> CpuBackend::forward_batch(std::span<const BatchRow> rows) {
+    if (m_kv_cache == KvCacheType::Q8_0) return forward_rows<kernels::BlockQ8_0>(rows);
+    return forward_rows<uint16_t>(rows);
+}
+
+// Each row's tokens go in the steps the prefill planner gives them alone; step i of every row
+// runs in one pass.
 template <typename Element>
-std::vector<float> CpuBackend::forward_steps(std::span<const int32_t> tokens,
-                                             CacheSequence<Element>& sequence, LogitRows rows) {
-    check_token_ids(m_config, tokens);
-    sequence.cache().reserve_positions(static_cast<int>(tokens.size()));
-    std::vector<float> logits;
-    const auto steps = plan_prefill(static_cast<int>(tokens.size()), 0, m_options.chunk_sizes);
-    for (size_t s = 0; s < steps.size(); ++s) {
-        const bool last_step = s + 1 == steps.size();
-        const LogitRows step_rows = last_step || rows == LogitRows::All ? rows : LogitRows::None;
-        forward_chunk(tokens.subspan(steps[s].start, steps[s].tokens), sequence, step_rows, logits);
+std::vector<std::vector<float>> CpuBackend::forward_rows(std::span<const BatchRow> rows) {
+    std::vector<CacheSequence<Element>*> sequences;
+    std::vector<std::vector<PrefillStep>> plans;
+    size_t rounds = 0;
+    // Every row is checked before any runs, so a refused batch changes nothing.
+    for (const auto& row : rows) {
+        auto* sequence = &own_sequence<CacheSequence<Element>>(*row.sequence, *this);
+        if (std::find(sequences.begin(), sequences.end(), sequence) != sequences.end())
+            throw std::invalid_argument("a batch holds the same sequence twice");
+        check_token_ids(m_config, row.tokens);
+        sequence->cache().reserve_positions(static_cast<int>(row.tokens.size()));
+        sequences.push_back(sequence);
+        plans.push_back(
+            plan_prefill(static_cast<int>(row.tokens.size()), 0, m_options.chunk_sizes));
+        rounds = std::max(rounds, plans.back().size());
+    }
+    std::vector<std::vector<float>> logits(rows.size());
+    std::vector<Segment<Element>> segments;
+    for (size_t round = 0; round < rounds; ++round) {
+        segments.clear();
+        for (size_t i = 0; i < rows.size(); ++i) {
+            if (round >= plans[i].size()) continue;
+            const PrefillStep& step = plans[i][round];
+            const bool last = round + 1 == plans[i].size();
+            segments.push_back(
+                {.tokens = rows[i].tokens.subspan(static_cast<size_t>(step.start),
+                                                  static_cast<size_t>(step.tokens)),
+                 .sequence = sequences[i],
+                 .rows = last || rows[i].rows == LogitRows::All ? rows[i].rows : LogitRows::None,
+                 .logits = &logits[i]});
+        }
+        forward_step(std::span(segments));
     }
     return logits;
 }
 
+bool CpuBackend::per_token_path(int tokens) const {
+    return tokens < m_options.blas_threshold &&
+           (m_gemm == nullptr || tokens < m_options.panel_threshold);
+}
+
+std::vector<CpuBackend::Pass> CpuBackend::plan_passes(std::span<const int> sizes,
+                                                      std::vector<size_t>& order) const {
+    order.resize(sizes.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_partition(order.begin(), order.end(),
+                          [&](size_t i) { return per_token_path(sizes[i]); });
+    std::vector<Pass> passes;
+    int first = 0;
+    for (size_t k = 0; k < order.size(); ++k) {
+        const int size = sizes[order[k]];
+        if (per_token_path(size) && !passes.empty() && per_token_path(passes.back().path_tokens)) {
+            Pass& shared = passes.back();
+            shared.count += size;
+            shared.path_tokens = std::max(shared.path_tokens, size);
+            shared.end = k + 1;
+        } else {
+            passes.push_back(
+                {.first = first, .count = size, .path_tokens = size, .begin = k, .end = k + 1});
+        }
+        first += size;
+    }
+    return passes;
+}
+
 template <typename Element>
-void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CacheSequence<Element>& sequence,
-                               LogitRows rows, std::vector<float>& logits) {
-    const int count = static_cast<int>(tokens.size());
-    if (count > sequence.cache().largest_step()) {
-        throw std::logic_error("a prefill step longer than the KV cache's rings allow");
+void CpuBackend::forward_step(std::span<Segment<Element>> segments) {
+    std::vector<int> sizes;
+    for (const auto& segment : segments) {
+        const int size = static_cast<int>(segment.tokens.size());
+        if (size > segment.sequence->cache().largest_step()) {
+            throw std::logic_error("a prefill step longer than the KV cache's rings allow");
+        }
+        sizes.push_back(size);
+    }
+    std::vector<size_t> order;
+    const auto passes = plan_passes(sizes, order);
+    std::vector<Segment<Element>> ordered;
+    int count = 0;
+    for (const size_t i : order) {
+        ordered.push_back(segments[i]);
+        ordered.back().first = count;
+        count += sizes[i];
     }
     const size_t dim = static_cast<size_t>(m_config.embedding_length);
     const auto& weights = m_model.weights();
@@ -208,28 +275,68 @@ void CpuBackend::forward_chunk(std::span<const int32_t> tokens, CacheSequence<El
     grow(m_up, static_cast<size_t>(m_config.feed_forward_length));
     grow(m_projected, dim);
 
-    for (int t = 0; t < count; ++t) {
-        float* x = &m_x[t * dim];
-        dequantize(weights.token_embedding.type, weights.token_embedding.row(tokens[t]), x, dim);
-        if (m_config.embedding_scale != 1.0f) {
-            for (size_t i = 0; i < dim; ++i) x[i] *= m_config.embedding_scale;
+    for (const auto& segment : ordered) {
+        for (size_t t = 0; t < segment.tokens.size(); ++t) {
+            float* x = &m_x[(segment.first + t) * dim];
+            dequantize(weights.token_embedding.type, weights.token_embedding.row(segment.tokens[t]),
+                       x, dim);
+            if (m_config.embedding_scale != 1.0f) {
+                for (size_t i = 0; i < dim; ++i) x[i] *= m_config.embedding_scale;
+            }
         }
     }
-    for (int layer = 0; layer < m_config.layer_count; ++layer) run_layer(layer, count, sequence);
-    sequence.cache().commit(count);
+    for (int layer = 0; layer < m_config.layer_count; ++layer) {
+        run_layer(layer, std::span<const Segment<Element>>(ordered), passes, count);
+    }
+    for (const auto& segment : ordered) {
+        segment.sequence->cache().commit(static_cast<int>(segment.tokens.size()));
+    }
+    run_head(std::span<const Segment<Element>>(ordered));
+}
 
-    // The LM head runs on the last row only, unless every row was asked for.
-    if (rows == LogitRows::None) return;
-    const int first = rows == LogitRows::All ? 0 : count - 1;
-    const int head_rows = count - first;
-    normalize(&m_x[first * dim], weights.output_norm, head_rows, m_normed.data());
+// The LM head runs on each segment's last row only, unless it asked for every row.
+template <typename Element>
+void CpuBackend::run_head(std::span<const Segment<Element>> segments) {
+    const size_t dim = static_cast<size_t>(m_config.embedding_length);
     const size_t vocab = static_cast<size_t>(m_config.vocab_size);
-    const size_t start = logits.size();
-    logits.resize(start + head_rows * vocab);
-    matmul(weights.output, m_normed.data(), head_rows, logits.data() + start);
-    if (m_config.final_softcap > 0.0f) {
-        for (size_t i = start; i < logits.size(); ++i) {
-            logits[i] = kernels::softcap_score(logits[i], m_config.final_softcap);
+    std::vector<const Segment<Element>*> heads;
+    std::vector<int> sizes;
+    for (const auto& segment : segments) {
+        if (segment.rows == LogitRows::None) continue;
+        heads.push_back(&segment);
+        sizes.push_back(segment.rows == LogitRows::All ? static_cast<int>(segment.tokens.size())
+                                                       : 1);
+    }
+    std::vector<size_t> order;
+    const auto passes = plan_passes(sizes, order);
+    int row = 0;  // gathered in pass order into m_normed, normalised on the way
+    for (const size_t i : order) {
+        const int from = heads[i]->first + static_cast<int>(heads[i]->tokens.size()) - sizes[i];
+        normalize(&m_x[from * dim], m_model.weights().output_norm, sizes[i], &m_normed[row * dim]);
+        row += sizes[i];
+    }
+    for (const Pass& pass : passes) {
+        // A pass of one segment writes straight into its logits; a shared one goes through
+        // m_head and is split after.
+        const bool single = pass.end - pass.begin == 1;
+        std::vector<float>& logits = single ? *heads[order[pass.begin]]->logits : m_head;
+        const size_t start = single ? logits.size() : 0;
+        if (logits.size() < start + pass.count * vocab) logits.resize(start + pass.count * vocab);
+        float* out = logits.data() + start;
+        matmul(m_model.weights().output, &m_normed[pass.first * dim], pass.count, pass.path_tokens,
+               out);
+        if (m_config.final_softcap > 0.0f) {
+            for (size_t i = 0; i < pass.count * vocab; ++i) {
+                out[i] = kernels::softcap_score(out[i], m_config.final_softcap);
+            }
+        }
+        if (single) continue;
+        const float* from = out;
+        for (size_t k = pass.begin; k < pass.end; ++k) {
+            const size_t values = static_cast<size_t>(sizes[order[k]]) * vocab;
+            std::vector<float>& own = *heads[order[k]]->logits;
+            own.insert(own.end(), from, from + values);
+            from += values;
         }
     }
 }
@@ -244,15 +351,17 @@ void CpuBackend::normalize(const float* in, const std::vector<float>& weight, in
     });
 }
 
-void CpuBackend::matmul(const WeightMatrix& w, const float* in, int count, float* out) {
-    matmul_group({{&w, out}}, in, count);
+void CpuBackend::matmul(const WeightMatrix& w, const float* in, int count, int path_tokens,
+                        float* out) {
+    matmul_group({{&w, out}}, in, count, path_tokens);
 }
 
-void CpuBackend::matmul_group(std::initializer_list<Product> products, const float* in, int count) {
+void CpuBackend::matmul_group(std::initializer_list<Product> products, const float* in, int count,
+                              int path_tokens) {
     Product panel[4], other[4];
     size_t panel_count = 0, other_count = 0;
     for (const auto& product : products) {
-        if (uses_panel(m_gemm, m_options, *product.weights, count)) {
+        if (uses_panel(m_gemm, m_options, *product.weights, path_tokens)) {
             panel[panel_count++] = product;
         } else {
             other[other_count++] = product;
@@ -260,7 +369,7 @@ void CpuBackend::matmul_group(std::initializer_list<Product> products, const flo
     }
     if (panel_count > 0) matmul_panel(std::span(panel, panel_count), in, count);
     if (other_count == 0) return;
-    if (count >= m_options.blas_threshold) {
+    if (path_tokens >= m_options.blas_threshold) {
         for (size_t p = 0; p < other_count; ++p) {
             matmul_blas(*other[p].weights, in, count, other[p].out);
         }
@@ -382,68 +491,95 @@ void CpuBackend::matmul_blas(const WeightMatrix& w, const float* in, int count, 
 }
 
 template <typename Element>
-void CpuBackend::run_layer(int layer, int count, CacheSequence<Element>& sequence) {
+void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments,
+                           std::span<const Pass> passes, int count) {
     const auto& w = m_model.weights().layers[layer];
     const size_t dim = static_cast<size_t>(m_config.embedding_length);
     const size_t kv_dim = static_cast<size_t>(m_config.kv_dim());
     const size_t query_dim = static_cast<size_t>(m_config.query_dim());
     const size_t ffn = static_cast<size_t>(m_config.feed_forward_length);
     const int head_dim = m_config.head_dim;
-    const Rope* rope = sequence.ropes().layer(layer);
     const float epsilon = m_config.rms_epsilon;
 
     normalize(m_x.data(), w.attention_norm, count, m_normed.data());
-    matmul_group({{&w.query, m_query.data()}, {&w.key, m_key.data()}, {&w.value, m_value.data()}},
-                 m_normed.data(), count);
+    for (const Pass& p : passes) {
+        matmul_group({{&w.query, &m_query[p.first * query_dim]},
+                      {&w.key, &m_key[p.first * kv_dim]},
+                      {&w.value, &m_value[p.first * kv_dim]}},
+                     &m_normed[p.first * dim], p.count, p.path_tokens);
+    }
     // Per token: biases, per-head norms, rotation (its angles computed once for all heads), the
-    // K/V write.
-    m_pool.parallel_for(static_cast<size_t>(count), 1, [&](size_t begin, size_t end) {
-        float cosines[kernels::kMaxAttentionHeadDim / 2], sines[kernels::kMaxAttentionHeadDim / 2];
-        for (size_t t = begin; t < end; ++t) {
-            const int position = sequence.size() + static_cast<int>(t);
-            float* query = &m_query[t * query_dim];
-            float* key = &m_key[t * kv_dim];
-            float* value = &m_value[t * kv_dim];
-            for (size_t i = 0; i < w.query_bias.size(); ++i) query[i] += w.query_bias[i];
-            for (size_t i = 0; i < w.key_bias.size(); ++i) key[i] += w.key_bias[i];
-            for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
-            if (m_config.query_key_norm) {
-                for (int h = 0; h < m_config.head_count; ++h) {
-                    rms_normalize(query + h * head_dim, w.query_norm, epsilon,
-                                  query + h * head_dim);
+    // K/V write into its own sequence's cache.
+    for (const auto& segment : segments) {
+        const Rope* rope = segment.sequence->ropes().layer(layer);
+        auto& cache = segment.sequence->cache();
+        const size_t first = static_cast<size_t>(segment.first);
+        m_pool.parallel_for(segment.tokens.size(), 1, [&](size_t begin, size_t end) {
+            float cosines[kernels::kMaxAttentionHeadDim / 2],
+                sines[kernels::kMaxAttentionHeadDim / 2];
+            for (size_t t = begin; t < end; ++t) {
+                const int position = cache.size() + static_cast<int>(t);
+                float* query = &m_query[(first + t) * query_dim];
+                float* key = &m_key[(first + t) * kv_dim];
+                float* value = &m_value[(first + t) * kv_dim];
+                for (size_t i = 0; i < w.query_bias.size(); ++i) query[i] += w.query_bias[i];
+                for (size_t i = 0; i < w.key_bias.size(); ++i) key[i] += w.key_bias[i];
+                for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
+                if (m_config.query_key_norm) {
+                    for (int h = 0; h < m_config.head_count; ++h) {
+                        rms_normalize(query + h * head_dim, w.query_norm, epsilon,
+                                      query + h * head_dim);
+                    }
+                    for (int h = 0; h < m_config.kv_head_count; ++h) {
+                        rms_normalize(key + h * head_dim, w.key_norm, epsilon, key + h * head_dim);
+                    }
                 }
-                for (int h = 0; h < m_config.kv_head_count; ++h) {
-                    rms_normalize(key + h * head_dim, w.key_norm, epsilon, key + h * head_dim);
+                if (rope != nullptr) {
+                    rope->angles(position, cosines, sines);
+                    for (int h = 0; h < m_config.head_count; ++h) {
+                        rope->rotate(query + h * head_dim, cosines, sines);
+                    }
+                    for (int h = 0; h < m_config.kv_head_count; ++h) {
+                        rope->rotate(key + h * head_dim, cosines, sines);
+                    }
                 }
+                write_values(key, cache.key(layer, position), kv_dim);
+                write_values(value, cache.value(layer, position), kv_dim);
             }
-            if (rope != nullptr) {
-                rope->angles(position, cosines, sines);
-                for (int h = 0; h < m_config.head_count; ++h) {
-                    rope->rotate(query + h * head_dim, cosines, sines);
-                }
-                for (int h = 0; h < m_config.kv_head_count; ++h) {
-                    rope->rotate(key + h * head_dim, cosines, sines);
-                }
-            }
-            write_values(key, sequence.cache().key(layer, position), kv_dim);
-            write_values(value, sequence.cache().value(layer, position), kv_dim);
-        }
-    });
-    const auto window = static_cast<size_t>(m_config.layers[static_cast<size_t>(layer)].window);
-    m_attention.run(m_pool, sequence.cache(), layer, window, static_cast<size_t>(sequence.size()),
-                    static_cast<size_t>(count), m_query.data(), m_attended.data());
-    matmul(w.attention_output, m_attended.data(), count, m_projected.data());
+        });
+        const auto window = static_cast<size_t>(m_config.layers[static_cast<size_t>(layer)].window);
+        m_attention.run(m_pool, cache, layer, window, static_cast<size_t>(cache.size()),
+                        segment.tokens.size(), &m_query[first * query_dim],
+                        &m_attended[first * query_dim]);
+    }
+    for (const Pass& p : passes) {
+        matmul(w.attention_output, &m_attended[p.first * query_dim], p.count, p.path_tokens,
+               &m_projected[p.first * dim]);
+    }
     if (m_config.post_norms) {
         normalize(m_projected.data(), w.post_attention_norm, count, m_projected.data());
     }
     for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
 
     normalize(m_x.data(), w.ffn_norm, count, m_normed.data());
-    matmul_group({{&w.gate, m_gate.data()}, {&w.up, m_up.data()}}, m_normed.data(), count);
-    m_pool.parallel_for(ffn * count, 4096, [&](size_t begin, size_t end) {
-        m_gate_activation(&m_gate[begin], &m_up[begin], end - begin);
+    for (const Pass& p : passes) {
+        matmul_group({{&w.gate, &m_gate[p.first * ffn]}, {&w.up, &m_up[p.first * ffn]}},
+                     &m_normed[p.first * dim], p.count, p.path_tokens);
+    }
+    // In blocks that start at fixed offsets of each token's row, so which elements the vector
+    // loop takes (and which its scalar tail) never depends on the other rows of the step.
+    constexpr size_t kBlock = 4096;
+    const size_t blocks = (ffn + kBlock - 1) / kBlock;
+    m_pool.parallel_for(blocks * count, 1, [&](size_t begin, size_t end) {
+        for (size_t item = begin; item < end; ++item) {
+            const size_t offset = (item / blocks) * ffn + (item % blocks) * kBlock;
+            const size_t size = std::min(kBlock, ffn - (item % blocks) * kBlock);
+            m_gate_activation(&m_gate[offset], &m_up[offset], size);
+        }
     });
-    matmul(w.down, m_gate.data(), count, m_projected.data());
+    for (const Pass& p : passes) {
+        matmul(w.down, &m_gate[p.first * ffn], p.count, p.path_tokens, &m_projected[p.first * dim]);
+    }
     if (m_config.post_norms) {
         normalize(m_projected.data(), w.post_ffn_norm, count, m_projected.data());
     }

@@ -44,6 +44,10 @@ public:
     std::unique_ptr<Sequence> create_sequence(int capacity) override;
     std::vector<float> forward(std::span<const int32_t> tokens, Sequence& sequence,
                                LogitRows rows) override;
+    // One pass over the layers for every row's next prefill step together: each weight matrix
+    // is read once per step for all rows (per-token rows share one product, larger prompt steps
+    // get their own, as alone); attention runs per row over its own cache.
+    std::vector<std::vector<float>> forward_batch(std::span<const BatchRow> rows) override;
     std::vector<int> chunk_sizes() const override { return m_options.chunk_sizes; }
     int threads() const { return m_pool.size(); }
     // The type this backend's caches have (F16 where the model cannot use the one asked for).
@@ -63,23 +67,51 @@ public:
     size_t allocated_working_bytes() const;
 
 private:
+    // One sequence's tokens inside a step: rows [first, first + tokens.size()) of the scratch.
     template <typename Element>
-    std::vector<float> forward_steps(std::span<const int32_t> tokens,
-                                     CacheSequence<Element>& sequence, LogitRows rows);
+    struct Segment {
+        std::span<const int32_t> tokens;
+        CacheSequence<Element>* sequence = nullptr;
+        LogitRows rows = LogitRows::None;
+        std::vector<float>* logits = nullptr;
+        int first = 0;
+    };
+    // Scratch rows whose products run together. Each pass takes the path (integer dots, panel,
+    // BLAS) that `path_tokens` tokens take, which is what each of its segments would take
+    // alone: a row's numbers never depend on the rows beside it.
+    struct Pass {
+        int first = 0;
+        int count = 0;
+        int path_tokens = 0;
+        size_t begin = 0, end = 0;  // the segments it covers, as indices into the planned order
+    };
+
     template <typename Element>
-    void forward_chunk(std::span<const int32_t> tokens, CacheSequence<Element>& sequence,
-                       LogitRows rows, std::vector<float>& logits);
+    std::vector<std::vector<float>> forward_rows(std::span<const BatchRow> rows);
     template <typename Element>
-    void run_layer(int layer, int count, CacheSequence<Element>& sequence);
-    // out[t * w.rows + r] = W[r] . in[t * w.columns ...] for t < count.
-    void matmul(const WeightMatrix& w, const float* in, int count, float* out);
+    void forward_step(std::span<Segment<Element>> segments);
+    template <typename Element>
+    void run_layer(int layer, std::span<const Segment<Element>> segments,
+                   std::span<const Pass> passes, int count);
+    template <typename Element>
+    void run_head(std::span<const Segment<Element>> segments);
+    // Whether `tokens` tokens alone take the per-token integer dot path, which gives every
+    // token the same numbers however many run together.
+    bool per_token_path(int tokens) const;
+    // Orders segments of `sizes` tokens (their indices into `order`) with the per-token ones
+    // first and returns the passes over them: one for all per-token segments, one for each other.
+    std::vector<Pass> plan_passes(std::span<const int> sizes, std::vector<size_t>& order) const;
+    // out[t * w.rows + r] = W[r] . in[t * w.columns ...] for t < count, on the path
+    // `path_tokens` tokens take.
+    void matmul(const WeightMatrix& w, const float* in, int count, int path_tokens, float* out);
     // Several products of the same input (q/k/v, gate/up) as one pass over their rows: one
     // dispatch to the pool and one quantisation of the input per activation format.
     struct Product {
         const WeightMatrix* weights;
         float* out;
     };
-    void matmul_group(std::initializer_list<Product> products, const float* in, int count);
+    void matmul_group(std::initializer_list<Product> products, const float* in, int count,
+                      int path_tokens);
     void matmul_dots(std::span<const Product> products, const float* in, int count);
     void matmul_panel(std::span<const Product> products, const float* in, int count);
     void matmul_blas(const WeightMatrix& w, const float* in, int count, float* out);
@@ -97,7 +129,7 @@ private:
     CpuAttention m_attention;
     // Scratch, sized for the largest chunk once and reused: no allocation per token.
     std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_gate, m_up,
-        m_projected;
+        m_projected, m_head;
     std::vector<std::byte> m_activations;
     std::vector<kernels::PanelBlock> m_panel;
     std::vector<float> m_weight_tile;
