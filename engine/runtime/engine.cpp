@@ -170,11 +170,28 @@ GenerationRequest Engine::chat_generation_request(const ChatRequest& chat,
         const bool system = !chat.messages.empty() && chat.messages.front().role == "system";
         request.keep_tokens = system && request.turn_starts.size() > 1 ? request.turn_starts[1] : 1;
     }
+    apply_options(chat, settings, request);
+    return request;
+}
+
+GenerationRequest Engine::text_generation_request(std::string_view text, const ChatRequest& options,
+                                                  const DecodeSettings& settings) {
+    require_model();
+    GenerationRequest request;
+    request.prompt = m_tokenizer->encode(text, {.add_special = true, .parse_special = false});
+    apply_options(options, settings, request);
+    return request;
+}
+
+void Engine::apply_options(const ChatRequest& chat, const DecodeSettings& settings,
+                           GenerationRequest& request) {
     request.overflow = chat.overflow;
     request.max_tokens = chat.max_tokens;
     request.sampler = chat.sampler;
     if (chat.fresh_seed) request.sampler.seed = std::random_device{}();
-    if (chat.json_mode) {
+    if (chat.json_schema) {
+        request.grammar = std::make_shared<const JsonGrammar>(JsonSchema::parse(*chat.json_schema));
+    } else if (chat.json_mode) {
         if (!m_json_object)
             m_json_object = std::make_shared<const JsonGrammar>(JsonSchema::any_object());
         request.grammar = m_json_object;
@@ -182,7 +199,6 @@ GenerationRequest Engine::chat_generation_request(const ChatRequest& chat,
     request.stop_strings = chat.stop_strings;
     request.speculative = settings.speculative;
     request.handoff.chunk_tokens = settings.chunk_tokens;
-    return request;
 }
 
 GenerationResult Engine::chat(const ChatRequest& chat, const DecodeSettings& settings,

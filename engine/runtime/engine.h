@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "engine/compute/backend.h"
 #include "engine/generation/generation_request.h"
@@ -99,6 +100,10 @@ public:
     // The prompt behind a chat request, with the overflow frame (turn starts, kept start).
     GenerationRequest chat_generation_request(const ChatRequest& request,
                                               const DecodeSettings& settings, int context_length);
+    // A raw text prompt (a document to continue, no chat template), with `options`' settings
+    // (its messages are not read).
+    GenerationRequest text_generation_request(std::string_view text, const ChatRequest& options,
+                                              const DecodeSettings& settings);
 
     SpeedMeasurement measure_speed(int prompt_tokens, int generated_tokens,
                                    const SpeedControl& control = {});
@@ -111,6 +116,10 @@ public:
 
 private:
     void require_model() const;
+    // The settings every request takes from its ChatRequest: limits, sampler, JSON mode or
+    // schema (throws SchemaError), stop strings, hand-off.
+    void apply_options(const ChatRequest& chat, const DecodeSettings& settings,
+                       GenerationRequest& request);
     BackendSelection select_backend(const Model& model, const LoadControl& control);
     void install(BackendSelection selection);
     void fall_back_to_cpu(const Notice& notice);
