@@ -79,7 +79,10 @@ void StepBatcher::run() {
         if (m_stopping && m_pending.empty()) return;
         auto step = take_step();
         lock.unlock();
-        execute(step);
+        {
+            const std::lock_guard running(m_step_mutex);
+            execute(step);
+        }
         lock.lock();
         ++m_steps;
         for (Call* call : step) call->done = true;

@@ -33,6 +33,8 @@ public:
     std::vector<float> forward(std::span<const int32_t> tokens, Sequence& sequence, LogitRows rows);
 
     uint64_t steps() const;
+    // Held while a row changes its sequence outside a step: no step runs meanwhile.
+    std::unique_lock<std::mutex> between_steps() { return std::unique_lock(m_step_mutex); }
 
 private:
     struct Call {
@@ -48,6 +50,7 @@ private:
 
     Backend& m_backend;
     int m_step_tokens;
+    std::mutex m_step_mutex;  // held by a running step
     mutable std::mutex m_mutex;
     std::condition_variable m_asked;  // the step thread waits here
     std::condition_variable m_ran;    // rows wait here for their call to be done

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine/compute/kv_cache.h"
+#include "engine/compute/vulkan/device_info.h"
 #include "engine/grammar/json_schema.h"
 #include "engine/text/jinja/json.h"
 #include "tests/support/fixture_check.h"
@@ -20,12 +21,16 @@ namespace {
 
 using namespace std::chrono_literals;
 
-std::unique_ptr<Engine> cpu_engine(const std::filesystem::path& model) {
+std::unique_ptr<Engine> engine_on(const std::filesystem::path& model, BackendPreference backend) {
     auto engine = std::make_unique<Engine>(
         EngineOptions{.backends = {.self_test_model = test::model_path("stories260K.gguf")},
-                      .backend = {.kind = BackendPreference::Kind::Cpu, .threads = 2}});
+                      .backend = std::move(backend)});
     engine->load(model);
     return engine;
+}
+
+std::unique_ptr<Engine> cpu_engine(const std::filesystem::path& model) {
+    return engine_on(model, {.kind = BackendPreference::Kind::Cpu, .threads = 2});
 }
 
 CompletionRequest completion(const std::string& text, int max_tokens, float temperature = 0.0f,
@@ -116,6 +121,30 @@ TEST(BatchScheduler, ASeededSampledAnswerIsTheSameWhateverRunsBesideIt) {
     auto neighbours = busy_neighbours(scheduler);
     EXPECT_EQ(finish(*scheduler.submit(target)).tokens, alone);
     for (auto& stream : neighbours) finish(*stream);
+}
+
+// A GPU backend runs a step's rows one after another (correct, not yet batched): the answer is
+// still the one it gets alone, and rows changing their caches between steps do not race the
+// device.
+TEST(BatchScheduler, OnAVulkanDeviceAnAnswerBesideBusyRowsEqualsItsAnswerAlone) {
+    const auto devices = vulkan::list_devices();
+    ASSERT_FALSE(devices.empty()) << "no Vulkan device (lavapipe is expected everywhere)";
+    const BackendPreference vulkan{.kind = BackendPreference::Kind::Vulkan,
+                                   .device = devices[0].index};
+    const auto target = completion("Once upon a time", 24);
+    auto engine = engine_on(test::model_path("stories260K.gguf"), vulkan);
+    ASSERT_TRUE(engine->backend_report().on_device);
+    std::vector<int32_t> alone;
+    {
+        BatchScheduler scheduler(*engine, {.rows = 3});
+        alone = finish(*scheduler.submit(target)).tokens;
+    }
+    BatchScheduler scheduler(*engine, {.rows = 3});
+    auto first = scheduler.submit(completion("The cat", 32, 0.9f, 7));
+    auto second = scheduler.submit(completion("A dog and a bird", 32));
+    EXPECT_EQ(finish(*scheduler.submit(target)).tokens, alone);
+    finish(*first);
+    finish(*second);
 }
 
 TEST(BatchScheduler, ACancelledAnswerFreesItsRowWithinAStep) {
