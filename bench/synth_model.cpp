@@ -5,7 +5,9 @@
 //     TYPE:  F16 | Q8_0 | Q4_0 | Q4_K_M
 //     --layers N: fewer (or more) blocks than the shape has, for tests
 //     --vocab: the byte-level BPE vocabulary qwen3-0.6b copies (default: ggml-vocab-qwen2.gguf
-//              under $HEARTH_SHARED_DIR/fixtures/tokenizer, else the configured shared folder)
+//              under $HEARTH_SHARED_DIR/fixtures/tokenizer, else the configured shared folder);
+//              named, it is copied into shapes that have none too (any vocabulary-only GGUF of
+//              at most the shape's size)
 #include <fmt/format.h>
 
 #include <cstdlib>
@@ -70,7 +72,7 @@ void write_vocabulary(const SynthShape& shape, const std::filesystem::path& bpe_
     switch (shape.vocabulary) {
         case VocabularySource::None:
             return;
-        case VocabularySource::Qwen2Bpe:
+        case VocabularySource::Copied:
             copy_vocabulary(bpe_vocabulary, shape.vocab, writer);
             return;
         case VocabularySource::SyntheticSpm:
@@ -99,6 +101,7 @@ struct Options {
     std::string shape_name, mix_name, out;
     std::optional<int> layers;
     std::filesystem::path vocabulary = default_bpe_vocabulary();
+    bool vocabulary_named = false;  // --vocab given: shapes without a vocabulary get it too
 };
 
 std::optional<Options> parse(int argc, char** argv) {
@@ -111,6 +114,7 @@ std::optional<Options> parse(int argc, char** argv) {
             if (*options.layers < 1) return std::nullopt;
         } else if (flag == "--vocab") {
             options.vocabulary = argv[i + 1];
+            options.vocabulary_named = true;
         } else {
             return std::nullopt;
         }
@@ -133,6 +137,10 @@ int main(int argc, char** argv) {
     }
     SynthShape shape = *found;
     if (options->layers) shape.layers = *options->layers;
+    // A named vocabulary of the shape's size (llama-spm for TinyLlama, starcoder for SmolLM)
+    // makes a file servers can tokenize text for, not only token ids.
+    if (options->vocabulary_named && shape.vocabulary == VocabularySource::None)
+        shape.vocabulary = VocabularySource::Copied;
     try {
         GgufWriter writer;
         writer.set("general.architecture", GgufValue(shape.architecture));

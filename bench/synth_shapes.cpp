@@ -43,7 +43,7 @@ const std::array<std::pair<std::string_view, SynthShape>, 4> kShapes{{
       .rms_epsilon = 1e-6f,
       .tied_output = true,
       .query_key_norm = true,
-      .vocabulary = VocabularySource::Qwen2Bpe}},
+      .vocabulary = VocabularySource::Copied}},
     {"gemma3-1b",
      {.architecture = "gemma3",
       .layers = 26,

@@ -13,7 +13,7 @@ namespace hearth::bench {
 // benchmarks need none, so the Llama shapes (compared through make_synth.py's files) carry none.
 enum class VocabularySource {
     None,
-    Qwen2Bpe,      // the Qwen2 byte-level BPE vocabulary, copied (Qwen3 uses the same one)
+    Copied,        // copied from a vocabulary-only GGUF: Qwen2's BPE (Qwen3 uses it) unless named
     SyntheticSpm,  // a generated SentencePiece vocabulary in Gemma's layout
 };
 
