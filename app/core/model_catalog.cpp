@@ -5,28 +5,9 @@
 
 #include <set>
 
+#include "app/gguf_files.h"
+
 namespace hearth::core {
-namespace {
-
-constexpr int kMaxDepth = 8;  // deep enough for the Hugging Face cache's snapshots
-
-void find_gguf(const std::filesystem::path& folder, std::vector<std::filesystem::path>& found) {
-    std::error_code error;
-    auto options = std::filesystem::directory_options::skip_permission_denied;
-    for (auto it = std::filesystem::recursive_directory_iterator(folder, options, error);
-         !error && it != std::filesystem::recursive_directory_iterator(); it.increment(error)) {
-        if (it.depth() > kMaxDepth) {
-            it.disable_recursion_pending();
-            continue;
-        }
-        const auto& path = it->path();
-        if (path.extension() == ".gguf" && std::filesystem::is_regular_file(path, error)) {
-            found.push_back(path);
-        }
-    }
-}
-
-}  // namespace
 
 std::vector<std::filesystem::path> model_folders(const QStringList& user_folders) {
     const std::filesystem::path home = QDir::homePath().toStdString();
@@ -54,7 +35,7 @@ std::vector<ModelEntry> scan_models(const std::vector<std::filesystem::path>& fo
                                     const std::filesystem::path& bundled) {
     std::vector<std::filesystem::path> files;
     if (!bundled.empty()) files.push_back(bundled);
-    for (const auto& folder : folders) find_gguf(folder, files);
+    for (const auto& folder : folders) find_gguf_files(folder, files);
     std::vector<ModelEntry> entries;
     std::set<std::filesystem::path> seen;
     for (const auto& file : files) {
