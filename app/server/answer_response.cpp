@@ -40,11 +40,11 @@ GenerationResult whole_answer(RequestStream& stream, Event event) {
 class StreamWriter final {
 public:
     StreamWriter(std::shared_ptr<RequestStream> stream, StreamFrames frames, Event first,
-                 OpenStreams& open_streams)
+                 std::shared_ptr<const void> held)
         : m_stream(std::move(stream)),
           m_frames(std::move(frames)),
           m_pending(std::move(first)),
-          m_token(open_streams) {}
+          m_held(std::move(held)) {}
 
     // Writes what has come in since the last call. False ends the response unfinished (the
     // client is gone); nothing may escape, since httplib calls this outside its handlers' guard.
@@ -100,34 +100,35 @@ private:
 
     std::shared_ptr<RequestStream> m_stream;
     StreamFrames m_frames;
-    std::optional<Event> m_pending;  // the first event, read before the headers went out
-    OpenStreams::Token m_token;
+    std::optional<Event> m_pending;      // the first event, read before the headers went out
+    std::shared_ptr<const void> m_held;  // counts this answer as open while it is written
     bool m_opened = false;
     bool m_finished = false;
 };
 
 }  // namespace
 
-OpenStreams::Token::Token(OpenStreams& owner) : m_owner(owner) {
-    std::lock_guard lock(m_owner.m_mutex);
-    ++m_owner.m_open;
-}
-
-OpenStreams::Token::~Token() {
+std::shared_ptr<const void> OpenAnswers::hold() {
     {
-        std::lock_guard lock(m_owner.m_mutex);
-        --m_owner.m_open;
+        std::lock_guard lock(m_mutex);
+        ++m_open;
     }
-    m_owner.m_changed.notify_all();
+    return std::shared_ptr<const void>(nullptr, [this](const void*) {
+        {
+            std::lock_guard lock(m_mutex);
+            --m_open;
+        }
+        m_changed.notify_all();
+    });
 }
 
-bool OpenStreams::wait_until_none(std::chrono::milliseconds timeout) {
+bool OpenAnswers::wait_until_none(std::chrono::milliseconds timeout) {
     std::unique_lock lock(m_mutex);
     return m_changed.wait_for(lock, timeout, [this] { return m_open == 0; });
 }
 
 void respond(const std::shared_ptr<RequestStream>& stream, const ResponseIdentity& identity,
-             bool stream_response, bool include_usage, OpenStreams& open_streams,
+             bool stream_response, bool include_usage, std::shared_ptr<const void> held,
              httplib::Response& response) {
     Event first = next_event(*stream);
     rethrow_failure(first);
@@ -142,7 +143,7 @@ void respond(const std::shared_ptr<RequestStream>& stream, const ResponseIdentit
         return;
     }
     auto writer = std::make_shared<StreamWriter>(stream, StreamFrames(identity, include_usage),
-                                                 std::move(first), open_streams);
+                                                 std::move(first), std::move(held));
     response.set_header("Cache-Control", "no-cache");
     response.set_header("X-Accel-Buffering", "no");  // a reverse proxy must not hold chunks back
     response.set_chunked_content_provider(

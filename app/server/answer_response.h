@@ -19,21 +19,12 @@ struct Response;
 
 namespace hearth::server {
 
-// How many streamed answers are still being written, so stopping can let them finish.
-class OpenStreams final {
+// The answers still being written, so stopping can let each write its end before the sockets
+// close: a request is held from before it is queued until its response is gone.
+class OpenAnswers final {
 public:
-    // Held by a stream while it is written; counts it until destroyed.
-    class Token final {
-    public:
-        explicit Token(OpenStreams& owner);
-        ~Token();
-        Token(const Token&) = delete;
-        Token& operator=(const Token&) = delete;
-
-    private:
-        OpenStreams& m_owner;
-    };
-
+    // Counts one answer until the returned holder (and every copy) is gone.
+    std::shared_ptr<const void> hold();
     // True when none is open, waiting up to `timeout` for the last to end.
     bool wait_until_none(std::chrono::milliseconds timeout);
 
@@ -46,8 +37,9 @@ private:
 // Waits for the stream's first event and fills `response`: an exception as the first event is
 // rethrown (the caller's error mapping answers it); otherwise 200 with the JSON body, or with a
 // chunked SSE body written as the events arrive.
+// `held` (from OpenAnswers::hold) is kept until the streamed body is written.
 void respond(const std::shared_ptr<RequestStream>& stream, const ResponseIdentity& identity,
-             bool stream_response, bool include_usage, OpenStreams& open_streams,
+             bool stream_response, bool include_usage, std::shared_ptr<const void> held,
              httplib::Response& response);
 
 }  // namespace hearth::server

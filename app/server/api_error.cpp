@@ -31,10 +31,10 @@ ApiError busy_error(const SchedulerBusyError& busy) {
 ApiError context_error(const ContextFullError& full) {
     const auto& facts = full.facts();
     return ApiError::invalid_request(
-        fmt::format("the prompt needs {} tokens but the context holds {}; shorten the "
-                    "conversation or lower max_tokens",
+        fmt::format("the prompt needs {} tokens but the context holds {}: shorten the "
+                    "conversation",
                     facts.needed, facts.capacity),
-        "messages", "context_length_exceeded");
+        std::nullopt, "context_length_exceeded");
 }
 
 }  // namespace

@@ -29,7 +29,7 @@ using Clock = std::chrono::steady_clock;
 // Connections beside every row's and every queued request's: /health, /metrics, /v1/models and
 // idle keep-alive connections, which httplib holds a thread for while they last.
 constexpr size_t kSpareThreads = 16;
-// After the scheduler stops, streamed answers get this long to write their last chunk.
+// After the scheduler stops, answers get this long to write their end (a last chunk, a 503).
 constexpr std::chrono::seconds kStopGrace{10};
 
 // Every path the server answers and the one method it answers it with (HEAD goes with GET).
@@ -105,7 +105,7 @@ struct ApiServer::State {
     ServedModel served;
     RequestLimits limits;
     httplib::Server http;
-    OpenStreams open_streams;
+    OpenAnswers open_answers;
     std::thread listener;
     std::atomic<bool> listening_ended{false};
     int port = 0;
@@ -239,15 +239,17 @@ void ApiServer::State::chat_completions(const httplib::Request& request,
                                         httplib::Response& response) {
     const ChatCompletionCall call = parse_chat_completion(request.body, limits);
     require_model(call.mode.model);
+    auto held = open_answers.hold();
     respond(scheduler.submit(call.request), identity(Endpoint::ChatCompletions), call.mode.stream,
-            call.mode.include_usage, open_streams, response);
+            call.mode.include_usage, std::move(held), response);
 }
 
 void ApiServer::State::completions(const httplib::Request& request, httplib::Response& response) {
     const TextCompletionCall call = parse_text_completion(request.body, limits);
     require_model(call.mode.model);
+    auto held = open_answers.hold();
     respond(scheduler.submit(call.request), identity(Endpoint::Completions), call.mode.stream,
-            call.mode.include_usage, open_streams, response);
+            call.mode.include_usage, std::move(held), response);
 }
 
 void ApiServer::State::unrouted(const httplib::Request& request, httplib::Response& response) {
@@ -325,8 +327,8 @@ void ApiServer::stop() {
     state.stopped = true;
     state.scheduler.stop();
     if (!state.listener.joinable()) return;
-    if (!state.open_streams.wait_until_none(kStopGrace)) {
-        spdlog::warn("stopping with streamed answers still being written");
+    if (!state.open_answers.wait_until_none(kStopGrace)) {
+        spdlog::warn("stopping with answers still being written");
     }
     state.http.stop();
     state.listener.join();
