@@ -11,22 +11,32 @@ cd "$(dirname "$0")/.."
 packages=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev libgl-dev libqt6sql6-sqlite
-    libspdlog-dev libsentencepiece-dev libicu-dev libopenblas-dev libgtest-dev
+    libspdlog-dev libsentencepiece-dev libicu-dev libopenblas-dev libgtest-dev libcpp-httplib-dev
     libvulkan-dev glslang-tools mesa-vulkan-drivers
     fonts-dejavu-core
     clang libclang-rt-14-dev libfuzzer-14-dev
 )
+# What only the tests run, as command:package, installed when the command is missing: a Node.js
+# from elsewhere (NodeSource's has npm inside) must not get Debian's npm beside it.
+test_tools=(curl:curl node:nodejs npm:npm)
+# The Node packages the OpenAI client test uses, pinned by its package-lock.json.
+node_test_dir=tests/app/server/openai_client
 # Seconds each fuzz target runs in `test` (two at a time on two cores; 8 targets, about a
 # minute, to keep CI inside its time budget); the long campaigns run
 # tests/fuzz/run_fuzzers.sh by hand.
 fuzz_seconds=15
 jobs=$(nproc)
 
+# Installs the Debian packages that are missing, and for each command:package argument the
+# package when the command is missing.
 install_missing() {
-    local missing=() package
+    local missing=() package tool
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" ||
             missing+=("$package")
+    done
+    for tool in "$@"; do
+        command -v "${tool%%:*}" >/dev/null || missing+=("${tool#*:}")
     done
     [ ${#missing[@]} -eq 0 ] && return
     echo "hearth: installing ${missing[*]}"
@@ -34,6 +44,16 @@ install_missing() {
     [ "$(id -u)" -eq 0 ] || sudo=sudo
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}
+
+# npm ci, again only when package-lock.json changed since the last install.
+install_node_packages() {
+    local stamp
+    stamp=$(sha256sum "$node_test_dir/package-lock.json" | cut -d' ' -f1)
+    [ "$(cat "$node_test_dir/node_modules/.hearth-lock" 2>/dev/null)" = "$stamp" ] && return
+    echo "hearth: installing the OpenAI client test's Node packages (npm ci)"
+    (cd "$node_test_dir" && npm ci --no-audit --no-fund)
+    echo "$stamp" >"$node_test_dir/node_modules/.hearth-lock"
 }
 
 build() {
@@ -60,7 +80,8 @@ case "${1:-}" in
         exec build-release/app/hearth-cli -p "Once upon a time" -n 128
         ;;
     test)
-        install_missing
+        install_missing "${test_tools[@]}"
+        install_node_packages
         build build -DCMAKE_BUILD_TYPE=RelWithDebInfo
         run_tests build
         # The same suite under the sanitizers; the GUI adds nothing the engine tests do not cover.
