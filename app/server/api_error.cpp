@@ -96,7 +96,8 @@ ApiError to_api_error(const std::exception_ptr& error) {
 ApiError status_error(int status) {
     switch (status) {
         case 400:
-            return ApiError::invalid_request("the HTTP request is malformed");
+            return ApiError::invalid_request(
+                "the HTTP request is malformed, or its request line and headers are too long");
         case 401:
             return ApiError(401, "invalid_request_error", "missing or wrong API key", std::nullopt,
                             "invalid_api_key");

@@ -18,6 +18,7 @@
 #include "app/server/api_error.h"
 #include "app/server/api_request.h"
 #include "app/server/bearer_auth.h"
+#include "app/server/bounded_http_server.h"
 #include "app/server/metrics_text.h"
 #include "app/server/served_model.h"
 
@@ -78,6 +79,7 @@ struct ApiServer::State {
           served(served_model(scheduler.model_info())),
           limits{.context_length = scheduler.context_length(),
                  .max_messages = options.max_messages},
+          http(options.max_head_bytes),
           id_salt(random_salt()) {}
 
     void configure();
@@ -104,7 +106,7 @@ struct ApiServer::State {
     ApiServerOptions options;
     ServedModel served;
     RequestLimits limits;
-    httplib::Server http;
+    BoundedHttpServer http;
     OpenAnswers open_answers;
     std::thread listener;
     std::atomic<bool> listening_ended{false};

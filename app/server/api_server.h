@@ -20,9 +20,10 @@ struct ApiServerOptions {
     int port = 8080;  // 0: any free port (see ApiServer::port)
     // Set: every request must carry "Authorization: Bearer KEY", or it gets 401 and nothing else.
     std::optional<std::string> api_key;
-    size_t max_body_bytes = size_t{8} << 20;  // larger bodies get 413
-    size_t max_messages = 1024;               // per chat request
-    std::filesystem::path catalog_folder;     // its .gguf files are listed by /v1/models
+    size_t max_body_bytes = size_t{8} << 20;   // larger bodies get 413
+    size_t max_head_bytes = size_t{32} << 10;  // request line and headers; more get 400
+    size_t max_messages = 1024;                // per chat request
+    std::filesystem::path catalog_folder;      // its .gguf files are listed by /v1/models
 };
 
 class ApiServer final {

@@ -344,6 +344,24 @@ TEST_F(ApiServerTest, ABodyOverTheLimitIs413) {
     EXPECT_EQ(client().Get("/health")->status, 200);
 }
 
+TEST_F(ApiServerTest, HeadersPastTheLimitAreRefused) {
+    start();
+    httplib::Headers many;  // 100 KiB of headers, each line short enough for httplib alone
+    for (int i = 0; i < 100; ++i)
+        many.emplace("X-Filler-" + std::to_string(i), std::string(1000, 'x'));
+    const auto refused = client().Get("/health", many);
+    // A 400, or the connection closed while the client was still sending: never served.
+    if (refused) {
+        EXPECT_EQ(refused->status, 400) << refused->body;
+    } else {
+        EXPECT_NE(refused.error(), httplib::Error::Success);
+    }
+    httplib::Headers few;
+    for (int i = 0; i < 20; ++i)
+        few.emplace("X-Filler-" + std::to_string(i), std::string(1000, 'x'));
+    EXPECT_EQ(client().Get("/health", few)->status, 200);  // 20 KiB is within the limit
+}
+
 TEST_F(ApiServerTest, WithAKeyEveryRequestNeedsIt) {
     start({.rows = 1, .context_length = kContext}, {.api_key = "sk-hearth-test"});
     const httplib::Headers right{{"Authorization", "Bearer sk-hearth-test"}};

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The raw SSE framing as curl reads it: hearth-server on a free port, one streamed chat answer
 # read with curl -N, its bytes compared with OpenAI's framing line by line (only the id and the
-# time vary), then SIGTERM must end the server with exit status 0.
+# time vary), then SIGTERM must end the server with exit status 0. The CPU backend: the
+# sanitizer build checks the server for leaks, and Mesa's Vulkan driver leaks a little of its own.
 #   curl_sse_test.sh HEARTH_SERVER MODEL.gguf
 set -euo pipefail
 server=$1
@@ -16,7 +17,7 @@ command -v curl > /dev/null || fail "curl is missing: apt-get install curl (pack
 work=$(mktemp -d)
 log=$work/server.log
 trap 'kill "$pid" 2> /dev/null || true; rm -rf "$work"' EXIT
-"$server" -m "$model" --port 0 --ctx 256 --rows 2 -t 2 2> "$log" &
+"$server" -m "$model" --backend cpu --port 0 --ctx 256 --rows 2 -t 2 2> "$log" &
 pid=$!
 port=""
 for _ in $(seq 600); do  # up to a minute for the model to load
