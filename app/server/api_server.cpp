@@ -307,6 +307,7 @@ void ApiServer::start() {
                         errno ? std::string(": ") + std::strerror(errno) : std::string()));
     }
     state.port = port;
+    state.http.widen_backlog();
     state.listening_ended = false;
     state.listener = std::thread([&state] {
         state.http.listen_after_bind();

@@ -154,6 +154,12 @@ private:
 
 }  // namespace
 
+void BoundedHttpServer::widen_backlog() {
+    // listen() again on a listening socket only changes its backlog; SOMAXCONN is capped by the
+    // system's net.core.somaxconn.
+    if (svr_sock_ != INVALID_SOCKET) ::listen(svr_sock_, SOMAXCONN);
+}
+
 bool BoundedHttpServer::process_and_close_socket(socket_t socket) {
     BoundedSocketStream stream(socket, m_max_head_bytes,
                                milliseconds(read_timeout_sec_, read_timeout_usec_),
