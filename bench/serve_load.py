@@ -22,8 +22,10 @@ import urllib.parse
 def stream_completion(url, api_key, prompt, tokens, start, out):
     parts = urllib.parse.urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
+    # No "model": each server answers with the one it loaded (hearth-server refuses a name that
+    # is not its model's with 404; llama-server ignores the field).
     body = json.dumps({
-        "model": "default", "prompt": prompt, "max_tokens": tokens, "temperature": 0,
+        "prompt": prompt, "max_tokens": tokens, "temperature": 0,
         "stream": True, "stream_options": {"include_usage": True},
     })
     headers = {"Content-Type": "application/json"}
