@@ -99,6 +99,8 @@ struct ApiServer::State {
     void completions(const httplib::Request& request, httplib::Response& response);
     void unrouted(const httplib::Request& request, httplib::Response& response);
 
+    template <typename Call>
+    void answer(const Call& call, Endpoint endpoint, httplib::Response& response);
     void require_model(const std::optional<std::string>& requested) const;
     ResponseIdentity identity(Endpoint endpoint);
 
@@ -237,21 +239,23 @@ void ApiServer::State::model(const httplib::Request& request, httplib::Response&
     response.set_content(model_body(served), "application/json");
 }
 
-void ApiServer::State::chat_completions(const httplib::Request& request,
-                                        httplib::Response& response) {
-    const ChatCompletionCall call = parse_chat_completion(request.body, limits);
+// Both endpoints: the model checked, the request queued and its answer written. The answer is
+// held open from before it is queued, so stop() waits for it to be written.
+template <typename Call>
+void ApiServer::State::answer(const Call& call, Endpoint endpoint, httplib::Response& response) {
     require_model(call.mode.model);
     auto held = open_answers.hold();
-    respond(scheduler.submit(call.request), identity(Endpoint::ChatCompletions), call.mode.stream,
+    respond(scheduler.submit(call.request), identity(endpoint), call.mode.stream,
             call.mode.include_usage, std::move(held), response);
 }
 
+void ApiServer::State::chat_completions(const httplib::Request& request,
+                                        httplib::Response& response) {
+    answer(parse_chat_completion(request.body, limits), Endpoint::ChatCompletions, response);
+}
+
 void ApiServer::State::completions(const httplib::Request& request, httplib::Response& response) {
-    const TextCompletionCall call = parse_text_completion(request.body, limits);
-    require_model(call.mode.model);
-    auto held = open_answers.hold();
-    respond(scheduler.submit(call.request), identity(Endpoint::Completions), call.mode.stream,
-            call.mode.include_usage, std::move(held), response);
+    answer(parse_text_completion(request.body, limits), Endpoint::Completions, response);
 }
 
 void ApiServer::State::unrouted(const httplib::Request& request, httplib::Response& response) {
