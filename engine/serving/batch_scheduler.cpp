@@ -200,11 +200,23 @@ void BatchScheduler::State::dispatch() {
     }
 }
 
+// A request goes straight to a free row when nothing waits before it; only then does the
+// queue (and its limit) come in, so a queue limit of 0 means "no waiting", not "nothing runs".
 std::shared_ptr<RequestStream> BatchScheduler::State::enqueue(GenerationRequest request) {
     const int prompt = static_cast<int>(request.prompt.size());
     if (prompt > context) throw ContextFullError({.needed = prompt, .capacity = context});
     auto job =
         std::make_shared<RequestJob>(std::move(request), Clock::now() + options.queue_wait, queue);
+    {
+        std::lock_guard lock(mutex);
+        Row* row = !stopping && queue->empty() ? best_row(job->request().prompt) : nullptr;
+        if (row != nullptr) {
+            ++totals.requests_total;
+            row->assigned = job;
+            row->wake.notify_one();
+            return job;
+        }
+    }
     queue->push(job);
     {
         std::lock_guard lock(mutex);

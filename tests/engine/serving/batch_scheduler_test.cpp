@@ -186,6 +186,16 @@ TEST(BatchScheduler, RequestsQueueBeyondTheRowsAndAreRefusedWhenTheQueueIsFull) 
     EXPECT_EQ(scheduler.counters().requests_refused, 1u);
 }
 
+TEST(BatchScheduler, WithNoQueueAFreeRowStillTakesARequestAndABusyOneRefusesAtOnce) {
+    auto engine = cpu_engine(test::model_path("stories260K.gguf"));
+    BatchScheduler scheduler(*engine, {.rows = 1, .context_length = 2048, .queue_limit = 0});
+    auto running = scheduler.submit(completion("Once", 2000));
+    EXPECT_THROW(scheduler.submit(completion("Twice", 4)), SchedulerBusyError);
+    running->cancel();
+    finish(*running);
+    EXPECT_GT(finish(*scheduler.submit(completion("Thrice", 4))).stats.generated_tokens, 0);
+}
+
 TEST(BatchScheduler, AQueuedRequestWaitsABoundedTimeThenIsRefused) {
     auto engine = cpu_engine(test::model_path("stories260K.gguf"));
     BatchScheduler scheduler(*engine, {.rows = 1, .context_length = 2048, .queue_wait = 200ms});
