@@ -7,7 +7,9 @@
 #include <QAbstractButton>
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QLabel>
+#include <QLayout>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPlainTextEdit>
@@ -18,7 +20,9 @@
 #include <QTableWidget>
 #include <QTest>
 
+#include <algorithm>
 #include <map>
+#include <numeric>
 
 #include "app/bundled_model.h"
 #include "app/core/history_json.h"
@@ -569,6 +573,121 @@ TEST_F(MainWindowTest, ControlsHaveAccessibleNamesAndTakeKeyboardFocus) {
         EXPECT_NE(widget->focusPolicy() & Qt::TabFocus, 0) << widget->objectName().toStdString();
     }
     EXPECT_GT(controls, 15);
+}
+
+}  // namespace
+}  // namespace hearth
+
+namespace hearth {
+namespace {
+
+using Texts = std::vector<std::string>;
+
+// What the chat view shows, top to bottom: every message's text as its view holds it.
+Texts shown_messages(const ui::MainWindow& window) {
+    Texts texts;
+    const QLayout* layout = window.chat_view()->widget()->layout();
+    for (int i = 0; i < layout->count(); ++i) {
+        if (const auto* message = qobject_cast<ui::MessageWidget*>(layout->itemAt(i)->widget()))
+            texts.push_back(message->view()->text().toStdString());
+    }
+    return texts;
+}
+
+// Clicks the rows of `window`'s conversation list in every order there is (each permutation's
+// rows one after another); after every click the view shows exactly the texts `expected` holds
+// for the title the clicked row shows.
+void expect_every_order_shows_the_clicked_one(ui::MainWindow& window,
+                                              const std::map<std::string, Texts>& expected) {
+    auto* list = window.findChild<QListWidget*>(QStringLiteral("conversations"));
+    ASSERT_EQ(list->count(), static_cast<int>(expected.size()));
+    std::vector<int> rows(static_cast<size_t>(list->count()));
+    std::iota(rows.begin(), rows.end(), 0);
+    do {
+        for (const int row : rows) {
+            QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                              list->visualItemRect(list->item(row)).center());
+            QCoreApplication::processEvents();
+            const std::string title = list->item(row)->text().toStdString();
+            ASSERT_EQ(expected.count(title), 1u) << title;
+            ASSERT_EQ(shown_messages(window), expected.at(title))
+                << "clicked " << title << " in the order " << testing::PrintToString(rows);
+        }
+    } while (std::next_permutation(rows.begin(), rows.end()));
+}
+
+// A one-question conversation in the export format, written to `path`.
+void write_conversation(const std::filesystem::path& path, const QString& title,
+                        const QString& question, const QString& answer) {
+    core::Conversation conversation(0, title);
+    conversation.add(conversation.add(-1, QStringLiteral("user"), question),
+                     QStringLiteral("assistant"), answer);
+    const QByteArray json = core::conversation_to_json(conversation);
+    QFile file(QString::fromStdString(path.string()));
+    ASSERT_TRUE(file.open(QIODevice::WriteOnly));
+    ASSERT_EQ(file.write(json), json.size());
+}
+
+// Message ids restart at 1 in every conversation, so one-question chats all have the same ids:
+// made in one session, imported, or read back after a restart, clicking from any one to any
+// other always shows the clicked one's own question and answer.
+TEST_F(MainWindowHistoryTest, EveryConversationClickedShowsItsOwnMessagesInEveryOrder) {
+    core::HistoryStore history(database());
+    m_window.set_history(&history);
+    ASSERT_TRUE(load(bundled()));
+    QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+    std::map<std::string, Texts> expected;  // by the title the list shows
+    for (const std::string question :
+         {"Once upon a time", "Lily and Tom went to the park.", "The cat sat on the mat."}) {
+        if (!m_window.current_conversation()->messages().empty()) m_window.newConversation();
+        use_test_settings();
+        type_and_send(QString::fromStdString(question));
+        ASSERT_TRUE(wait_finished());
+        expected[question] = {question, finished.back()[1].value<GenerationResult>().text};
+    }
+    const auto imported = m_directory.path() / "imported.json";
+    write_conversation(imported, "An imported story", "Where did the dog go?", "To the river.");
+    ASSERT_TRUE(m_window.importConversation(QString::fromStdString(imported.string())));
+    expected["An imported story"] = {"Where did the dog go?", "To the river."};
+    ASSERT_NO_FATAL_FAILURE(expect_every_order_shows_the_clicked_one(m_window, expected));
+
+    // After a restart: the same history file read by a new window, then one more import there.
+    core::HistoryStore reopened(database());
+    ui::MainWindow restarted;
+    restarted.set_history(&reopened);
+    restarted.show();
+    ASSERT_NO_FATAL_FAILURE(expect_every_order_shows_the_clicked_one(restarted, expected));
+    const auto second = m_directory.path() / "second.json";
+    write_conversation(second, "A second import", "Who ate the cake?", "Tom did.");
+    ASSERT_TRUE(restarted.importConversation(QString::fromStdString(second.string())));
+    expected["A second import"] = {"Who ate the cake?", "Tom did."};
+    ASSERT_NO_FATAL_FAILURE(expect_every_order_shows_the_clicked_one(restarted, expected));
+}
+
+// An answer streaming in one conversation shows in no other: clicked away from while it
+// streams, then back, each conversation shows its own messages, and the answer whole at the end.
+TEST_F(MainWindowTest, AnAnswerStreamingInOneConversationShowsInNoOther) {
+    ASSERT_TRUE(load(bundled()));
+    type_and_send("Lily and Tom went to the park.");
+    ASSERT_TRUE(wait_finished());
+    const Texts other = shown_messages(m_window);
+    m_window.newConversation();
+    QSignalSpy chunks(m_engine->worker(), &InferenceWorker::tokensReady);
+    QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+    ASSERT_NO_FATAL_FAILURE(start_long_answer());  // in the new conversation, the list's first
+    auto* list = child<QListWidget>("conversations");
+    for (const int row : {1, 0, 1, 0}) {
+        QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                          list->visualItemRect(list->item(row)).center());
+        const auto arrived = chunks.size();
+        ASSERT_TRUE(QTest::qWaitFor([&] { return chunks.size() >= arrived + 3; }, 10000));
+        if (row == 1) EXPECT_EQ(shown_messages(m_window), other);
+    }
+    QTest::keyClick(&m_window, Qt::Key_Escape);
+    ASSERT_TRUE(wait_finished());
+    ASSERT_EQ(finished.size(), 1);
+    EXPECT_EQ(shown_messages(m_window),
+              (Texts{"Once upon a time", finished[0][1].value<GenerationResult>().text}));
 }
 
 }  // namespace
