@@ -21,6 +21,13 @@ void check(const GenerationRequest& request) {
     }
 }
 
+// Room a dropping overflow policy keeps for some of the answer when it lays out a prompt.
+int answer_headroom(const GenerationRequest& request, int capacity) {
+    return request.overflow == OverflowPolicy::Stop
+               ? 0
+               : std::min(std::max(request.max_tokens, 0), capacity / 4);
+}
+
 }  // namespace
 
 Session::Session(Backend& backend, const Tokenizer& tokenizer, int context_length)
@@ -45,6 +52,15 @@ GenerationResult Session::generate(const GenerationRequest& request, const Gener
     // The last prompt token always runs: its logits choose the first new token.
     if (shared == static_cast<int>(prompt.size()))
         shared = m_history.fork(prompt.first(shared - 1));
+    // An overflow took tokens out of the cache only to make room. A prompt that fits whole again
+    // (a regenerate or an edit after an answer that outgrew the context) is read whole, from the
+    // first token the cache lost, so the model sees all of it as a new conversation would.
+    const int intact = m_history.cached_prefix();
+    if (intact < shared &&
+        static_cast<int>(prompt.size()) + answer_headroom(request, context_length()) <=
+            context_length()) {
+        shared = m_history.fork(prompt.first(intact));
+    }
     // Sliding-window layers may not hold the window before the fork: the cache goes back to
     // where it can, and what follows runs again.
     const int kept = m_sequence->keepable(m_history.cached_size());
@@ -128,9 +144,7 @@ std::vector<int32_t> Session::fit_prompt(const GenerationRequest& request, int s
     const int total = cached + static_cast<int>(fresh.size());
     const int capacity = context_length();
     // Under a dropping policy, room is kept for some of the answer too.
-    const int headroom = request.overflow == OverflowPolicy::Stop
-                             ? 0
-                             : std::min(std::max(request.max_tokens, 0), capacity / 4);
+    const int headroom = answer_headroom(request, capacity);
     if (total + headroom <= capacity) {
         m_history.append(fresh);
         return {fresh.begin(), fresh.end()};

@@ -1,5 +1,6 @@
 #include "engine/generation/token_history.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace hearth {
@@ -48,6 +49,11 @@ void TokenHistory::clear() {
     m_tokens.clear();
     m_in_cache.clear();
     m_cached.clear();
+}
+
+int TokenHistory::cached_prefix() const {
+    const auto gap = std::find(m_in_cache.begin(), m_in_cache.end(), uint8_t{0});
+    return static_cast<int>(gap - m_in_cache.begin());
 }
 
 int TokenHistory::cached_before(int length) const {

@@ -27,6 +27,9 @@ public:
     int cached_size() const { return static_cast<int>(m_cached.size()); }
     // How many of the conversation's first `length` tokens are cached.
     int cached_before(int length) const;
+    // How many of the conversation's first tokens are cached with no gap: the cache holds them
+    // at their own positions, exactly as a fresh prefill of them would.
+    int cached_prefix() const;
 
 private:
     std::vector<int32_t> m_tokens;    // the conversation

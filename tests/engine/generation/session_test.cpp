@@ -291,6 +291,31 @@ TEST_F(SessionTest, RegeneratingOrEditingForksTheCacheAtTheChange) {
     EXPECT_EQ(third.tokens, run(cold, request).result.tokens);
 }
 
+// An answer that outgrew the context took most of its prompt out of the cache to go on. Asked
+// again (a regenerate) or edited, the prompt fits whole, so it is read whole: the cache is reused
+// only up to the first token it lost, and the answer is a cold session's.
+TEST_F(SessionTest, APromptThatFitsAgainAfterAnOverflowIsReadWhole) {
+    Session session(*s_backend, *s_tokenizer, 64);
+    auto request = greedy(encode("Lily and Tom went to the park. They saw a big dog."), 100);
+    request.overflow = OverflowPolicy::RollingWindow;
+    request.keep_tokens = 1;
+    const int length = static_cast<int>(request.prompt.size());
+    const auto first = run(session, request).result;
+    ASSERT_GT(first.stats.dropped_tokens, 0);
+    ASSERT_EQ(session.history().cached_before(length), 1);  // only the kept start is left
+    const auto again = run(session, request).result;
+    EXPECT_EQ(again.stats.cached_tokens, 1);
+    EXPECT_EQ(again.stats.prefilled_tokens, length - 1);
+    EXPECT_EQ(again.tokens, first.tokens);
+
+    request.prompt = encode("Lily and Tom went to the park. They saw a big cat.");
+    const auto edited = run(session, request).result;
+    EXPECT_EQ(edited.stats.cached_tokens + edited.stats.prefilled_tokens,
+              static_cast<int>(request.prompt.size()));
+    Session cold(*s_backend, *s_tokenizer, 64);
+    EXPECT_EQ(edited.tokens, run(cold, request).result.tokens);
+}
+
 TEST_F(SessionTest, TheStopPolicyRefusesPromptsThatDoNotFitAndStopsWhenFull) {
     Session session(*s_backend, *s_tokenizer, 12);
     const auto result = run(session, greedy(encode("Once upon a time"), 100)).result;  // 5 tokens

@@ -12,6 +12,7 @@ TEST(TokenHistory, ForkKeepsTheSharedPrefix) {
     history.append(Ids{1, 2, 3, 4, 5});
     EXPECT_EQ(history.fork(Ids{1, 2, 3, 9}), 3);
     EXPECT_EQ(history.cached(), (Ids{1, 2, 3}));
+    EXPECT_EQ(history.cached_prefix(), 3);
     EXPECT_EQ(history.fork(Ids{1, 2, 3, 4}), 3);
 }
 
@@ -23,6 +24,7 @@ TEST(TokenHistory, DroppedTokensStayInTheConversationSoTheNextTurnLinesUp) {
     EXPECT_EQ(Ids(history.conversation().begin(), history.conversation().end()),
               (Ids{1, 2, 3, 4, 5, 6}));
     EXPECT_EQ(history.cached_before(4), 2);  // of 1 2 3 4, only 1 and 4 are cached
+    EXPECT_EQ(history.cached_prefix(), 1);   // 1 alone is where a fresh prefill would put it
     // The next turn repeats the whole conversation and adds to it.
     EXPECT_EQ(history.fork(Ids{1, 2, 3, 4, 5, 6, 7}), 6);
     EXPECT_EQ(history.cached_size(), 4);
@@ -38,6 +40,7 @@ TEST(TokenHistory, TruncatingTheCacheEndsTheConversationThere) {
     history.append(Ids{5, 6, 7});
     history.truncate_cached(3);  // the cache kept 1 2 5
     EXPECT_EQ(history.cached(), (Ids{1, 2, 5}));
+    EXPECT_EQ(history.cached_prefix(), 2);
     EXPECT_EQ(Ids(history.conversation().begin(), history.conversation().end()),
               (Ids{1, 2, 3, 4, 5}));
     EXPECT_THROW(history.truncate_cached(4), std::out_of_range);
