@@ -692,3 +692,100 @@ TEST_F(MainWindowTest, AnAnswerStreamingInOneConversationShowsInNoOther) {
 
 }  // namespace
 }  // namespace hearth
+
+namespace hearth {
+namespace {
+
+// Regenerate asks again from the question: the engine receives exactly the conversation up to
+// it (the first answer's prompt, every token of it in the cache when the new answer starts and
+// none of the old answer's), and the new version is what a conversation that never had the old
+// answer gets from the same seed, not a continuation of the old one.
+class MainWindowRegenerateTest : public MainWindowTest {
+protected:
+    struct Answer {
+        GenerationStats stats;
+        std::string text;
+    };
+
+    // `turns` asked in a new conversation with `settings`, every answer from seed 7 but the
+    // last, from `last_seed`: the last answer as the engine reported it.
+    Answer ask(const QStringList& turns, core::ConversationSettings settings, uint64_t last_seed) {
+        QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+        m_window.newConversation();
+        settings.random_seed = false;
+        for (int i = 0; i < turns.size(); ++i) {
+            settings.sampler.seed = i + 1 == turns.size() ? last_seed : 7;
+            m_window.apply_conversation_settings(settings);
+            type_and_send(turns[i]);
+            EXPECT_TRUE(wait_finished());
+        }
+        EXPECT_EQ(finished.size(), turns.size());
+        if (finished.size() != turns.size()) return {};
+        const auto result = finished.back()[1].value<GenerationResult>();
+        return {result.stats, result.text};
+    }
+
+    // Regenerates the last answer of `turns` (asked with `settings`) from seed 8, clicking its
+    // Regenerate button, and checks what the engine received and what the window shows. Returns
+    // the first version's answer.
+    Answer expect_regenerate_asks_from_the_question(const core::ConversationSettings& settings,
+                                                    const QStringList& turns) {
+        const Answer asked = ask(turns, settings, 7);
+        auto changed = settings;
+        changed.random_seed = false;
+        changed.sampler.seed = 8;
+        m_window.apply_conversation_settings(changed);
+        QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+        const int answer = m_window.current_conversation()->thread().back();
+        QTest::mouseClick(child<QPushButton>("regenerate", widget_for(answer)), Qt::LeftButton);
+        EXPECT_TRUE(wait_finished());
+        EXPECT_EQ(finished.size(), 1);
+        if (finished.size() != 1) return asked;
+        const auto regenerated = finished[0][1].value<GenerationResult>();
+        const GenerationStats& stats = regenerated.stats;
+        EXPECT_EQ(stats.prompt_tokens, asked.stats.prompt_tokens);
+        // The cache is reused up to the question's end at most (its last token always runs
+        // again), and holds every token of the question when the answer starts.
+        EXPECT_LT(stats.cached_tokens, asked.stats.prompt_tokens);
+        EXPECT_EQ(stats.cached_tokens + stats.prefilled_tokens, stats.prompt_tokens);
+        EXPECT_EQ(shown_messages(m_window).back(), regenerated.text);
+        EXPECT_FALSE(regenerated.text.starts_with(asked.text)) << regenerated.text;
+        EXPECT_EQ(regenerated.text, ask(turns, settings, 8).text);  // a fresh conversation's
+        return asked;
+    }
+};
+
+TEST_F(MainWindowRegenerateTest, OfAFirstAnswer) {
+    ASSERT_TRUE(load(bundled()));
+    auto settings = m_window.current_conversation()->settings();
+    settings.max_tokens = 40;
+    expect_regenerate_asks_from_the_question(settings, {"Once upon a time"});
+}
+
+// A chat template's prompt (ChatML's turns around the messages), two turns deep: the second
+// answer is asked again after the first question, the first answer and the second question.
+TEST_F(MainWindowRegenerateTest, OfALaterAnswerThroughAChatTemplate) {
+    const test::TempDirectory directory;
+    const auto model =
+        test::model_with_template(directory, "stories260K.gguf", test::fixture_template("chatml"));
+    ASSERT_TRUE(load(QString::fromStdString(model.string())));
+    auto settings = m_window.current_conversation()->settings();
+    settings.max_tokens = 40;
+    expect_regenerate_asks_from_the_question(settings, {"Tell me a story.", "Make it longer."});
+}
+
+// An answer that outgrew the context: the rolling window took most of the question out of the
+// cache to go on. The question alone fits again, so the new version reads all of it.
+TEST_F(MainWindowRegenerateTest, OfAnAnswerThatOutgrewTheContext) {
+    ASSERT_TRUE(load(bundled()));
+    auto settings = m_window.current_conversation()->settings();
+    settings.context_length = 128;
+    settings.max_tokens = 200;
+    settings.overflow = OverflowPolicy::RollingWindow;
+    const Answer first = expect_regenerate_asks_from_the_question(
+        settings, {"Once upon a time, there was a little girl named Lily. She liked to play."});
+    EXPECT_GT(first.stats.dropped_tokens, first.stats.prompt_tokens / 2);
+}
+
+}  // namespace
+}  // namespace hearth
