@@ -20,6 +20,7 @@
 #include "app/server/bearer_auth.h"
 #include "app/server/bounded_http_server.h"
 #include "app/server/metrics_text.h"
+#include "app/server/observed_stream.h"
 #include "app/server/served_model.h"
 
 namespace hearth::server {
@@ -100,7 +101,8 @@ struct ApiServer::State {
     void unrouted(const httplib::Request& request, httplib::Response& response);
 
     template <typename Call>
-    void answer(const Call& call, Endpoint endpoint, httplib::Response& response);
+    void answer(const Call& call, Endpoint endpoint, httplib::Response& response,
+                ResultObserver observer = {});
     void require_model(const std::optional<std::string>& requested) const;
     ResponseIdentity identity(Endpoint endpoint);
 
@@ -240,18 +242,29 @@ void ApiServer::State::model(const httplib::Request& request, httplib::Response&
 }
 
 // Both endpoints: the model checked, the request queued and its answer written. The answer is
-// held open from before it is queued, so stop() waits for it to be written.
+// held open from before it is queued, so stop() waits for it to be written. `observer`, if
+// set, is told of the result as the response reads it.
 template <typename Call>
-void ApiServer::State::answer(const Call& call, Endpoint endpoint, httplib::Response& response) {
+void ApiServer::State::answer(const Call& call, Endpoint endpoint, httplib::Response& response,
+                              ResultObserver observer) {
     require_model(call.mode.model);
     auto held = open_answers.hold();
-    respond(scheduler.submit(call.request), identity(endpoint), call.mode.stream,
-            call.mode.include_usage, std::move(held), response);
+    auto stream = scheduler.submit(call.request);
+    if (observer) stream = observe_result(std::move(stream), std::move(observer));
+    respond(stream, identity(endpoint), call.mode.stream, call.mode.include_usage, std::move(held),
+            response);
 }
 
 void ApiServer::State::chat_completions(const httplib::Request& request,
                                         httplib::Response& response) {
-    answer(parse_chat_completion(request.body, limits), Endpoint::ChatCompletions, response);
+    auto call = parse_chat_completion(request.body, limits);
+    ResultObserver observer;
+    if (options.on_chat_answered) {
+        observer = [this, asked = call.request](const GenerationResult& result) {
+            options.on_chat_answered(asked, result);
+        };
+    }
+    answer(call, Endpoint::ChatCompletions, response, std::move(observer));
 }
 
 void ApiServer::State::completions(const httplib::Request& request, httplib::Response& response) {

@@ -7,6 +7,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -24,6 +25,14 @@ struct ApiServerOptions {
     size_t max_head_bytes = size_t{32} << 10;  // request line and headers; more get 400
     size_t max_messages = 1024;                // per chat request
     std::filesystem::path catalog_folder;      // its .gguf files are listed by /v1/models
+    // Told of every /v1/chat/completions answer that ran to its end (not one its client
+    // abandoned or stop() cut short, nor one that failed), with the request as the server read
+    // it and the result, streamed or not. Called on the thread serving that request, once the
+    // answer is complete and before its response ends (the last SSE chunk, or the JSON body):
+    // it must be quick and must not block, so a front end copies what it needs and hands it to
+    // its own thread (the app queues it to the GUI thread). Several requests' threads may call
+    // it at once. What it throws is logged and dropped. Unset: nothing is told.
+    std::function<void(const ChatRequest&, const GenerationResult&)> on_chat_answered;
 };
 
 class ApiServer final {

@@ -6,6 +6,7 @@
 #include <httplib.h>
 
 #include <future>
+#include <mutex>
 #include <sstream>
 #include <thread>
 
@@ -455,6 +456,65 @@ TEST_F(ApiServerTest, AClientThatDisconnectsMidStreamFreesItsRow) {
     EXPECT_LT(counters.generated_tokens_total, 4000u);
     EXPECT_EQ(counters.requests_finished, 1u);
     EXPECT_EQ(client().Get("/health")->status, 200);
+}
+
+// The observer the app keeps API conversations with: told of each chat answer that ran to its
+// end, streamed or not, with the request as read and the answer the client got; not of raw
+// completions, nor of an answer its client abandoned; and what it throws costs no client its
+// answer.
+TEST_F(ApiServerTest, EveryFinishedChatAnswerIsToldToTheObserver) {
+    std::mutex mutex;
+    std::vector<std::pair<ChatRequest, GenerationResult>> told;
+    start({.rows = 1, .context_length = kLongContext},
+          {.on_chat_answered = [&](const ChatRequest& request, const GenerationResult& result) {
+              {
+                  std::lock_guard lock(mutex);
+                  told.emplace_back(request, result);
+              }
+              throw std::runtime_error("an observer that fails");
+          }});
+    const auto told_count = [&] {
+        std::lock_guard lock(mutex);
+        return told.size();
+    };
+    const auto answer = post("/v1/chat/completions", chat_body(R"("max_tokens":8)"));
+    ASSERT_TRUE(answer);
+    ASSERT_EQ(answer->status, 200) << answer->body;
+    ASSERT_EQ(told_count(), 1u);
+    const auto& [request, result] = told.front();
+    ASSERT_EQ(request.messages.size(), 2u);
+    EXPECT_EQ(request.messages[0].role, "system");
+    EXPECT_EQ(request.messages[1].content, "Once upon a time");
+    EXPECT_EQ(request.max_tokens, 8);
+    EXPECT_EQ(result.text,
+              at(at(jinja::parse_json(answer->body), "choices").as_array().at(0), "message.content")
+                  .as_string());
+    EXPECT_EQ(result.stats.generated_tokens, 8);
+
+    const auto streamed =
+        post("/v1/chat/completions", chat_body(R"("max_tokens":8,"stream":true)"));
+    ASSERT_TRUE(streamed);
+    EXPECT_EQ(sse_payloads(streamed->body).back(), "[DONE]");
+    EXPECT_EQ(told_count(), 2u);
+
+    ASSERT_EQ(post("/v1/completions", R"({"prompt":"Hi","max_tokens":4})")->status, 200);
+    EXPECT_EQ(told_count(), 2u);
+
+    int chunks = 0;
+    httplib::Request abandoned;
+    abandoned.method = "POST";
+    abandoned.path = "/v1/chat/completions";
+    abandoned.body = chat_body(R"("max_tokens":4000,"stream":true)");
+    abandoned.set_header("Content-Type", "application/json");
+    abandoned.content_receiver = [&](const char*, size_t, uint64_t, uint64_t) {
+        return ++chunks < 3;
+    };
+    auto connection = client();
+    EXPECT_EQ(connection.send(abandoned).error(), httplib::Error::Canceled);
+    connection.stop();
+    ASSERT_TRUE(rows_free_again());
+    EXPECT_EQ(m_scheduler->counters().requests_finished, 4u);
+    EXPECT_EQ(told_count(), 2u);
 }
 
 }  // namespace
