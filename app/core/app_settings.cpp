@@ -2,6 +2,10 @@
 
 #include <QSettings>
 
+#include <algorithm>
+
+#include "engine/serving/batch_scheduler.h"
+
 namespace hearth::core {
 
 GlobalSettings load_global_settings() {
@@ -22,6 +26,13 @@ GlobalSettings load_global_settings() {
     settings.font_size = bounded("appearance/fontSize", 6, 40, defaults.font_size);
     settings.model_folders = store.value("models/folders").toStringList();
     settings.last_model = store.value("models/last").toString();
+    settings.server.port = bounded("server/port", 0, 65535, defaults.server.port);
+    settings.server.rows =
+        bounded("server/rows", 1, SchedulerOptions::kMaxRows, defaults.server.rows);
+    const QString key = store.value("server/apiKey").toString();
+    settings.server.api_key = valid_api_key(key) ? key : defaults.server.api_key;
+    settings.server.keep_in_history =
+        store.value("server/keepInHistory", defaults.server.keep_in_history).toBool();
     return settings;
 }
 
@@ -36,6 +47,15 @@ void save_global_settings(const GlobalSettings& settings) {
     store.setValue("appearance/fontSize", settings.font_size);
     store.setValue("models/folders", settings.model_folders);
     store.setValue("models/last", settings.last_model);
+    store.setValue("server/port", settings.server.port);
+    store.setValue("server/rows", settings.server.rows);
+    store.setValue("server/apiKey", settings.server.api_key);
+    store.setValue("server/keepInHistory", settings.server.keep_in_history);
+}
+
+bool valid_api_key(const QString& key) {
+    return std::all_of(key.begin(), key.end(),
+                       [](QChar c) { return c.unicode() > 0x20 && c.unicode() < 0x7f; });
 }
 
 }  // namespace hearth::core

@@ -8,6 +8,20 @@ namespace hearth::core {
 
 enum class Theme { System = 0, Light = 1, Dark = 2 };
 
+// The in-process API server (Settings → Server): how it listens and what it keeps.
+struct ServerSettings {
+    int port = 8080;  // on 127.0.0.1; 0: any free port, chosen at each start
+    int rows = 8;     // requests decoded together, 1 to SchedulerOptions::kMaxRows
+    // Empty: no key. Set: clients send "Authorization: Bearer KEY". Kept in the settings file
+    // as written (it guards a loopback port, not an account).
+    QString api_key;
+    // Conversations made through the API go into the user's history (titled "API: …") only
+    // when this is set.
+    bool keep_in_history = false;
+
+    bool operator==(const ServerSettings&) const = default;
+};
+
 struct GlobalSettings {
     int threads = 0;       // 0: one per core
     int chunk_tokens = 8;  // decode-loop hand-off size
@@ -20,6 +34,7 @@ struct GlobalSettings {
     int font_size = 11;
     QStringList model_folders;  // added by the user
     QString last_model;
+    ServerSettings server;
 
     bool operator==(const GlobalSettings&) const = default;
 };

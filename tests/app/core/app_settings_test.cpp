@@ -43,5 +43,36 @@ TEST_F(AppSettingsTest, DefaultsWhereNothingWasSaved) {
     EXPECT_EQ(load_global_settings().threads, 0);
 }
 
+// The in-process server's settings come back as saved; off by default, history included.
+TEST_F(AppSettingsTest, TheServersSettingsComeBack) {
+    EXPECT_FALSE(load_global_settings().server.keep_in_history);
+    GlobalSettings settings;
+    settings.server = {.port = 0, .rows = 32, .api_key = "sk-local-1", .keep_in_history = true};
+    save_global_settings(settings);
+    EXPECT_EQ(load_global_settings().server, settings.server);
+}
+
+// A hand-edited port, row count or key the server could not use falls back to the default.
+TEST_F(AppSettingsTest, AServerSettingItCannotUseFallsBack) {
+    QSettings store;
+    store.setValue(QStringLiteral("server/port"), 70000);
+    store.setValue(QStringLiteral("server/rows"), 33);
+    store.setValue(QStringLiteral("server/apiKey"), QStringLiteral("two words"));
+    const ServerSettings loaded = load_global_settings().server;
+    EXPECT_EQ(loaded, ServerSettings{});
+    store.setValue(QStringLiteral("server/rows"), 0);
+    store.setValue(QStringLiteral("server/apiKey"), QStringLiteral("caf\u00e9"));
+    EXPECT_EQ(load_global_settings().server.rows, ServerSettings{}.rows);
+    EXPECT_TRUE(load_global_settings().server.api_key.isEmpty());
+}
+
+TEST(ApiKey, IsWhatAnAuthorizationHeaderCarries) {
+    EXPECT_TRUE(valid_api_key(QString()));
+    EXPECT_TRUE(valid_api_key(QStringLiteral("sk-hearth_0123.ABC~")));
+    EXPECT_FALSE(valid_api_key(QStringLiteral("sk hearth")));
+    EXPECT_FALSE(valid_api_key(QStringLiteral("sk-\tx")));
+    EXPECT_FALSE(valid_api_key(QStringLiteral("sk-\u00e9")));
+}
+
 }  // namespace
 }  // namespace hearth::core
