@@ -4,12 +4,16 @@
 
 #include <QMetaType>
 
+#include "app/core/conversation.h"
 #include "engine/generation/generation_request.h"
 #include "engine/model/model_info.h"
 #include "engine/runtime/chat_request.h"
+#include "engine/serving/batch_scheduler.h"
 
 Q_DECLARE_METATYPE(hearth::ChatRequest)
 Q_DECLARE_METATYPE(hearth::TokenChunk)
 Q_DECLARE_METATYPE(hearth::GenerationResult)
 Q_DECLARE_METATYPE(hearth::ModelInfo)
 Q_DECLARE_METATYPE(hearth::TemplateChoices)
+Q_DECLARE_METATYPE(hearth::SchedulerCounters)
+Q_DECLARE_METATYPE(hearth::core::Conversation)
