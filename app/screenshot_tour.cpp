@@ -85,7 +85,7 @@ void ScreenshotTour::next() {
             m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))->setChecked(false);
             ui::SettingsDialog settings(m_window.current_conversation()->settings(),
                                         m_window.global_settings(), m_window.template_choices(),
-                                        &m_window);
+                                        m_window.server_status(), &m_window);
             settings.show();
             save(settings, "settings-dialog");
             const auto scan = [this] {

@@ -27,10 +27,19 @@ QPainterPath line(const std::vector<double>& values, double maximum, const QRect
 
 }  // namespace
 
-RateChart::RateChart(QWidget* parent) : QWidget(parent) {
+RateChart::RateChart(QWidget* parent)
+    : QWidget(parent),
+      m_empty(tr("tokens/s appear here while an answer streams")),
+      m_legend(tr("%1 tok/s (average of 16)")) {
     setObjectName(QStringLiteral("rateChart"));
     setAccessibleName(tr("Tokens per second"));
     setMinimumHeight(120);
+}
+
+void RateChart::set_captions(QString empty, QString legend) {
+    m_empty = std::move(empty);
+    m_legend = std::move(legend);
+    update();
 }
 
 void RateChart::set_values(std::vector<double> rates, std::vector<double> average) {
@@ -42,23 +51,29 @@ void RateChart::set_values(std::vector<double> rates, std::vector<double> averag
 void RateChart::paintEvent(QPaintEvent*) {
     QPainter painter(this);
     painter.setRenderHint(QPainter::Antialiasing);
-    const QRectF area(kMargin, 8, width() - kMargin - 8, height() - 24);
-    painter.setPen(palette().color(QPalette::Mid));
-    painter.drawRect(area);
     if (m_rates.empty()) {
-        painter.drawText(area, Qt::AlignCenter, tr("tokens/s appear here while an answer streams"));
+        const QRectF area(kMargin, 8, width() - kMargin - 8, height() - 24);
+        painter.setPen(palette().color(QPalette::Mid));
+        painter.drawRect(area);
+        painter.drawText(area, Qt::AlignCenter, m_empty);
         return;
     }
     // The scale follows the average, so one very fast token does not flatten the chart.
     const double top = std::max(1.0, *std::max_element(m_average.begin(), m_average.end()) * 1.5);
+    // The margin widens for a scale of more digits (a server's thousands of tokens/s).
+    const QString scale = QString::number(top, 'f', 0);
+    const int margin = std::max(kMargin, fontMetrics().horizontalAdvance(scale) + 6);
+    const QRectF area(margin, 8, width() - margin - 8, height() - 24);
+    painter.setPen(palette().color(QPalette::Mid));
+    painter.drawRect(area);
     painter.setPen(QPen(palette().color(QPalette::Mid), 1));
     painter.drawPath(line(m_rates, top, area));
     painter.setPen(QPen(palette().color(QPalette::Highlight), 2));
     painter.drawPath(line(m_average, top, area));
     painter.setPen(palette().color(QPalette::Text));
-    painter.drawText(QRectF(0, 0, kMargin - 2, 16), Qt::AlignRight, QString::number(top, 'f', 0));
+    painter.drawText(QRectF(0, 0, margin - 2, 16), Qt::AlignRight, scale);
     painter.drawText(QRectF(area.left(), area.bottom() + 2, area.width(), 16), Qt::AlignRight,
-                     tr("%1 tok/s (average of 16)").arg(m_average.back(), 0, 'f', 1));
+                     m_legend.arg(m_average.back(), 0, 'f', 1));
 }
 
 HistogramChart::HistogramChart(QWidget* parent) : QWidget(parent) {

@@ -13,6 +13,8 @@ namespace hearth::ui {
 class RateChart final : public QWidget {
 public:
     explicit RateChart(QWidget* parent = nullptr);
+    // What the empty chart says, and the legend under a drawn one (%1: the latest average).
+    void set_captions(QString empty, QString legend);
     void set_values(std::vector<double> rates, std::vector<double> average);
     size_t point_count() const { return m_rates.size(); }
 
@@ -21,6 +23,7 @@ protected:
 
 private:
     std::vector<double> m_rates, m_average;
+    QString m_empty, m_legend;
 };
 
 class HistogramChart final : public QWidget {

@@ -339,6 +339,21 @@ void MainWindow::undoDelete() {
     refresh();
 }
 
+void MainWindow::set_server_status(core::ServerStatus* status) {
+    m_server_status = status;
+    if (status != nullptr) m_dashboard->set_server_status(*status);
+}
+
+void MainWindow::keepApiConversation(const core::Conversation& conversation) {
+    if (!m_settings.server.keep_in_history) return;
+    auto kept = std::make_unique<core::Conversation>(conversation);
+    kept->set_id(m_next_conversation++);
+    auto* listed = kept.get();
+    m_conversations.insert(m_conversations.begin(), std::move(kept));
+    ensure_stored(*listed);
+    refresh_list();
+}
+
 void MainWindow::purge_deleted() {
     if (m_history != nullptr) m_history->purge_deleted();
     m_deleted.clear();
@@ -651,7 +666,8 @@ void MainWindow::open_model_picker() {
 void MainWindow::open_settings() {
     core::Conversation* conversation = current_conversation();
     if (conversation == nullptr) return;
-    SettingsDialog dialog(conversation->settings(), m_settings, m_template_choices, this);
+    SettingsDialog dialog(conversation->settings(), m_settings, m_template_choices, m_server_status,
+                          this);
     if (dialog.exec() != QDialog::Accepted) return;
     apply_conversation_settings(dialog.conversation());
     apply_global_settings(dialog.global());

@@ -14,6 +14,7 @@
 #include "app/core/global_settings.h"
 #include "app/core/history_store.h"
 #include "app/core/metatypes.h"
+#include "app/core/server_status.h"
 #include "app/core/streaming_saver.h"
 #include "engine/generation/generation_request.h"
 #include "engine/model/model_info.h"
@@ -43,6 +44,10 @@ public:
     void set_history(core::HistoryStore* history);
     // Deleted conversations stay restorable (Undo) until this runs (when the app closes).
     void purge_deleted();
+    // The in-process API server the Settings' Server page and the dashboard show; it must
+    // outlive the window.
+    void set_server_status(core::ServerStatus* status);
+    core::ServerStatus* server_status() const { return m_server_status; }
 
     using ModelSource =
         std::function<std::vector<core::ModelEntry>(const QStringList& extra_folders)>;
@@ -86,6 +91,9 @@ public slots:
     void showBenchmarkProgress(int percent);
     void showBenchmark(const hearth::core::BenchmarkResult& result);
     void showBenchmarkFailure(const QString& message);
+    // A chat answered through the API server: listed and stored with the conversations when
+    // the settings keep API conversations, else dropped. The one on screen stays on screen.
+    void keepApiConversation(const hearth::core::Conversation& conversation);
     void send();
     void newConversation();
     void regenerate(int answer_id);
@@ -135,6 +143,7 @@ private:
     SamplerSettings m_streaming_sampler;  // of the answer streaming
     int m_model_context = 0;
     hearth::TemplateChoices m_template_choices;
+    core::ServerStatus* m_server_status = nullptr;
 
     QListWidget* m_list = nullptr;
     QLineEdit* m_search = nullptr;

@@ -15,8 +15,10 @@
 #include <unistd.h>
 
 #include "app/core/history_store.h"
+#include "app/core/server_status.h"
 #include "app/core/token_rate.h"
 #include "ui/model_picker.h"
+#include "ui/server_load_view.h"
 
 namespace hearth::ui {
 namespace {
@@ -129,6 +131,25 @@ PerformanceDashboard::PerformanceDashboard(QWidget* parent)
 void PerformanceDashboard::set_history(core::HistoryStore* history) {
     m_history = history;
     refresh_tables();
+}
+
+// Below the answer's figures and charts, as one more section of the same kind.
+void PerformanceDashboard::set_server_status(const core::ServerStatus& status) {
+    if (m_server != nullptr) return;  // shown already
+    m_server = new QWidget;
+    m_server->setObjectName(QStringLiteral("serverSection"));
+    auto* section = new QVBoxLayout(m_server);
+    section->setContentsMargins(0, 0, 0, 0);
+    section->addWidget(new QLabel(tr("API server")));
+    m_server_load = new ServerLoadView(status, ServerLoadView::Chart::TokensPerSecond);
+    section->addWidget(m_server_load);
+    auto* layout = static_cast<QVBoxLayout*>(this->layout());
+    layout->insertWidget(layout->indexOf(m_histogram) + 1, m_server, 1);
+    const auto show_while_running = [this, &status] {
+        m_server->setVisible(status.state().phase != core::ServerPhase::Stopped);
+    };
+    connect(&status, &core::ServerStatus::stateChanged, m_server, show_while_running);
+    show_while_running();
 }
 
 void PerformanceDashboard::set_model(const ModelInfo& info, int context_length) {

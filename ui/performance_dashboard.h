@@ -1,7 +1,8 @@
 // The live view of how fast the engine is: tokens/s per token and on average while an answer
 // streams, time to first token, prefill rate, tokens, context fill, process and KV-cache
 // memory; the last answer's latency histogram; past generations and benchmark runs from the
-// history; and a button that benchmarks the loaded model. Redrawn at most once per frame.
+// history; a button that benchmarks the loaded model; and, while the in-process API server
+// runs, its load. Redrawn at most once per frame.
 #pragma once
 
 #include <QTimer>
@@ -17,7 +18,8 @@
 
 namespace hearth::core {
 class HistoryStore;
-}
+class ServerStatus;
+}  // namespace hearth::core
 
 class QLabel;
 class QProgressBar;
@@ -26,6 +28,8 @@ class QTableWidget;
 
 namespace hearth::ui {
 
+class ServerLoadView;
+
 class PerformanceDashboard final : public QWidget {
     Q_OBJECT
 
@@ -33,6 +37,9 @@ public:
     explicit PerformanceDashboard(QWidget* parent = nullptr);
 
     void set_history(core::HistoryStore* history);
+    // Shows the server's load while it runs, from the first call on; `status` must outlive the
+    // dashboard.
+    void set_server_status(const core::ServerStatus& status);
     void set_model(const ModelInfo& info, int context_length);
     void generation_started(int context_length);
     void add_chunk(const TokenChunk& chunk);
@@ -44,6 +51,7 @@ public:
     const RateChart& rate_chart() const { return *m_rate; }
     const HistogramChart& histogram_chart() const { return *m_histogram; }
     int redraws() const { return m_redraws; }
+    const ServerLoadView* server_load() const { return m_server_load; }
 
 signals:
     void runBenchmarkRequested();
@@ -69,6 +77,8 @@ private:
     QTableWidget* m_benchmarks;
     QPushButton *m_run, *m_cancel;
     QProgressBar* m_progress;
+    QWidget* m_server = nullptr;  // the server's section, shown while it runs
+    ServerLoadView* m_server_load = nullptr;
 };
 
 // Resident memory of this process, from /proc/self/statm (0 where unavailable).

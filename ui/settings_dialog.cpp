@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "engine/compute/vulkan/device.h"
+#include "ui/server_page.h"
 
 namespace hearth::ui {
 namespace {
@@ -119,7 +120,7 @@ QComboBox* reasoning_effort_box(const QString& effort, bool offered) {
 
 SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
                                const core::GlobalSettings& global, TemplateChoices choices,
-                               QWidget* parent)
+                               core::ServerStatus* server, QWidget* parent)
     : QDialog(parent), m_conversation(conversation), m_global(global) {
     setObjectName(QStringLiteral("settingsDialog"));
     setWindowTitle(tr("Settings"));
@@ -217,6 +218,11 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     auto* tabs = new QTabWidget;
     tabs->addTab(chat_page, tr("This conversation"));
     tabs->addTab(app_page, tr("Application"));
+    if (server != nullptr) {
+        m_server = new ServerPage(global.server, *server);
+        tabs->addTab(m_server, tr("Server"));
+        connect(m_server, &ServerPage::validityChanged, this, &SettingsDialog::validate);
+    }
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel);
     m_ok = buttons->button(QDialogButtonBox::Ok);
     m_ok->setObjectName(QStringLiteral("settingsOk"));
@@ -236,12 +242,14 @@ bool SettingsDialog::valid() const {
 }
 
 // What the widgets' ranges cannot express: the seed must fit 64 bits, top-p 0 would keep no
-// token at all, and a context shorter than 64 tokens holds no conversation.
+// token at all, a context shorter than 64 tokens holds no conversation, and a server key must be
+// one a client can send.
 void SettingsDialog::validate() {
     bool seed_ok = true;
     if (!m_seed->text().isEmpty()) m_seed->text().toULongLong(&seed_ok);
     const bool context_ok = m_context->value() == 0 || m_context->value() >= 64;
-    m_ok->setEnabled(seed_ok && m_top_p->value() > 0.0 && context_ok);
+    const bool server_ok = m_server == nullptr || m_server->valid();
+    m_ok->setEnabled(seed_ok && m_top_p->value() > 0.0 && context_ok && server_ok);
     m_seed->setToolTip(seed_ok ? QString() : tr("A seed is a whole number below 2^64"));
     m_context->setToolTip(context_ok ? QString() : tr("At least 64 tokens, or the model default"));
 }
@@ -274,6 +282,7 @@ core::GlobalSettings SettingsDialog::global() const {
     settings.kv_cache = m_kv_cache->currentData().toString();
     settings.theme = static_cast<core::Theme>(m_theme->currentData().toInt());
     settings.font_size = m_font->value();
+    if (m_server != nullptr) settings.server = m_server->settings();
     return settings;
 }
 

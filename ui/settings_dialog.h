@@ -1,13 +1,15 @@
 // Settings: this conversation's (system prompt, sampling, limits, overflow, JSON mode, thinking,
-// reasoning effort) and the app's (threads, hand-off chunk, speculative decoding, backend, KV
-// cache, theme, font size). Every
-// field only accepts valid values, so nothing fails later at generation time.
+// reasoning effort), the app's (threads, hand-off chunk, speculative decoding, backend, KV
+// cache, theme, font size) and, given the server's status, the in-process API server's (the
+// Server page). Every field only accepts valid values, so nothing fails later at generation
+// time.
 #pragma once
 
 #include <QDialog>
 
 #include "app/core/conversation.h"
 #include "app/core/global_settings.h"
+#include "app/core/server_status.h"
 #include "engine/text/chat_template.h"
 
 class QCheckBox;
@@ -20,16 +22,19 @@ class QSpinBox;
 
 namespace hearth::ui {
 
+class ServerPage;
+
 class SettingsDialog final : public QDialog {
     Q_OBJECT
 
 public:
     // `choices`: what the loaded model's chat template reads, so which of the conversation's
     // Thinking and Reasoning effort choices can change its prompt (the others are shown,
-    // disabled).
+    // disabled). `server`: the in-process server the Server page starts, stops and shows (no
+    // Server page without it); it must outlive the dialog.
     SettingsDialog(const core::ConversationSettings& conversation,
                    const core::GlobalSettings& global, TemplateChoices choices,
-                   QWidget* parent = nullptr);
+                   core::ServerStatus* server = nullptr, QWidget* parent = nullptr);
 
     core::ConversationSettings conversation() const;
     core::GlobalSettings global() const;
@@ -52,6 +57,7 @@ private:
     QSpinBox *m_threads = nullptr, *m_chunk = nullptr, *m_font = nullptr;
     QCheckBox* m_speculative = nullptr;
     QComboBox *m_backend = nullptr, *m_kv_cache = nullptr, *m_theme = nullptr;
+    ServerPage* m_server = nullptr;
     QPushButton* m_ok = nullptr;
 };
 

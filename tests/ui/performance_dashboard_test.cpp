@@ -7,9 +7,11 @@
 #include <QTest>
 
 #include "app/core/history_store.h"
+#include "app/core/server_status.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
 #include "ui/model_picker.h"
+#include "ui/server_load_view.h"
 
 namespace hearth::ui {
 namespace {
@@ -106,6 +108,34 @@ TEST(PerformanceDashboard, ListsPastAnswersAndStoredBenchmarks) {
     ASSERT_EQ(benchmarks->rowCount(), 1);
     EXPECT_EQ(benchmarks->item(0, 2)->text(), "Test CPU, 2 threads");
     EXPECT_EQ(history.benchmarks().front().generation_tokens_per_second, 200);
+}
+
+// The API server's load: hidden while it is stopped, then rows busy, queue and tokens/s as it
+// reports them, one chart point per report, and a fresh line for the next run.
+TEST(PerformanceDashboard, ShowsTheServersLoadWhileItRuns) {
+    core::ServerStatus status;
+    PerformanceDashboard dashboard;
+    dashboard.set_server_status(status);
+    dashboard.show();
+    const auto* load = dashboard.server_load();
+    ASSERT_NE(load, nullptr);
+    EXPECT_FALSE(load->isVisible());
+    status.set_state({.phase = core::ServerPhase::Running, .port = 8080, .rows = 8});
+    EXPECT_TRUE(load->isVisible());
+    for (int busy = 1; busy <= 3; ++busy) {
+        status.set_counters({.rows = 8,
+                             .rows_busy = busy,
+                             .queue_depth = busy - 1,
+                             .tokens_per_second = 10.0 * busy});
+    }
+    EXPECT_EQ(load->findChild<QLabel*>("serverRowsBusy")->text(), "3 of 8");
+    EXPECT_EQ(load->findChild<QLabel*>("serverQueue")->text(), "2");
+    EXPECT_EQ(load->findChild<QLabel*>("serverRate")->text(), "30.0 tok/s");
+    EXPECT_EQ(load->chart()->point_count(), 3u);
+    status.set_state({});
+    EXPECT_FALSE(load->isVisible());
+    status.set_state({.phase = core::ServerPhase::Starting, .rows = 8});
+    EXPECT_EQ(load->chart()->point_count(), 0u);
 }
 
 }  // namespace
