@@ -12,6 +12,7 @@
 #include "app/core/model_catalog.h"
 #include "app/engine_controller.h"
 #include "app/screenshot_tour.h"
+#include "app/server_controller.h"
 #include "app/wiring.h"
 #include "ui/main_window.h"
 #include "ui/theme.h"
@@ -38,6 +39,10 @@ int main(int argc, char** argv) {
     window.set_history(&history);
     hearth::EngineController engine;
     hearth::wire(window, engine);
+    // Declared after the engine, so it goes first: quitting stops the server before anything
+    // it reports to is gone.
+    hearth::ServerController server;
+    hearth::wire(window, server, engine);
     std::filesystem::path bundled;
     try {
         bundled = hearth::bundled_model_path();

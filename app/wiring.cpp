@@ -2,6 +2,7 @@
 
 #include "app/engine_controller.h"
 #include "app/screenshot_tour.h"
+#include "app/server_controller.h"
 #include "ui/main_window.h"
 
 namespace hearth {
@@ -51,6 +52,31 @@ void wire(ui::MainWindow& window, EngineController& engine) {
     const auto& settings = window.global_settings();
     emit engine.configureRequested(settings.threads, settings.chunk_tokens, settings.speculative,
                                    settings.backend, settings.kv_cache);
+}
+
+void wire(ui::MainWindow& window, ServerController& server, EngineController& engine) {
+    auto& status = server.status();
+    window.set_server_status(&status);
+    server.set_engine_settings(window.global_settings());
+    // Both on the GUI thread.
+    QObject::connect(&window, &ui::MainWindow::globalSettingsChanged, &server,
+                     &ServerController::set_engine_settings);
+    QObject::connect(&status, &core::ServerStatus::startRequested, &window,
+                     [&window](const core::ServerSettings& started) {
+                         auto settings = window.global_settings();
+                         if (settings.server == started) return;
+                         settings.server = started;
+                         window.apply_global_settings(settings);
+                     });
+    // Engine and server threads -> GUI.
+    QObject::connect(
+        engine.worker(), &InferenceWorker::modelLoaded, &status,
+        [&status](const ModelInfo& info) {
+            status.set_window_model(QString::fromStdString(info.path.string()));
+        },
+        Qt::QueuedConnection);
+    QObject::connect(server.worker(), &ServerWorker::chatAnswered, &window,
+                     &ui::MainWindow::keepApiConversation, Qt::QueuedConnection);
 }
 
 void wire(ScreenshotTour& tour, EngineController& engine) {
