@@ -5,11 +5,14 @@
 #include <QDir>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QTabWidget>
 #include <QTimer>
 
+#include "app/demo_clients.h"
 #include "app/wiring.h"
 #include "ui/main_window.h"
 #include "ui/model_picker.h"
+#include "ui/server_page.h"
 #include "ui/settings_dialog.h"
 #include "ui/theme.h"
 
@@ -24,12 +27,22 @@ const char* const kEarlierAnswer =
     "    std::printf(\"hello %d\\n\", 42);\n    return 0;\n}\n```\n\n"
     "- It compiles with `g++ hello.cpp`\n- and prints *hello 42*.";
 
+// Long enough for several of the server's once-a-second reports: a line on the chart.
+constexpr int kServerPictureDelayMs = 6000;
+constexpr int kDemoClients = 4;
+
+void quit() {
+    QTimer::singleShot(0, qApp, &QApplication::quit);
+}
+
 }  // namespace
 
 ScreenshotTour::ScreenshotTour(ui::MainWindow& window, QString folder)
     : QObject(&window), m_window(window), m_folder(std::move(folder)) {
     QDir().mkpath(m_folder);
 }
+
+ScreenshotTour::~ScreenshotTour() = default;
 
 void ScreenshotTour::answerFinished() {
     QTimer::singleShot(100, this, [this] { next(); });
@@ -96,12 +109,47 @@ void ScreenshotTour::next() {
             ui::ModelPicker picker(scan, 4096, &m_window);
             picker.show();
             save(picker, "model-picker");
-            QTimer::singleShot(0, qApp, &QApplication::quit);
+            start_server();
             break;
         }
+        case 4:
+            save_server();
+            quit();
+            break;
         default:
             break;
     }
+}
+
+// The in-process server on the window's model, with clients keeping its rows busy; the
+// pictures are taken once it has reported for a few seconds.
+void ScreenshotTour::start_server() {
+    auto* status = m_window.server_status();
+    if (status == nullptr) return quit();
+    connect(status, &core::ServerStatus::stateChanged, this, [this, status] {
+        if (status->running() && !m_clients) {
+            m_clients = std::make_unique<DemoClients>(status->state().port, kDemoClients);
+            QTimer::singleShot(kServerPictureDelayMs, this, [this] { next(); });
+        } else if (status->state().phase == core::ServerPhase::Stopped &&
+                   !status->state().error.isEmpty()) {
+            spdlog::warn("the API server did not start: {}", status->state().error.toStdString());
+            quit();
+        }
+    });
+    status->request_start({.port = 0, .rows = kDemoClients});
+}
+
+void ScreenshotTour::save_server() {
+    ui::SettingsDialog settings(m_window.current_conversation()->settings(),
+                                m_window.global_settings(), m_window.template_choices(),
+                                m_window.server_status(), &m_window);
+    settings.findChild<QTabWidget*>()->setCurrentWidget(settings.findChild<ui::ServerPage*>());
+    settings.show();
+    save(settings, "settings-server");
+    settings.hide();
+    m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))->setChecked(true);
+    save(m_window, "dashboard-server");
+    m_clients.reset();
 }
 
 void start_screenshot_tour(ui::MainWindow& window, EngineController& engine,

@@ -1,14 +1,18 @@
 // `hearth --screenshots DIR`: drives the real window through a short session on the loaded
 // model and saves what it looks like (chat mid-stream and finished, light and dark, the model
-// picker, the settings dialog) as PNG files, then quits. For the docs and for reviewing the UI
+// picker, the settings dialog, and the Server page and dashboard with the in-process API server
+// answering a few clients) as PNG files, then quits. For the docs and for reviewing the UI
 // on machines without a desktop (under Xvfb or the offscreen platform).
 #pragma once
 
 #include <QObject>
 #include <QString>
 
+#include <memory>
+
 namespace hearth {
 
+class DemoClients;
 class EngineController;
 namespace ui {
 class MainWindow;
@@ -21,6 +25,7 @@ class ScreenshotTour final : public QObject {
 
 public:
     ScreenshotTour(ui::MainWindow& window, QString folder);
+    ~ScreenshotTour() override;
 
     void modelLoaded() { next(); }
     void chunkArrived() { ++m_chunks; }
@@ -30,12 +35,15 @@ private:
     void save(QWidget& widget, const char* name);
     void ask(const QString& text);
     void wait_mid_stream();
+    void start_server();
+    void save_server();
     void next();
 
     ui::MainWindow& m_window;
     QString m_folder;
     int m_step = 0;
     int m_chunks = 0;
+    std::unique_ptr<DemoClients> m_clients;
 };
 
 // Starts the tour; it ends by quitting the application. The window owns the tour.

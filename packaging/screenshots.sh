@@ -1,6 +1,7 @@
 #!/bin/sh
-# Saves pictures of the app (chat mid-stream and finished, light and dark, the model picker and
-# the settings dialog) to a folder, running the real window on the bundled model under Xvfb
+# Saves pictures of the app (chat mid-stream and finished, light and dark, the model picker, the
+# settings dialog, and the Server page and dashboard with the in-process API server at work) to a
+# folder, running the real window on the bundled model under Xvfb
 # (or Qt's offscreen platform where Xvfb is not installed).
 #   packaging/screenshots.sh [DIR]      (default: build/screenshots)
 set -eu
