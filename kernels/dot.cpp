@@ -10,79 +10,59 @@
 namespace hearth::kernels {
 namespace {
 
-// ggml type ids, as GGUF files store them.
-enum TypeId {
-    kF32 = 0,
-    kF16 = 1,
-    kQ4_0 = 2,
-    kQ4_1 = 3,
-    kQ5_0 = 6,
-    kQ5_1 = 7,
-    kQ8_0 = 8,
-    kQ2_K = 10,
-    kQ3_K = 11,
-    kQ4_K = 12,
-    kQ5_K = 13,
-    kQ6_K = 14,
-    kIQ4_NL = 20,
-    kIQ4_XS = 23,
-    kBF16 = 30
-};
+// The many-token entry of a format without a kernel for it: the single dot, token by token.
+template <DotFunction Dot>
+void dot_each(const void* weights, const void* activations, size_t activation_stride, size_t tokens,
+              float* out, size_t out_stride, size_t count) {
+    const auto* rows = static_cast<const std::byte*>(activations);
+    for (size_t t = 0; t < tokens; ++t) {
+        out[t * out_stride] = Dot(weights, rows + t * activation_stride, count);
+    }
+}
+
+// A table entry served by one single-token dot.
+template <DotFunction Dot>
+void set_alone(DotTable& table, int type, ActivationFormat format) {
+    table.dot[type] = Dot;
+    table.dot_many[type] = dot_each<Dot>;
+    table.format[type] = format;
+}
 
 DotTable scalar_table() {
     DotTable t;
-    const auto set = [&](int id, DotFunction f, ActivationFormat format) {
-        t.dot[id] = f;
-        t.format[id] = format;
-    };
-    set(kF32, scalar::dot_f32, ActivationFormat::F32);
-    set(kF16, scalar::dot_f16, ActivationFormat::F32);
-    set(kBF16, scalar::dot_bf16, ActivationFormat::F32);
-    set(kQ8_0, scalar::dot_q8_0, ActivationFormat::Q8);
-    set(kQ4_0, scalar::dot_q4_0, ActivationFormat::Q8);
-    set(kQ4_1, scalar::dot_q4_1, ActivationFormat::Q8);
-    set(kQ5_0, scalar::dot_q5_0, ActivationFormat::Q8);
-    set(kQ5_1, scalar::dot_q5_1, ActivationFormat::Q8);
-    set(kQ4_K, scalar::dot_q4_k, ActivationFormat::Q8K);
-    set(kQ5_K, scalar::dot_q5_k, ActivationFormat::Q8K);
-    set(kQ6_K, scalar::dot_q6_k, ActivationFormat::Q8K);
-    set(kQ2_K, scalar::dot_q2_k, ActivationFormat::Q8K);
-    set(kQ3_K, scalar::dot_q3_k, ActivationFormat::Q8K);
-    set(kIQ4_NL, scalar::dot_iq4_nl, ActivationFormat::Q8);
-    set(kIQ4_XS, scalar::dot_iq4_xs, ActivationFormat::Q8K);
+    set_alone<scalar::dot_f32>(t, kF32, ActivationFormat::F32);
+    set_alone<scalar::dot_f16>(t, kF16, ActivationFormat::F32);
+    set_alone<scalar::dot_bf16>(t, kBF16, ActivationFormat::F32);
+    set_alone<scalar::dot_q8_0>(t, kQ8_0, ActivationFormat::Q8);
+    set_alone<scalar::dot_q4_0>(t, kQ4_0, ActivationFormat::Q8);
+    set_alone<scalar::dot_q4_1>(t, kQ4_1, ActivationFormat::Q8);
+    set_alone<scalar::dot_q5_0>(t, kQ5_0, ActivationFormat::Q8);
+    set_alone<scalar::dot_q5_1>(t, kQ5_1, ActivationFormat::Q8);
+    set_alone<scalar::dot_q4_k>(t, kQ4_K, ActivationFormat::Q8K);
+    set_alone<scalar::dot_q5_k>(t, kQ5_K, ActivationFormat::Q8K);
+    set_alone<scalar::dot_q6_k>(t, kQ6_K, ActivationFormat::Q8K);
+    set_alone<scalar::dot_q2_k>(t, kQ2_K, ActivationFormat::Q8K);
+    set_alone<scalar::dot_q3_k>(t, kQ3_K, ActivationFormat::Q8K);
+    set_alone<scalar::dot_iq4_nl>(t, kIQ4_NL, ActivationFormat::Q8);
+    set_alone<scalar::dot_iq4_xs>(t, kIQ4_XS, ActivationFormat::Q8K);
     return t;
 }
 
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
 DotTable avx2_table() {
     DotTable t = scalar_table();
-    t.dot[kF32] = avx2::dot_f32;
-    t.dot[kF16] = avx2::dot_f16;
-    t.dot[kQ8_0] = avx2::dot_q8_0;
-    t.dot[kQ4_0] = avx2::dot_q4_0;
-    t.dot[kQ4_K] = avx2::dot_q4_k;
-    t.dot[kQ6_K] = avx2::dot_q6_k;
-    t.dot[kBF16] = avx2::dot_bf16;
-    t.dot[kQ4_1] = avx2::dot_q4_1;
-    t.dot[kQ5_0] = avx2::dot_q5_0;
-    t.dot[kQ5_1] = avx2::dot_q5_1;
-    t.dot[kQ5_K] = avx2::dot_q5_k;
-    t.dot[kQ2_K] = avx2::dot_q2_k;
-    t.dot[kQ3_K] = avx2::dot_q3_k;
-    t.dot[kIQ4_NL] = avx2::dot_iq4_nl;
-    t.dot[kIQ4_XS] = avx2::dot_iq4_xs;
+    avx2::set_kernels(t);
     return t;
 }
 
 // Decode dots for the two most common formats read four (Q4_0) or two (Q8_0) blocks per 512-bit
-// vector against activations laid out to match; the rest are the AVX2 ones.
+// vector against activations laid out to match; the rest are the AVX2 ones. Those three run
+// token by token in a batch: only that equals their single dot bit for bit.
 DotTable vnni_table() {
     DotTable t = avx2_table();
-    t.dot[kQ8_0] = vnni::dot_q8_0;
-    t.dot[kQ4_0] = vnni::dot_q4_0;
-    t.dot[kQ4_K] = vnni::dot_q4_k;
-    t.format[kQ8_0] = ActivationFormat::PlanarQ8;
-    t.format[kQ4_0] = ActivationFormat::Q4_0Lanes;
+    set_alone<vnni::dot_q8_0>(t, kQ8_0, ActivationFormat::PlanarQ8);
+    set_alone<vnni::dot_q4_0>(t, kQ4_0, ActivationFormat::Q4_0Lanes);
+    set_alone<vnni::dot_q4_k>(t, kQ4_K, ActivationFormat::Q8K);
     return t;
 }
 #endif

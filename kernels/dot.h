@@ -15,10 +15,19 @@ enum class ActivationFormat { F32, Q8, Q8K, Q4_0Lanes, PlanarQ8 };
 // ActivationFormat (float, BlockQ8, BlockQ8K, LaneGroup or PlanarQ8).
 using DotFunction = float (*)(const void* weights, const void* activations, size_t count);
 
+// One weight row against `tokens` activation rows (token t's at activations + t *
+// activation_stride bytes): out[t * out_stride] is what the same table's DotFunction returns
+// for token t, bit for bit, so a row's result never depends on the rows batched with it. The
+// SIMD versions unpack each block of weights once for a group of tokens.
+using DotManyFunction = void (*)(const void* weights, const void* activations,
+                                 size_t activation_stride, size_t tokens, float* out,
+                                 size_t out_stride, size_t count);
+
 // Indexed by ggml type id (the formats Hearth reads); unused ids are null.
 struct DotTable {
     static constexpr int kTypes = 31;
     DotFunction dot[kTypes] = {};
+    DotManyFunction dot_many[kTypes] = {};
     ActivationFormat format[kTypes] = {};
 };
 

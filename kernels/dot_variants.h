@@ -1,10 +1,31 @@
-// The per-ISA dot functions behind dot_table(); tests call them directly to compare twins.
+// The per-ISA dot functions behind dot_table().
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 
+#include "kernels/dot.h"
+
 namespace hearth::kernels {
+
+// ggml type ids, as GGUF files store them.
+enum TypeId {
+    kF32 = 0,
+    kF16 = 1,
+    kQ4_0 = 2,
+    kQ4_1 = 3,
+    kQ5_0 = 6,
+    kQ5_1 = 7,
+    kQ8_0 = 8,
+    kQ2_K = 10,
+    kQ3_K = 11,
+    kQ4_K = 12,
+    kQ5_K = 13,
+    kQ6_K = 14,
+    kIQ4_NL = 20,
+    kIQ4_XS = 23,
+    kBF16 = 30
+};
 
 namespace scalar {
 float dot_f32(const void* w, const void* a, size_t n);
@@ -28,21 +49,8 @@ void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace scalar
 
 namespace avx2 {
-float dot_f32(const void* w, const void* a, size_t n);
-float dot_f16(const void* w, const void* a, size_t n);
-float dot_bf16(const void* w, const void* a, size_t n);
-float dot_q8_0(const void* w, const void* a, size_t n);
-float dot_q4_0(const void* w, const void* a, size_t n);
-float dot_q4_1(const void* w, const void* a, size_t n);
-float dot_q5_0(const void* w, const void* a, size_t n);
-float dot_q5_1(const void* w, const void* a, size_t n);
-float dot_q4_k(const void* w, const void* a, size_t n);
-float dot_q5_k(const void* w, const void* a, size_t n);
-float dot_q6_k(const void* w, const void* a, size_t n);
-float dot_q2_k(const void* w, const void* a, size_t n);
-float dot_q3_k(const void* w, const void* a, size_t n);
-float dot_iq4_nl(const void* w, const void* a, size_t n);
-float dot_iq4_xs(const void* w, const void* a, size_t n);
+// Sets the formats' AVX2 kernels, single- and many-token, over a table of scalar ones.
+void set_kernels(DotTable& table);
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace avx2
 

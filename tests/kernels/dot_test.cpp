@@ -1,5 +1,6 @@
 // Every dot kernel against its scalar twin, and every scalar twin against a double-precision
-// product of the dequantised operands, on random data of awkward sizes.
+// product of the dequantised operands, on random data of awkward sizes; every many-token dot
+// against its table's single-token one, bit for bit.
 #include "kernels/dot.h"
 
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 
 #include "engine/format/tensor_types.h"
 #include "kernels/activation_blocks.h"
+#include "kernels/dot_many.h"
 #include "kernels/half.h"
 #include "kernels/quantize.h"
 #include "tests/support/random_weights.h"
@@ -50,6 +52,19 @@ const TensorType kTypes[] = {
     TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q2_K,   TensorType::Q3_K,
     TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS};
 
+// The elements of a format's shortest row: a whole block of it and of the activations it meets.
+size_t row_unit(TensorType type) {
+    const auto id = static_cast<uint32_t>(type);
+    const size_t block = static_cast<size_t>(tensor_type_info(type).block_elements);
+    return std::max<size_t>(block,
+                            dot_table(Isa::Scalar).format[id] == ActivationFormat::Q8K ? 256 : 32);
+}
+
+// Float formats take rows of any length.
+bool any_length(TensorType type) {
+    return tensor_type_info(type).block_elements == 1;
+}
+
 class DotTest : public testing::TestWithParam<TensorType> {};
 
 // Every ISA level this CPU runs: each kernel against its scalar twin in the activation format
@@ -57,14 +72,10 @@ class DotTest : public testing::TestWithParam<TensorType> {};
 TEST_P(DotTest, ScalarTwinEqualsTheDequantisedProductAndSimdEqualsTheTwin) {
     const TensorType type = GetParam();
     const auto id = static_cast<uint32_t>(type);
-    const size_t block = static_cast<size_t>(tensor_type_info(type).block_elements);
-    const size_t unit = std::max<size_t>(
-        block, dot_table(Isa::Scalar).format[id] == ActivationFormat::Q8K ? 256 : 32);
     std::mt19937 random(1234 + id);
     // Eight-block kernels get whole groups of eight, tails, and both.
     for (const size_t blocks : {1, 3, 7, 13, 16, 21}) {
-        const size_t n =
-            blocks * unit + (block == 1 ? blocks % 3 : 0);  // float rows may be any length
+        const size_t n = blocks * row_unit(type) + (any_length(type) ? blocks % 3 : 0);
         const auto weights = random_weights(type, n, random);
         const auto x = random_floats(n, random);
         std::vector<float> w(n);
@@ -88,6 +99,47 @@ TEST_P(DotTest, ScalarTwinEqualsTheDequantisedProductAndSimdEqualsTheTwin) {
             const float simd = table.dot[id](weights.data(), prepared.data(), n);
             EXPECT_NEAR(simd, twin, 1e-5 * magnitude + 1e-6)
                 << tensor_type_name(id) << " n=" << n << " on " << isa_name(isa);
+        }
+    }
+}
+
+// A batch's rows never change each other's results: every token count from one to two whole
+// groups and one more (each group size and remainder), 64 bytes between activation rows and a
+// gap of two between results, so a kernel that reads or writes by the wrong stride shows.
+TEST_P(DotTest, ManyTokensGiveEachTokenItsSingleDotBitForBit) {
+    const TensorType type = GetParam();
+    const auto id = static_cast<uint32_t>(type);
+    constexpr size_t kMostTokens = 2 * kTokenGroup + 1, kRowPadding = 64, kOutStride = 3;
+    std::mt19937 random(4321 + id);
+    // One block, odd counts (the two-block kernels' tail) and a TinyLlama row (2048).
+    for (const size_t blocks : {size_t{1}, size_t{3}, size_t{7}, 2048 / row_unit(type)}) {
+        const size_t n = blocks * row_unit(type) + (any_length(type) ? 5 : 0);
+        const auto weights = random_weights(type, n, random);
+        for (const Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512Vnni}) {
+            if (isa > best_isa()) continue;
+            const auto& table = dot_table(isa);
+            ASSERT_NE(table.dot_many[id], nullptr) << tensor_type_name(id);
+            const auto format = table.format[id];
+            const size_t stride = activation_row_bytes(format, n) + kRowPadding;
+            std::vector<std::byte> activations(stride * kMostTokens);
+            for (size_t t = 0; t < kMostTokens; ++t) {
+                prepare_activations(format, random_floats(n, random).data(),
+                                    activations.data() + t * stride, n);
+            }
+            for (size_t tokens = 1; tokens <= kMostTokens; ++tokens) {
+                std::vector<float> out(tokens * kOutStride, -1.0f);
+                table.dot_many[id](weights.data(), activations.data(), stride, tokens, out.data(),
+                                   kOutStride, n);
+                for (size_t t = 0; t < tokens; ++t) {
+                    const float single =
+                        table.dot[id](weights.data(), activations.data() + t * stride, n);
+                    EXPECT_EQ(std::memcmp(&out[t * kOutStride], &single, sizeof single), 0)
+                        << tensor_type_name(id) << " on " << isa_name(isa) << ", n=" << n
+                        << ", token " << t << " of " << tokens << ": " << out[t * kOutStride]
+                        << " != " << single;
+                    EXPECT_EQ(out[t * kOutStride + 1], -1.0f) << "wrote between results";
+                }
+            }
         }
     }
 }

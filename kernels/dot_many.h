@@ -1,0 +1,84 @@
+// How the many-token dot kernels (DotManyFunction) are built: a kernel is written once for a
+// group of K token rows known at compile time, each token keeping the exact operations and
+// order of the single-token kernel, which is the same code with K = 1. The weights are unpacked
+// once per group; only the per-token products and sums repeat.
+//
+// An unnamed namespace, as in simd_helpers.h: the templates are instantiated in files compiled
+// for different instruction sets, and the linker must not merge them.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <type_traits>
+
+#include "kernels/dot.h"
+
+namespace hearth::kernels {
+namespace {
+
+// The largest group one kernel pass takes: eight tokens keep the weight unpacking to an eighth
+// of its single-token cost, and more would not keep the accumulators near the registers.
+inline constexpr int kTokenGroup = 8;
+
+// K token rows of prepared activations and where their K results go.
+template <int K>
+struct TokenGroup {
+    const std::byte* first;  // token t's activations start at first + t * stride bytes
+    size_t stride;
+    float* out;  // token t's result goes to out[t * out_stride]
+    size_t out_stride;
+
+    void put(int t, float value) const { out[static_cast<size_t>(t) * out_stride] = value; }
+};
+
+// The group's K activation rows, read as blocks of one activation format.
+template <typename Block, int K>
+std::array<const Block*, K> activation_rows(const TokenGroup<K>& group) {
+    std::array<const Block*, K> rows;
+    for (int t = 0; t < K; ++t) {
+        rows[t] =
+            reinterpret_cast<const Block*>(group.first + static_cast<size_t>(t) * group.stride);
+    }
+    return rows;
+}
+
+// The single-token DotFunction of a kernel.
+template <auto Kernel>
+float dot_one(const void* weights, const void* activations, size_t count) {
+    float result = 0.0f;
+    Kernel(weights, TokenGroup<1>{static_cast<const std::byte*>(activations), 0, &result, 0},
+           count);
+    return result;
+}
+
+// The DotManyFunction of a kernel: whole groups, then what is left in halving groups (7 is
+// 4 + 2 + 1), so every pass runs a kernel compiled for exactly its number of tokens.
+template <auto Kernel>
+void dot_groups(const void* weights, const void* activations, size_t activation_stride,
+                size_t tokens, float* out, size_t out_stride, size_t count) {
+    const auto* rows = static_cast<const std::byte*>(activations);
+    size_t done = 0;
+    const auto run = [&](auto size) {
+        constexpr int K = decltype(size)::value;
+        for (; tokens - done >= K; done += K) {
+            Kernel(weights,
+                   TokenGroup<K>{rows + done * activation_stride, activation_stride,
+                                 out + done * out_stride, out_stride},
+                   count);
+        }
+    };
+    run(std::integral_constant<int, kTokenGroup>{});
+    if constexpr (kTokenGroup > 4) run(std::integral_constant<int, 4>{});
+    run(std::integral_constant<int, 2>{});
+    run(std::integral_constant<int, 1>{});
+}
+
+// Puts a kernel's two entry points into a table.
+template <auto Kernel>
+void set_kernel(DotTable& table, int type) {
+    table.dot[type] = dot_one<Kernel>;
+    table.dot_many[type] = dot_groups<Kernel>;
+}
+
+}  // namespace
+}  // namespace hearth::kernels
