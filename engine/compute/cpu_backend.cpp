@@ -383,6 +383,7 @@ void CpuBackend::matmul_dots(std::span<const Product> products, const float* in,
         const WeightMatrix* w;
         float* out;
         kernels::DotFunction dot;
+        kernels::DotManyFunction dot_many;
         size_t activation_offset, stride, first_row;
     };
     Part parts[4];
@@ -404,7 +405,7 @@ void CpuBackend::matmul_dots(std::span<const Product> products, const float* in,
             prepared_offset[prepared_count++] = used;
             used += stride * count;
         }
-        parts[part_count++] = {product.weights, product.out, m_dots.dot[id],
+        parts[part_count++] = {product.weights, product.out, m_dots.dot[id], m_dots.dot_many[id],
                                offset,          stride,      total_rows};
         total_rows += static_cast<size_t>(product.weights->rows);
     }
@@ -427,9 +428,14 @@ void CpuBackend::matmul_dots(std::span<const Product> products, const float* in,
             for (size_t global = first; global < last; ++global) {
                 const size_t r = global - part.first_row;
                 const std::byte* row = part.w->row(static_cast<int64_t>(r));
-                for (int t = 0; t < count; ++t) {
-                    part.out[t * rows + r] = part.dot(
-                        row, activations + part.activation_offset + t * part.stride, columns);
+                const std::byte* tokens = activations + part.activation_offset;
+                if (count == 1) {
+                    part.out[r] = part.dot(row, tokens, columns);
+                } else {
+                    // Unpacks the row once per group of tokens; each token's result is still
+                    // bit for bit its single dot's, so a batch's rows never change each other.
+                    part.dot_many(row, tokens, part.stride, static_cast<size_t>(count),
+                                  part.out + r, rows, columns);
                 }
             }
         }
