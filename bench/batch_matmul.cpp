@@ -1,0 +1,152 @@
+// hearth-batch-matmul: one matrix product of the size batched decode runs (TinyLlama's FFN,
+// 5632 x 2048, by default) for 1 to 32 tokens, split over the thread pool as the CPU backend's
+// matmul_dots splits it: the single-token dot once per token and row (the path before batched
+// kernels) against the many-token dot once per row. Activations are prepared outside the timing
+// (both paths prepare them alike).
+//   hearth-batch-matmul [-t THREADS] [-r REPETITIONS] [--rows N] [--columns N]
+//                       [--types q4_0,q4_k,q6_k,q8_0,q5_0,f16]
+#include <fmt/format.h>
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "bench/normal_random.h"
+#include "bench/statistics.h"
+#include "engine/compute/thread_pool.h"
+#include "engine/format/tensor_types.h"
+#include "kernels/dot.h"
+#include "kernels/quantize.h"
+
+namespace {
+
+using hearth::TensorType;
+namespace kernels = hearth::kernels;
+
+struct Options {
+    int threads = 2;
+    int repetitions = 30;
+    size_t rows = 5632;
+    size_t columns = 2048;
+    std::vector<std::string> types{"q4_0", "q4_k"};
+};
+
+struct Format {
+    TensorType type;
+    void (*quantize)(const float*, void*, size_t);
+};
+
+const std::map<std::string, Format> kFormats{
+    {"q4_0", {TensorType::Q4_0, kernels::quantize_q4_0}},
+    {"q4_k", {TensorType::Q4_K, kernels::quantize_q4_k}},
+    {"q6_k", {TensorType::Q6_K, kernels::quantize_q6_k}},
+    {"q8_0", {TensorType::Q8_0, kernels::quantize_q8_0}},
+    {"q5_0", {TensorType::Q5_0, kernels::quantize_q5_0}},
+    {"f16", {TensorType::F16, kernels::quantize_f16}},
+};
+
+Options parse_options(int argc, char** argv) {
+    Options options;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        const std::string flag = argv[i], value = argv[i + 1];
+        if (flag == "-t") {
+            options.threads = std::stoi(value);
+        } else if (flag == "-r") {
+            options.repetitions = std::stoi(value);
+        } else if (flag == "--rows") {
+            options.rows = std::stoul(value);
+        } else if (flag == "--columns") {
+            options.columns = std::stoul(value);
+        } else if (flag == "--types") {
+            options.types.clear();
+            std::stringstream list(value);
+            for (std::string item; std::getline(list, item, ',');) options.types.push_back(item);
+        } else {
+            throw std::invalid_argument("unknown option " + flag);
+        }
+    }
+    for (const auto& name : options.types) {
+        if (!kFormats.contains(name)) throw std::invalid_argument("unknown type " + name);
+    }
+    return options;
+}
+
+// Median seconds of `repetitions` runs of `step`, after one to warm the caches.
+double median_seconds(int repetitions, const std::function<void()>& step) {
+    step();
+    std::vector<double> seconds;
+    for (int r = 0; r < repetitions; ++r) {
+        const auto start = std::chrono::steady_clock::now();
+        step();
+        seconds.push_back(
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    }
+    return hearth::bench::summarise(seconds).median;
+}
+
+void run_type(const Options& options, const Format& format, hearth::ThreadPool& pool) {
+    const auto id = static_cast<uint32_t>(format.type);
+    const auto& table = kernels::dot_table();
+    const size_t rows = options.rows, columns = options.columns;
+    const size_t row_bytes = hearth::tensor_bytes(format.type, columns);
+    hearth::bench::NormalRandom random(id);
+    std::vector<float> values(rows * columns);
+    for (auto& value : values) value = random.next(0.02f);
+    std::vector<std::byte> weights(rows * row_bytes);
+    for (size_t r = 0; r < rows; ++r) {
+        format.quantize(&values[r * columns], &weights[r * row_bytes], columns);
+    }
+    constexpr int kMostTokens = 32;
+    const size_t stride = kernels::activation_row_bytes(table.format[id], columns);
+    std::vector<std::byte> activations(stride * kMostTokens);
+    for (int t = 0; t < kMostTokens; ++t) {
+        kernels::prepare_activations(table.format[id], &values[t * columns],
+                                     &activations[t * stride], columns);
+    }
+    std::vector<float> out(rows * kMostTokens);
+    fmt::print("\n{} {} x {}, {} threads ({}):\n", hearth::tensor_type_name(id), rows, columns,
+               pool.size(), kernels::isa_name(kernels::best_isa()));
+    fmt::print(
+        "| tokens | per token µs/step | µs/token | dot_many µs/step | µs/token | speed-up |\n");
+    fmt::print(
+        "|-------:|------------------:|---------:|-----------------:|---------:|---------:|\n");
+    for (const int tokens : {1, 2, 4, 8, 16, 32}) {
+        const auto product = [&](bool many) {
+            pool.parallel_for(rows, 16, [&](size_t begin, size_t end) {
+                for (size_t r = begin; r < end; ++r) {
+                    const std::byte* row = &weights[r * row_bytes];
+                    if (many) {
+                        table.dot_many[id](row, activations.data(), stride, tokens, &out[r], rows,
+                                           columns);
+                        continue;
+                    }
+                    for (int t = 0; t < tokens; ++t) {
+                        out[t * rows + r] = table.dot[id](row, &activations[t * stride], columns);
+                    }
+                }
+            });
+        };
+        const double single = median_seconds(options.repetitions, [&] { product(false); }) * 1e6;
+        const double many = median_seconds(options.repetitions, [&] { product(true); }) * 1e6;
+        fmt::print("| {:6} | {:17.0f} | {:8.1f} | {:16.0f} | {:8.1f} | {:7.2f}x |\n", tokens,
+                   single, single / tokens, many, many / tokens, single / many);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    try {
+        const Options options = parse_options(argc, argv);
+        hearth::ThreadPool pool(options.threads);
+        for (const auto& name : options.types) run_type(options, kFormats.at(name), pool);
+    } catch (const std::exception& error) {
+        fmt::print(stderr, "hearth-batch-matmul: {}\n", error.what());
+        return 1;
+    }
+    return 0;
+}
