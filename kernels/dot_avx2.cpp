@@ -36,13 +36,15 @@ inline float half(uint16_t bits) {
     return _cvtsh_ss(bits);
 }
 
-// acc + weight_scale * activation_scale * dot, lane by lane. The product of the two scales is
-// rounded once, as a scalar product is, but the activation scale is broadcast straight from
-// memory: per block and token, one vector instruction rather than a scalar multiply and a
-// broadcast.
+// acc + weight_scale * activation_scale * dot, lane by lane, in a kernel for K tokens. The two
+// scales' product is rounded once either way: one token multiplies them as scalars and
+// broadcasts the product; a group broadcasts the weight scale once and each token's scale
+// straight from memory, and multiplies them in a vector, one instruction fewer per token.
+template <int K>
 __m256 add_scaled(__m256 acc, float weight_scale, const float& activation_scale, __m256i dot) {
-    const __m256 scale =
-        _mm256_mul_ps(_mm256_set1_ps(weight_scale), _mm256_broadcast_ss(&activation_scale));
+    const __m256 scale = K == 1 ? _mm256_set1_ps(weight_scale * activation_scale)
+                                : _mm256_mul_ps(_mm256_set1_ps(weight_scale),
+                                                _mm256_broadcast_ss(&activation_scale));
     return _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(dot), acc);
 }
 
@@ -244,7 +246,7 @@ void with_minimums(const void* w, const TokenGroup<K>& group, size_t n, Values v
         const float scale = half(x[b].scale), minimum = half(x[b].minimum);
         for (int t = 0; t < K; ++t) {
             const __m256i dot = unsigned_dot(values, load(y[t][b].quants));
-            acc[t] = add_scaled(acc[t], scale, y[t][b].scale, dot);
+            acc[t] = add_scaled<K>(acc[t], scale, y[t][b].scale, dot);
             offsets[t] += minimum * y[t][b].scaled_sum;
         }
     }
@@ -273,7 +275,7 @@ constexpr auto q5_0 = []<int K>(const void* w, const TokenGroup<K>& group, size_
         const float scale = half(x[b].scale);
         for (int t = 0; t < K; ++t) {
             const __m256i dot = signed_dot(values, load(y[t][b].quants));
-            acc[t] = add_scaled(acc[t], scale, y[t][b].scale, dot);
+            acc[t] = add_scaled<K>(acc[t], scale, y[t][b].scale, dot);
         }
     }
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
@@ -305,8 +307,8 @@ void two_blocks_per_step(const void* w, const TokenGroup<K>& group, size_t n) {
         for (int t = 0; t < K; ++t) {
             const BlockQ8* a = y[t] + b;
             const __m256i dot0 = dot(x0, a[0]), dot1 = dot(x1, a[1]);
-            acc0[t] = add_scaled(acc0[t], d0, a[0].scale, dot0);
-            acc1[t] = add_scaled(acc1[t], d1, a[1].scale, dot1);
+            acc0[t] = add_scaled<K>(acc0[t], d0, a[0].scale, dot0);
+            acc1[t] = add_scaled<K>(acc1[t], d1, a[1].scale, dot1);
             if constexpr (kNibbles) offsets[t] += d0 * a[0].scaled_sum + d1 * a[1].scaled_sum;
         }
     }
@@ -314,7 +316,7 @@ void two_blocks_per_step(const void* w, const TokenGroup<K>& group, size_t n) {
         const __m256i values = values_of(x[b]);
         const float d = half(x[b].scale);
         for (int t = 0; t < K; ++t) {
-            acc0[t] = add_scaled(acc0[t], d, y[t][b].scale, dot(values, y[t][b]));
+            acc0[t] = add_scaled<K>(acc0[t], d, y[t][b].scale, dot(values, y[t][b]));
             if constexpr (kNibbles) offsets[t] += d * y[t][b].scaled_sum;
         }
     }
@@ -366,7 +368,7 @@ void k_quant(const void* w, const TokenGroup<K>& group, size_t n, Values values)
         }
         const float scale = half(x[b].scale);
         for (int t = 0; t < K; ++t) {
-            acc[t] = add_scaled(acc[t], scale, y[t][b].scale, sums[t]);
+            acc[t] = add_scaled<K>(acc[t], scale, y[t][b].scale, sums[t]);
         }
     }
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]) - offsets[t]);
@@ -446,7 +448,7 @@ constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
         }
         const float scale = half(x[b].scale);
         for (int t = 0; t < K; ++t) {
-            acc[t] = add_scaled(acc[t], scale, y[t][b].scale, sums[t]);
+            acc[t] = add_scaled<K>(acc[t], scale, y[t][b].scale, sums[t]);
         }
     }
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
@@ -477,8 +479,8 @@ constexpr auto q2_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
             [](int, int) { return _mm256_setzero_si256(); }, sums);
         for (int t = 0; t < K; ++t) {
             const __m256i minimum_dot = _mm256_madd_epi16(minimums, load(y[t][b].sums));
-            offsets[t] = add_scaled(offsets[t], minimum, y[t][b].scale, minimum_dot);
-            acc[t] = add_scaled(acc[t], scale, y[t][b].scale, sums[t]);
+            offsets[t] = add_scaled<K>(offsets[t], minimum, y[t][b].scale, minimum_dot);
+            acc[t] = add_scaled<K>(acc[t], scale, y[t][b].scale, sums[t]);
         }
     }
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]) - horizontal_sum(offsets[t]));
@@ -506,8 +508,8 @@ constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
         const float scale = half(x[b].scale);
         for (int t = 0; t < K; ++t) {
             const __m256i offsets = _mm256_madd_epi16(wide_scales, load(y[t][b].sums));
-            acc[t] = add_scaled(acc[t], scale, y[t][b].scale,
-                                _mm256_sub_epi32(sums[t], _mm256_slli_epi32(offsets, 2)));
+            acc[t] = add_scaled<K>(acc[t], scale, y[t][b].scale,
+                                   _mm256_sub_epi32(sums[t], _mm256_slli_epi32(offsets, 2)));
         }
     }
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
@@ -525,7 +527,7 @@ constexpr auto iq4_nl = []<int K>(const void* w, const TokenGroup<K>& group, siz
         const float scale = half(x[b].scale);
         for (int t = 0; t < K; ++t) {
             const __m256i dot = signed_dot(values, load(y[t][b].quants));
-            acc[t][b % 2] = add_scaled(acc[t][b % 2], scale, y[t][b].scale, dot);
+            acc[t][b % 2] = add_scaled<K>(acc[t][b % 2], scale, y[t][b].scale, dot);
         }
     }
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(_mm256_add_ps(acc[t][0], acc[t][1])));
@@ -555,7 +557,7 @@ constexpr auto iq4_xs = []<int K>(const void* w, const TokenGroup<K>& group, siz
         }
         const float scale = half(x[b].scale);
         for (int t = 0; t < K; ++t) {
-            acc[t] = add_scaled(acc[t], scale, y[t][b].scale, sums[t]);
+            acc[t] = add_scaled<K>(acc[t], scale, y[t][b].scale, sums[t]);
         }
     }
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
