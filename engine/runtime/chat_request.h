@@ -37,6 +37,9 @@ struct ChatRequest {
     // Other variables the template reads (builtin_tools, model_identity, …).
     jinja::Object template_variables;
     std::vector<std::string> stop_strings;
+    // The last message is an assistant's answer so far, which the model goes on with (Continue
+    // on an answer the token limit cut off) instead of starting a new one.
+    bool continue_final_message = false;
 };
 
 }  // namespace hearth

@@ -150,7 +150,8 @@ GenerationRequest Engine::chat_generation_request(const ChatRequest& chat,
                                                   const DecodeSettings& settings,
                                                   int context_length) {
     require_model();
-    const ChatRenderOptions render{.enable_thinking = chat.enable_thinking,
+    const ChatRenderOptions render{.continue_final_message = chat.continue_final_message,
+                                   .enable_thinking = chat.enable_thinking,
                                    .reasoning_effort = chat.reasoning_effort,
                                    .tools = chat.tools,
                                    .extra_variables = chat.template_variables};

@@ -63,6 +63,7 @@ std::vector<int> chat_turn_starts(const ChatTemplate& chat_template, const Token
                                   const std::vector<ChatMessage>& messages, size_t prompt_length,
                                   ChatRenderOptions options) {
     options.add_generation_prompt = false;
+    options.continue_final_message = false;  // the heads end with finished messages
     std::vector<int> starts{0};
     for (size_t i = 1; i < messages.size(); ++i) {
         const std::vector<ChatMessage> head(messages.begin(),

@@ -103,7 +103,36 @@ ChatTemplate::ChatTemplate(std::string source, std::string bos_token, std::strin
 
 std::string ChatTemplate::render(const std::vector<ChatMessage>& messages,
                                  const ChatRenderOptions& options) const {
+    if (options.continue_final_message) return render_continuation(messages, options);
     return render(template_messages(messages, m_reasoning), options);
+}
+
+// Templates have no switch for an open last turn, so the finished conversation is rendered and
+// cut after the answer's text, where the template writes its end of turn.
+std::string ChatTemplate::render_continuation(const std::vector<ChatMessage>& messages,
+                                              ChatRenderOptions options) const {
+    if (messages.empty() || messages.back().role != "assistant")
+        throw jinja::RenderError("only an assistant's answer can be continued");
+    options.continue_final_message = false;
+    const std::string& answer = messages.back().content;
+    const std::string core = trimmed(answer);
+    if (core.empty()) {  // nothing written yet: the answer starts as any answer does
+        options.add_generation_prompt = true;
+        return render(std::vector(messages.begin(), messages.end() - 1), options);
+    }
+    options.add_generation_prompt = false;
+    const std::string text = render(template_messages(messages, m_reasoning), options);
+    if (const size_t at = text.rfind(answer); at != std::string::npos)
+        return text.substr(0, at + answer.size());
+    // Most templates trim the answer; the model is shown its own trailing spaces and newlines
+    // all the same, since that is where it goes on.
+    if (const size_t at = text.rfind(core); at != std::string::npos) {
+        const size_t core_end = answer.rfind(core) + core.size();
+        return text.substr(0, at + core.size()) + answer.substr(core_end);
+    }
+    throw jinja::RenderError(
+        "this model's chat template rewrites the answer's text, so the answer cannot be "
+        "continued; regenerate it with a higher token limit instead");
 }
 
 std::string ChatTemplate::render(const jinja::Value& messages,

@@ -34,6 +34,10 @@ ChatFamily detect_chat_family(const std::string& source);
 
 struct ChatRenderOptions {
     bool add_generation_prompt = true;
+    // The last message, an assistant's answer so far, is left open for the model to go on with:
+    // the conversation is rendered up to the end of its text, the template's end of turn and
+    // generation prompt left out (transformers' continue_final_message).
+    bool continue_final_message = false;
     // Passed as the template's `enable_thinking` (Qwen3, SmolLM3, QwQ, DeepSeek V3.1: false
     // makes the model answer without a reasoning block) and as `thinking` to templates that read
     // that instead (Granite 3.3). Unset leaves both undefined: the template's own default.
@@ -79,6 +83,8 @@ public:
                        const ChatRenderOptions& options) const;
 
 private:
+    std::string render_continuation(const std::vector<ChatMessage>& messages,
+                                    ChatRenderOptions options) const;
     std::string render_builtin(const jinja::Value& messages, bool add_generation_prompt) const;
 
     std::string m_source;

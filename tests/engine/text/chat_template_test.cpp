@@ -173,6 +173,49 @@ TEST(ChatTemplate, ToolCallArgumentsThatAreNotJsonAreARenderErrorNamingTheCall) 
     }
 }
 
+// Continuing an answer leaves its turn open: the prompt is the conversation up to the end of
+// the answer's text, with neither the template's end of turn nor a new generation prompt after
+// it. For every template the fixtures hold that renders the conversation, the answer so far
+// ends the prompt; where the template writes the answer as the model would (most of them), the
+// prompt is exactly the question's generation prompt followed by the answer.
+TEST(ChatTemplate, ContinuingAnAnswerLeavesItsTurnOpen) {
+    const std::vector<ChatMessage> asked{{"user", "Tell me a story."}};
+    const std::string so_far = "Once upon a time, a fox\n";
+    auto answered = asked;
+    answered.push_back({"assistant", so_far});
+    int rendered = 0, exact = 0;
+    for (const auto& family : test::template_families()) {
+        const auto json = fixture(family);
+        const ChatTemplate chat(text_of(json, "template"), text_of(json, "bos_token"),
+                                text_of(json, "eos_token"));
+        ChatRenderOptions options{.now = test::fixture_now()};
+        std::string generation_prompt;
+        try {
+            generation_prompt = chat.render(asked, options);
+        } catch (const jinja::RenderError&) {
+            continue;  // a template that needs more than one question (a system prompt, tools)
+        }
+        options.continue_final_message = true;
+        const std::string continued = chat.render(answered, options);
+        ++rendered;
+        EXPECT_TRUE(continued.ends_with(so_far)) << family << ":\n" << continued;
+        const auto question = continued.find("Tell me a story.");
+        EXPECT_NE(question, std::string::npos) << family;
+        EXPECT_LT(question, continued.size() - so_far.size()) << family;
+        if (continued == generation_prompt + so_far) ++exact;
+    }
+    EXPECT_GE(rendered, 34);
+    EXPECT_GE(exact, 27);
+    // An answer with nothing written yet starts as a new answer does.
+    const ChatTemplate chatml(test::fixture_template("chatml"), "", "<|im_end|>");
+    const std::vector<ChatMessage> hello{{"user", "Hi."}};
+    const std::vector<ChatMessage> nothing_yet{{"user", "Hi."}, {"assistant", ""}};
+    EXPECT_EQ(chatml.render(nothing_yet, {.continue_final_message = true}),
+              chatml.render(hello, {}));
+    // Only an answer can be continued.
+    EXPECT_THROW(chatml.render(asked, {.continue_final_message = true}), jinja::RenderError);
+}
+
 TEST(ChatTemplate, AModelWithoutATemplateContinuesPlainText) {
     const auto file = GgufFile::open(test::model_path("stories260K.gguf"));
     const auto tokenizer = make_tokenizer(*file);
