@@ -45,6 +45,7 @@ void DecodeLoop::stop(StopReason reason) {
 GenerationResult DecodeLoop::run(std::span<const int32_t> prefill_tokens, GenerationStats stats) {
     m_start = Clock::now();
     m_result.stats = std::move(stats);
+    if (m_sink.on_prompt) m_sink.on_prompt(m_result.stats);
     auto logits = prefill(prefill_tokens);
     m_result.stats.prefill_ns = elapsed_ns();
     if (!logits) {

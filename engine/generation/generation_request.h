@@ -54,6 +54,10 @@ struct GenerationSink {
     std::function<bool(const TokenChunk&)> on_chunk;
     // Called after each prefill step with the prompt tokens processed so far; false cancels.
     std::function<bool(int done, int total)> on_prefill;
+    // Called once the prompt is laid out, before any of it is read: the figures known by then
+    // (prompt_tokens, cached_tokens, prefilled_tokens, dropped_tokens), so that a front end
+    // can show how full the context is while the answer streams.
+    std::function<void(const GenerationStats& prompt)> on_prompt;
 };
 
 struct GenerationResult {

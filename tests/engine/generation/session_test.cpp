@@ -271,6 +271,41 @@ TEST_F(SessionTest, AFollowUpTurnPrefillsOnlyTheNewSuffix) {
     EXPECT_EQ(second.tokens, fresh.tokens);
 }
 
+// Before any of the prompt is read the sink learns how it is laid out: its length, the part the
+// cache already holds and the part to read, the figures the answer's result reports.
+TEST_F(SessionTest, TheSinkLearnsThePromptsLayoutBeforeItIsRead) {
+    Session session(*s_backend, *s_tokenizer, 1024);
+    auto request = greedy(encode("Once upon a time"), 12);
+    const auto first = run(session, request).result;
+    request.prompt.insert(request.prompt.end(), first.tokens.begin(), first.tokens.end());
+    std::vector<GenerationStats> laid_out;
+    int events = 0, prompt_event = -1;
+    const GenerationSink sink{.on_chunk =
+                                  [&](const TokenChunk&) {
+                                      ++events;
+                                      return true;
+                                  },
+                              .on_prefill =
+                                  [&](int, int) {
+                                      ++events;
+                                      return true;
+                                  },
+                              .on_prompt =
+                                  [&](const GenerationStats& prompt) {
+                                      prompt_event = events++;
+                                      laid_out.push_back(prompt);
+                                  }};
+    const auto result = session.generate(request, sink);
+    ASSERT_EQ(laid_out.size(), 1u);
+    EXPECT_EQ(prompt_event, 0);  // before the prefill's progress and the first chunk
+    EXPECT_EQ(laid_out[0].prompt_tokens, 5 + 12);
+    EXPECT_EQ(laid_out[0].cached_tokens, 5 + 12 - 1);
+    EXPECT_EQ(laid_out[0].prefilled_tokens, 1);
+    EXPECT_EQ(laid_out[0].prompt_tokens, result.stats.prompt_tokens);
+    EXPECT_EQ(laid_out[0].cached_tokens, result.stats.cached_tokens);
+    EXPECT_EQ(laid_out[0].generated_tokens, 0);
+}
+
 TEST_F(SessionTest, RegeneratingOrEditingForksTheCacheAtTheChange) {
     Session session(*s_backend, *s_tokenizer, 1024);
     auto request = greedy(encode("Lily and Tom went to the park. They saw a big dog."), 16);
