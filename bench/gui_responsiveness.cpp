@@ -65,10 +65,11 @@ private:
 };
 
 const char* const kPieces[] = {
-    "The ",        "quick ",    "brown ",     "fox ",           "jumps ",
-    "over ",       "the ",      "lazy ",      "dog. ",          "It ",
-    "**really** ", "does.\n\n", "```cpp\n",   "int main() {\n", "    return 0;\n",
-    "}\n",         "```\n\n",   "- a list\n", "- of items\n\n", "And `inline code` too. "};
+    "The ",        "quick ",         "brown ",      "fox ",           "jumps ",
+    "over ",       "the ",           "lazy ",       "dog. ",          "It ",
+    "**really** ", "does.\n\n",      "```cpp\n",    "int main() {\n", "    return 0;\n",
+    "}\n",         "```\n\n",        "- a list\n",  "- of items\n\n", "And `inline code` too. ",
+    "1. a step\n", "2. another\n\n", "> a quote\n", "> goes on\n\n"};
 
 // Emits chunks like the decode loop does (8 tokens or 30 ms), at `rate` tokens per second.
 void synthetic_producer(hearth::ui::MainWindow* window, int conversation, int tokens, int rate) {

@@ -7,6 +7,7 @@
 #include <QLabel>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QVBoxLayout>
 
 #include "ui/syntax_highlighter.h"
@@ -49,6 +50,9 @@ CodeBlock::CodeBlock(const QString& language, bool dark, QWidget* parent)
     layout->addWidget(m_text);
     connect(copy, &QPushButton::clicked, this,
             [this] { QApplication::clipboard()->setText(code()); });
+    // A line wider than the block scrolls inside it; the bar that appears for it must not hide
+    // the last line.
+    connect(m_text->horizontalScrollBar(), &QScrollBar::rangeChanged, this, &CodeBlock::fit_height);
 }
 
 void CodeBlock::set_code(const QString& code) {
@@ -72,7 +76,9 @@ QString CodeBlock::code() const {
 void CodeBlock::fit_height() {
     const int lines = m_text->document()->blockCount();
     const int line_height = m_text->fontMetrics().lineSpacing();
-    m_text->setFixedHeight(lines * line_height + 2 * m_text->frameWidth() + 12);
+    const QScrollBar* bar = m_text->horizontalScrollBar();
+    const int bar_height = bar->maximum() > 0 ? bar->sizeHint().height() : 0;
+    m_text->setFixedHeight(lines * line_height + 2 * m_text->frameWidth() + 12 + bar_height);
 }
 
 }  // namespace hearth::ui

@@ -1,11 +1,13 @@
 #include "ui/markdown_view.h"
 
-#include <QLabel>
-
 #include <QVBoxLayout>
+
 #include <limits>
 
 #include "ui/code_block.h"
+#include "ui/list_item_block.h"
+#include "ui/prose_view.h"
+#include "ui/quote_block.h"
 
 namespace hearth::ui {
 
@@ -22,7 +24,7 @@ void MarkdownView::set_text(const QString& markdown, bool complete) {
     m_pending.clear();
     for (auto& block : m_blocks) delete block.widget;
     m_blocks.clear();
-    m_closed = m_frozen = 0;
+    m_closed = 0;
     m_open_start = 0;
     m_text = markdown;
     if (complete) {
@@ -41,21 +43,13 @@ void MarkdownView::complete() {
     }
     m_closed = m_blocks.size();
     m_open_start = m_text.size();
-    while (m_frozen < m_closed) freeze(m_frozen++);
 }
 
-void MarkdownView::freeze(size_t index) {
-    auto* label = qobject_cast<QLabel*>(m_blocks[index].widget);
-    if (label == nullptr) return;  // code blocks size themselves
-    QSizePolicy policy = label->sizePolicy();
-    policy.setHeightForWidth(false);
-    label->setSizePolicy(policy);
-    label->setFixedHeight(label->heightForWidth(std::max(width(), 100)));
-}
-
-void MarkdownView::resizeEvent(QResizeEvent* event) {
-    QWidget::resizeEvent(event);
-    for (size_t i = 0; i < m_frozen; ++i) freeze(i);
+void MarkdownView::reopen() {
+    complete();
+    if (m_blocks.empty()) return;
+    m_closed = m_blocks.size() - 1;
+    m_open_start = m_blocks.back().start;
 }
 
 void MarkdownView::append(const QString& text) {
@@ -89,12 +83,15 @@ bool MarkdownView::render_from_open_block(size_t budget) {
     const size_t count = std::min(blocks.size(), budget);
     const bool more = count < blocks.size();
     // Widgets past the closed ones belong to the open block, which is rebuilt from here.
-    m_frozen = std::min(m_frozen, m_closed);
     while (m_blocks.size() > m_closed + count) {
         delete m_blocks.back().widget;
         m_blocks.pop_back();
     }
-    for (size_t i = 0; i < count; ++i) show_block(m_closed + i, blocks[i]);
+    for (size_t i = 0; i < count; ++i) {
+        MarkdownBlock block = blocks[i];
+        block.start += m_open_start;
+        show_block(m_closed + i, block);
+    }
     size_t newly_closed = 0;
     while (newly_closed < count && blocks[newly_closed].closed) ++newly_closed;
     if (newly_closed == blocks.size()) {
@@ -103,7 +100,6 @@ bool MarkdownView::render_from_open_block(size_t budget) {
         m_open_start += blocks[newly_closed].start;
     }
     m_closed += newly_closed;
-    while (m_frozen < m_closed) freeze(m_frozen++);
     return more;
 }
 
@@ -114,29 +110,62 @@ void MarkdownView::show_block(size_t index, const MarkdownBlock& block) {
         m_blocks.erase(m_blocks.begin() + static_cast<long>(index));
     }
     if (index >= m_blocks.size()) {
-        QWidget* widget;
-        if (block.kind == MarkdownBlock::Kind::Code) {
-            widget = new CodeBlock(block.language, m_dark, this);
-        } else {
-            auto* label = new QLabel(this);
-            label->setObjectName(QStringLiteral("prose"));
-            label->setTextFormat(Qt::MarkdownText);
-            label->setWordWrap(true);
-            label->setTextInteractionFlags(Qt::TextSelectableByMouse |
-                                           Qt::TextSelectableByKeyboard);
-            label->setOpenExternalLinks(false);  // nothing leaves the machine unasked
-            widget = label;
-        }
+        QWidget* widget = make_widget(block);
         m_layout->insertWidget(static_cast<int>(index), widget);
         m_blocks.insert(m_blocks.begin() + static_cast<long>(index),
-                        {block.kind, block.language, widget});
+                        {block.kind, block.language, widget, block.start, 0, -1});
+    }
+    Rendered& rendered = m_blocks[index];
+    rendered.start = block.start;
+    if (block.kind == MarkdownBlock::Kind::ListItem) {
+        rendered.indent = block.indent;
+        rendered.number = list_number(index, block);
     }
     ++m_renders;
-    if (block.kind == MarkdownBlock::Kind::Code) {
-        static_cast<CodeBlock*>(m_blocks[index].widget)->set_code(block.text);
-    } else {
-        static_cast<QLabel*>(m_blocks[index].widget)->setText(block.text);
+    render(rendered, block);
+}
+
+QWidget* MarkdownView::make_widget(const MarkdownBlock& block) {
+    switch (block.kind) {
+        case MarkdownBlock::Kind::Code:
+            return new CodeBlock(block.language, m_dark, this);
+        case MarkdownBlock::Kind::Quote:
+            return new QuoteBlock(m_dark, this);
+        case MarkdownBlock::Kind::ListItem:
+            return new ListItemBlock(this);
+        case MarkdownBlock::Kind::Prose:
+            break;
     }
+    return new ProseView(this);
+}
+
+void MarkdownView::render(const Rendered& rendered, const MarkdownBlock& block) {
+    switch (block.kind) {
+        case MarkdownBlock::Kind::Code:
+            static_cast<CodeBlock*>(rendered.widget)->set_code(block.text);
+            break;
+        case MarkdownBlock::Kind::Quote:
+            static_cast<QuoteBlock*>(rendered.widget)->set_markdown(block.text);
+            break;
+        case MarkdownBlock::Kind::ListItem:
+            static_cast<ListItemBlock*>(rendered.widget)
+                ->set_item(rendered.number, block.indent, block.text);
+            break;
+        case MarkdownBlock::Kind::Prose:
+            static_cast<ProseView*>(rendered.widget)->set_markdown(block.text);
+            break;
+    }
+}
+
+int MarkdownView::list_number(size_t index, const MarkdownBlock& block) const {
+    if (block.number < 0) return -1;
+    for (size_t before = index; before-- > 0;) {
+        const Rendered& item = m_blocks[before];
+        if (item.kind != MarkdownBlock::Kind::ListItem || item.indent < block.indent) break;
+        if (item.indent > block.indent) continue;  // an item of a list nested in this one
+        return item.number >= 0 ? item.number + 1 : block.number;
+    }
+    return block.number;
 }
 
 }  // namespace hearth::ui

@@ -1,7 +1,7 @@
 // An answer rendered as Markdown while it streams. Text arrives in pieces; it is applied at
-// most once per frame, and only the last (open) block is re-rendered: finished paragraphs and
-// code blocks are widgets that never change again, so a long answer costs the same per frame
-// as a short one.
+// most once per frame, and only the last (open) block is re-rendered: finished paragraphs, list
+// items, quotes and code blocks are widgets that never change again, and each is as tall as its
+// text at the current width, so a long answer costs the same per frame as a short one.
 #pragma once
 
 #include <QTimer>
@@ -28,6 +28,9 @@ public:
     void complete();                   // no more text will come: render the rest now
     // No more text will come: the rest is rendered over the next frames, as while streaming.
     void finish_streaming();
+    // More text will come after what is shown (an answer continued): its last block opens again,
+    // so the words that follow join it.
+    void reopen();
     QString text() const { return m_text; }
     int renders() const { return m_renders; }  // block renders so far (for tests and benches)
 
@@ -39,13 +42,17 @@ private:
         MarkdownBlock::Kind kind;
         QString language;
         QWidget* widget;
+        qsizetype start;  // where the block begins in m_text
+        int indent;       // list items: as MarkdownBlock::indent
+        int number;       // list items: the number shown; -1: a bullet
     };
     bool render_from_open_block(size_t budget);
     void show_block(size_t index, const MarkdownBlock& block);
-    // A closed paragraph keeps a fixed height for the current width, so layouts stop asking it
-    // to re-wrap its text: without this every frame re-lays-out every paragraph of the answer.
-    void freeze(size_t index);
-    void resizeEvent(QResizeEvent* event) override;
+    QWidget* make_widget(const MarkdownBlock& block);
+    void render(const Rendered& rendered, const MarkdownBlock& block);
+    // A numbered item goes on from the item before it at its depth, whatever number it was
+    // written with (Markdown's rule: "1. 1. 1." counts 1, 2, 3); the first item keeps its own.
+    int list_number(size_t index, const MarkdownBlock& block) const;
 
     bool m_dark;
     QVBoxLayout* m_layout;
@@ -55,7 +62,6 @@ private:
     qsizetype m_open_start = 0;      // where the first block that may still change begins
     std::vector<Rendered> m_blocks;  // closed blocks, then at most one open block
     size_t m_closed = 0;
-    size_t m_frozen = 0;  // blocks [0, m_frozen) have fixed heights
     int m_renders = 0;
     bool m_finishing = false;
 };

@@ -36,6 +36,7 @@
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
 #include "ui/performance_dashboard.h"
+#include "ui/prose_view.h"
 
 namespace hearth {
 namespace {
@@ -170,7 +171,7 @@ TEST_F(MainWindowTest, SendsAMessageAndStreamsTheAnswerInChunks) {
     EXPECT_EQ(last_answer(), QString::fromStdString(result.text));
     auto* view = widget_for(thread.back())->view();
     EXPECT_EQ(view->text(), QString::fromStdString(result.text));
-    EXPECT_FALSE(view->findChildren<QLabel*>("prose").isEmpty());
+    EXPECT_FALSE(view->findChildren<ui::ProseView*>().isEmpty());
     EXPECT_TRUE(child<QLabel>("status")->text().contains("tok/s"));
     EXPECT_GT(child<QProgressBar>("contextMeter")->value(), 60);
     EXPECT_TRUE(child<QPushButton>("send")->isEnabled());

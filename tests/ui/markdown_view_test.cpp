@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include "ui/code_block.h"
+#include "ui/prose_view.h"
 
 namespace hearth::ui {
 namespace {
@@ -34,8 +35,7 @@ TEST(MarkdownView, StreamingEndsLikeSettingAtOnceAndRendersEachBlockFewTimes) {
     EXPECT_EQ(streamed.text(), answer);
     const auto labels = [](const MarkdownView& view) {
         QStringList texts;
-        for (auto* label : view.findChildren<QLabel*>(QStringLiteral("prose")))
-            texts << label->text();
+        for (auto* prose : view.findChildren<ProseView*>()) texts << prose->markdown();
         return texts;
     };
     EXPECT_EQ(labels(streamed), labels(whole));
@@ -54,6 +54,20 @@ TEST(MarkdownView, TextArrivesAtMostOncePerFrame) {
     EXPECT_EQ(view.text(), "");  // nothing applied between frames
     EXPECT_TRUE(QTest::qWaitFor([&] { return view.text() == "Hello world"; }, 1000));
     EXPECT_EQ(view.renders(), 1);
+}
+
+// An answer continued: its last paragraph opens again, so the words that follow finish it
+// instead of starting a paragraph of their own.
+TEST(MarkdownView, ReopenedTheNextWordsJoinTheLastParagraph) {
+    MarkdownView view(false);
+    view.set_text("First paragraph.\n\nShe went to the");
+    view.reopen();
+    view.append(" park and played.");
+    view.finish_streaming();
+    QStringList texts;
+    for (auto* prose : view.findChildren<ProseView*>()) texts << prose->markdown();
+    EXPECT_EQ(texts, (QStringList{"First paragraph.", "She went to the park and played."}));
+    EXPECT_EQ(view.text(), "First paragraph.\n\nShe went to the park and played.");
 }
 
 TEST(MarkdownView, CodeBlocksHaveALanguageLabelAndACopyButton) {
