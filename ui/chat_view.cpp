@@ -4,6 +4,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include "app/core/continued_answer.h"
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
 #include "ui/theme.h"
@@ -51,10 +52,14 @@ void ChatView::show_conversation(const core::Conversation& conversation, int str
         context.streaming = streaming_id >= 0;
         context.can_regenerate = streaming_id < 0 && i + 1 == thread.size() &&
                                  message.role == QLatin1String("assistant");
+        context.can_continue = context.can_regenerate && core::can_continue(message);
         if (same) {
             MessageWidget* widget = m_widgets[i];
             if (widget->context().streaming && !context.streaming)
                 widget->view()->finish_streaming();
+            // An answer continued: what streams now joins its last block.
+            if (message.id == streaming_id && !widget->context().streaming)
+                widget->view()->reopen();
             if (!(widget->context() == context)) widget->set_context(message, context);
             if (message.id == streaming_id) m_streaming = widget->view();
             continue;
@@ -64,6 +69,7 @@ void ChatView::show_conversation(const core::Conversation& conversation, int str
         m_widgets.push_back(widget);
         if (message.id == streaming_id) m_streaming = widget->view();
         connect(widget, &MessageWidget::regenerateRequested, this, &ChatView::regenerateRequested);
+        connect(widget, &MessageWidget::continueRequested, this, &ChatView::continueRequested);
         connect(widget, &MessageWidget::editSubmitted, this, &ChatView::editSubmitted);
         connect(widget, &MessageWidget::branchStepped, this, &ChatView::branchStepped);
     }

@@ -29,6 +29,7 @@ public:
 
 signals:
     void regenerateRequested(int id);
+    void continueRequested(int id);
     void editSubmitted(int id, const QString& text);
     void branchStepped(int id, int step);
 

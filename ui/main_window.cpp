@@ -17,6 +17,7 @@
 #include <QStatusBar>
 #include <QVBoxLayout>
 
+#include "app/core/continued_answer.h"
 #include "app/core/conversation_request.h"
 #include "app/core/history_json.h"
 #include "app/phrasing/architecture_text.h"
@@ -202,6 +203,7 @@ MainWindow::MainWindow(core::GlobalSettings settings, QWidget* parent)
         if (generating()) emit stopRequested();
     });
     connect(m_chat, &ChatView::regenerateRequested, this, &MainWindow::regenerate);
+    connect(m_chat, &ChatView::continueRequested, this, &MainWindow::continueAnswer);
     connect(m_chat, &ChatView::editSubmitted, this, &MainWindow::resend);
     connect(m_chat, &ChatView::branchStepped, this, &MainWindow::step_branch);
 
@@ -504,7 +506,26 @@ void MainWindow::start_answer(core::Conversation& conversation, int user_id) {
     ensure_stored(conversation);
     // Not down to the newest answer: a regenerated answer must not be shown the one it replaces.
     conversation.show_thread_to(user_id);
-    ChatRequest request = core::chat_request(conversation);
+    const ChatRequest request = core::chat_request(conversation);
+    m_continued_from.reset();
+    stream_answer(conversation, conversation.add(user_id, QStringLiteral("assistant"), {}, false),
+                  request);
+}
+
+void MainWindow::continueAnswer(int answer_id) {
+    core::Conversation* conversation = current_conversation();
+    if (conversation == nullptr || generating() || !m_model_ready) return;
+    core::Message* answer = conversation->find(answer_id);
+    if (answer == nullptr || !core::can_continue(*answer)) return;
+    conversation->show_thread_to(answer_id);
+    m_continued_from = answer->generation->stats;
+    answer->finished = false;
+    stream_answer(*conversation, answer_id, core::continue_request(*conversation));
+}
+
+// Asks for `request` and streams the answer into message `answer_id`.
+void MainWindow::stream_answer(core::Conversation& conversation, int answer_id,
+                               ChatRequest request) {
     // The seed is chosen here so the history can say which one made the answer.
     if (request.fresh_seed) {
         request.sampler.seed = QRandomGenerator::global()->generate64();
@@ -512,7 +533,7 @@ void MainWindow::start_answer(core::Conversation& conversation, int user_id) {
     }
     m_streaming_sampler = request.sampler;
     m_streaming_conversation = conversation.id();
-    m_streaming_message = conversation.add(user_id, QStringLiteral("assistant"), {}, false);
+    m_streaming_message = answer_id;
     save_message(conversation, m_streaming_message);
     m_saver = std::make_unique<core::StreamingSaver>(m_history, conversation.id());
     m_dashboard->generation_started(context_length(conversation));
@@ -603,7 +624,8 @@ void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationR
         record.backend = m_backend_name.isEmpty() ? m_settings.backend : m_backend_name;
         record.seed = m_streaming_sampler.seed;
         record.sampler = m_streaming_sampler;
-        record.stats = result.stats;
+        record.stats = m_continued_from ? core::continued_stats(*m_continued_from, result.stats)
+                                        : result.stats;
         message->generation = record;
         message->finished = result.stats.stop_reason != StopReason::Cancelled;
         if (m_saver) m_saver->finish(*message);
@@ -611,16 +633,9 @@ void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationR
         m_dashboard->generation_finished(result.stats);
     }
     m_streaming_conversation = m_streaming_message = -1;
+    m_continued_from.reset();
     set_generating(false);
-    const auto& stats = result.stats;
-    QString summary = tr("%1 tokens · %2 tok/s · first token after %3 ms · prompt %4 tokens (%5 "
-                         "reused) · %6")
-                          .arg(stats.generated_tokens)
-                          .arg(stats.decode_tokens_per_second(), 0, 'f', 1)
-                          .arg(stats.time_to_first_token_ns / 1e6, 0, 'f', 0)
-                          .arg(stats.prompt_tokens)
-                          .arg(stats.cached_tokens)
-                          .arg(QString::fromUtf8(stop_reason_name(stats.stop_reason).data()));
+    QString summary = answer_figures_text(result.stats);
     if (!result.notices.empty())
         summary += QStringLiteral("\n") + QString::fromStdString(notices_text(result.notices));
     m_status->setText(summary);
@@ -639,6 +654,7 @@ void MainWindow::showError(const QString& message) {
             }
         }
         m_streaming_conversation = m_streaming_message = -1;
+        m_continued_from.reset();
         set_generating(false);
         refresh();
     }

@@ -18,6 +18,7 @@
 #include "app/core/streaming_saver.h"
 #include "engine/generation/generation_request.h"
 #include "engine/model/model_info.h"
+#include "ui/answer_figures.h"
 #include "ui/model_picker.h"
 
 class QLabel;
@@ -97,6 +98,8 @@ public slots:
     void send();
     void newConversation();
     void regenerate(int answer_id);
+    // More of an answer the token limit cut off: the same message grows.
+    void continueAnswer(int answer_id);
     void resend(int user_id, const QString& text);
     void renameConversation(int id, const QString& title);
     void deleteConversation();
@@ -108,6 +111,7 @@ public slots:
 
 private:
     void start_answer(core::Conversation& conversation, int user_id);
+    void stream_answer(core::Conversation& conversation, int answer_id, ChatRequest request);
     void add_conversation(std::unique_ptr<core::Conversation> conversation, bool front);
     // Conversations reach the history with their first message (empty ones are not kept).
     void ensure_stored(core::Conversation& conversation);
@@ -141,6 +145,8 @@ private:
     QString m_model_path, m_model_sha256;
     QString m_backend_name;               // as the engine reports it, e.g. "vulkan (NVIDIA …)"
     SamplerSettings m_streaming_sampler;  // of the answer streaming
+    // The figures of the answer being continued, as they were before.
+    std::optional<GenerationStats> m_continued_from;
     int m_model_context = 0;
     hearth::TemplateChoices m_template_choices;
     core::ServerStatus* m_server_status = nullptr;

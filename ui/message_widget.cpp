@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "ui/answer_figures.h"
 #include "ui/markdown_view.h"
 
 namespace hearth::ui {
@@ -111,6 +112,29 @@ void MessageWidget::set_context(const core::Message& message, const Context& con
         connect(again, &QPushButton::clicked, this, [this] { emit regenerateRequested(m_id); });
     }
     m_layout->insertWidget(0, m_header);
+    set_footer(message, context);
+}
+
+void MessageWidget::set_footer(const core::Message& message, const Context& context) {
+    delete m_footer;
+    m_footer = nullptr;
+    if (m_user || context.streaming || !message.generation) return;
+    m_footer = new QWidget;
+    auto* footer = new QHBoxLayout(m_footer);
+    footer->setContentsMargins(0, 0, 0, 0);
+    auto* figures = new QLabel(answer_figures_text(message.generation->stats));
+    figures->setObjectName(QStringLiteral("answerFigures"));
+    figures->setWordWrap(true);
+    figures->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    figures->setForegroundRole(QPalette::PlaceholderText);  // quieter than the answer
+    footer->addWidget(figures, 1);
+    if (context.can_continue) {
+        auto* more = small_button(tr("Continue"), "continueAnswer", tr("Continue the answer"));
+        more->setFlat(false);
+        footer->addWidget(more, 0, Qt::AlignTop);
+        connect(more, &QPushButton::clicked, this, [this] { emit continueRequested(m_id); });
+    }
+    m_layout->addWidget(m_footer);
 }
 
 void MessageWidget::begin_edit() {

@@ -1,6 +1,7 @@
 // One message in the chat: who wrote it, its text (Markdown), and what can be done with it:
 // copy; regenerate (the last answer); edit and resend (a user message); switch between the
-// branches that editing and regenerating create.
+// branches that editing and regenerating create; continue (the last answer, when the token
+// limit cut it off). Under an answer stand its figures.
 #pragma once
 
 #include <QFrame>
@@ -24,6 +25,7 @@ public:
         int branch = 1;    // this message's place among its siblings (1-based)
         int branches = 1;  // how many siblings
         bool can_regenerate = false;
+        bool can_continue = false;
         bool streaming = false;
         bool operator==(const Context&) const = default;
     };
@@ -39,15 +41,20 @@ public:
 
 signals:
     void regenerateRequested(int id);
+    void continueRequested(int id);
     void editSubmitted(int id, const QString& text);
     void branchStepped(int id, int step);  // -1: previous sibling, +1: next
 
 private:
+    // Under an answer: its figures, and Continue where it can be continued.
+    void set_footer(const core::Message& message, const Context& context);
+
     int m_id;
     bool m_user;
     Context m_context;
     QVBoxLayout* m_layout = nullptr;
     QWidget* m_header = nullptr;
+    QWidget* m_footer = nullptr;
     MarkdownView* m_view = nullptr;
     QWidget* m_editor_page = nullptr;
     QPlainTextEdit* m_editor = nullptr;

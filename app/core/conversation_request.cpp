@@ -24,4 +24,10 @@ ChatRequest chat_request(const Conversation& conversation) {
     return request;
 }
 
+ChatRequest continue_request(const Conversation& conversation) {
+    ChatRequest request = chat_request(conversation);
+    request.continue_final_message = true;
+    return request;
+}
+
 }  // namespace hearth::core

@@ -1,6 +1,7 @@
-// What an answer looks like on screen: numbered lists, quotes, and long words and code in a
-// narrow window. Asserted on what the view shows (the text a reader sees, where it sits, its
-// pixels), not on the Markdown it was given.
+// What an answer looks like on screen: numbered lists, quotes, long words and code in a narrow
+// window, the figures under each answer and the Continue offer of an answer cut off by the token
+// limit. Asserted on what the view shows (the text a reader sees, where it sits, its pixels),
+// not on the Markdown it was given.
 #include <gtest/gtest.h>
 
 #include <QApplication>
@@ -298,6 +299,95 @@ TEST(AnswerView, TheMessageButtonsStayOnScreenIn800By600) {
     settle();
     EXPECT_LE(window.width(), 800);
     expect_fits(*window.chat_view());
+}
+
+GenerationStats answer_stats(StopReason reason) {
+    GenerationStats stats;
+    stats.prompt_tokens = 113;
+    stats.cached_tokens = 100;
+    stats.prefilled_tokens = 13;
+    stats.time_to_first_token_ns = 42'000'000;
+    stats.generated_tokens = 61;
+    stats.decode_ns = 2'000'000'000;  // 60 tokens after the first in 2 s: 30 tok/s
+    stats.stop_reason = reason;
+    return stats;
+}
+
+QLabel* figures_of(const MessageWidget& widget) {
+    auto* label = widget.findChild<QLabel*>(QStringLiteral("answerFigures"));
+    return label != nullptr && label->isVisibleTo(&widget) ? label : nullptr;
+}
+
+// Under each answer: its tokens, speed, time to first token, the prompt reused from the cache
+// and why it stopped; nothing under a question.
+TEST(AnswerView, FiguresStandUnderEachAnswer) {
+    const auto conversation =
+        asked_and_answered(QStringLiteral("Once upon a time"), QStringLiteral("there was a cat."),
+                           answer_stats(StopReason::EndOfGeneration));
+    ChatView view;
+    show(view, 600, conversation);
+    const auto thread = conversation.thread();
+    EXPECT_EQ(figures_of(*view.message_widget(thread[0])), nullptr);
+    const MessageWidget* answer = view.message_widget(thread[1]);
+    const QLabel* figures = figures_of(*answer);
+    ASSERT_NE(figures, nullptr);
+    const QString text = figures->text();
+    for (const char* fact : {"61 tokens", "30.0 tok/s", "first token in 42 ms",
+                             "100 of 113 prompt tokens reused", "ended by the model"}) {
+        EXPECT_TRUE(text.contains(QString::fromUtf8(fact)))
+            << fact << " not in " << text.toStdString();
+    }
+    // Under the answer's words.
+    const auto* words = answer->view();
+    EXPECT_GE(figures->mapTo(answer, QPoint(0, 0)).y(),
+              words->mapTo(answer, QPoint(0, words->height())).y());
+    EXPECT_LE(figures->mapTo(view.viewport(), QPoint(figures->width(), 0)).x(),
+              view.viewport()->width());
+}
+
+QPushButton* continue_button(const MessageWidget& widget) {
+    auto* button = widget.findChild<QPushButton*>(QStringLiteral("continueAnswer"));
+    return button != nullptr && button->isVisibleTo(&widget) ? button : nullptr;
+}
+
+// An answer the token limit cut off says so, and offers Continue (which asks for more of the
+// same answer); an answer the model ended, a streaming one or an earlier one does not.
+TEST(AnswerView, AnAnswerCutOffByTheTokenLimitOffersContinue) {
+    auto conversation =
+        asked_and_answered(QStringLiteral("Once upon a time"), QStringLiteral("there was a"),
+                           answer_stats(StopReason::MaxTokens));
+    ChatView view;
+    QSignalSpy continued(&view, SIGNAL(continueRequested(int)));
+    show(view, 600, conversation);
+    const int answer = conversation.thread().back();
+    const QLabel* figures = figures_of(*view.message_widget(answer));
+    ASSERT_NE(figures, nullptr);
+    EXPECT_TRUE(figures->text().contains(QStringLiteral("cut off at the token limit")))
+        << figures->text().toStdString();
+    QPushButton* button = continue_button(*view.message_widget(answer));
+    ASSERT_NE(button, nullptr);
+    EXPECT_FALSE(button->accessibleName().isEmpty());
+    QTest::mouseClick(button, Qt::LeftButton);
+    ASSERT_TRUE(continued.isValid());
+    ASSERT_EQ(continued.size(), 1);
+    EXPECT_EQ(continued[0][0].toInt(), answer);
+
+    // While it streams (being continued) there is nothing to continue yet.
+    view.show_conversation(conversation, answer);
+    settle();
+    EXPECT_EQ(continue_button(*view.message_widget(answer)), nullptr);
+
+    // A later question makes it an earlier answer: Continue would no longer extend the end.
+    const int later = conversation.add(answer, QStringLiteral("user"), QStringLiteral("And?"));
+    view.show_conversation(conversation, -1);
+    settle();
+    EXPECT_EQ(continue_button(*view.message_widget(answer)), nullptr);
+    conversation.add(later, QStringLiteral("assistant"), QStringLiteral("The end."));
+    conversation.find(conversation.thread().back())->generation =
+        core::GenerationRecord{.stats = answer_stats(StopReason::EndOfGeneration)};
+    view.show_conversation(conversation, -1);
+    settle();
+    EXPECT_EQ(continue_button(*view.message_widget(conversation.thread().back())), nullptr);
 }
 
 }  // namespace

@@ -79,5 +79,21 @@ TEST(ConversationRequest, AnAnswerIsAskedFromItsQuestionNotFromTheAnswerItReplac
               (std::vector<std::pair<std::string, std::string>>{{"user", "Hi"}}));
 }
 
+// Continue asks for more of the answer that ends the thread: the answer so far is the last
+// message, the assistant's, and the engine is told to go on with it.
+TEST(ConversationRequest, ContinuingGivesTheAnswerSoFarAsTheMessageToGoOnWith) {
+    Conversation conversation(3, "story");
+    const int question = conversation.add(-1, "user", "Once upon a time");
+    conversation.add(question, "assistant", "there was a");
+    const ChatRequest asked = chat_request(conversation);
+    EXPECT_FALSE(asked.continue_final_message);
+    const ChatRequest request = continue_request(conversation);
+    EXPECT_TRUE(request.continue_final_message);
+    EXPECT_EQ(roles_and_texts(request),
+              (std::vector<std::pair<std::string, std::string>>{{"user", "Once upon a time"},
+                                                                {"assistant", "there was a"}}));
+    EXPECT_EQ(request.max_tokens, asked.max_tokens);
+}
+
 }  // namespace
 }  // namespace hearth::core

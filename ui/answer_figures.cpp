@@ -1,0 +1,55 @@
+#include "ui/answer_figures.h"
+
+#include <QCoreApplication>
+#include <QStringList>
+
+namespace hearth::ui {
+namespace {
+
+QString tr(const char* text) {
+    return QCoreApplication::translate("AnswerFigures", text);
+}
+
+QString milliseconds(int64_t nanoseconds) {
+    return QString::number(static_cast<double>(nanoseconds) / 1e6, 'f', 0);
+}
+
+// Tokens, their rate and the first token's time.
+QStringList speed_figures(int tokens, double tokens_per_second, int64_t first_token_ns) {
+    QStringList figures{tr("%1 tokens").arg(tokens)};
+    if (tokens_per_second > 0) figures << tr("%1 tok/s").arg(tokens_per_second, 0, 'f', 1);
+    if (tokens > 0) figures << tr("first token in %1 ms").arg(milliseconds(first_token_ns));
+    return figures;
+}
+
+}  // namespace
+
+QString stop_reason_text(StopReason reason) {
+    switch (reason) {
+        case StopReason::EndOfGeneration:
+            return tr("ended by the model");
+        case StopReason::MaxTokens:
+            return tr("cut off at the token limit");
+        case StopReason::Cancelled:
+            return tr("stopped");
+        case StopReason::ContextFull:
+            return tr("stopped: the context is full");
+        case StopReason::StopString:
+            return tr("ended at a stop text");
+        case StopReason::DocumentComplete:
+            return tr("the JSON document is complete");
+        case StopReason::NoValidToken:
+            return tr("stopped: no token could continue the JSON document");
+    }
+    return {};
+}
+
+QString answer_figures_text(const GenerationStats& stats) {
+    QStringList figures = speed_figures(stats.generated_tokens, stats.decode_tokens_per_second(),
+                                        stats.time_to_first_token_ns);
+    figures << tr("%1 of %2 prompt tokens reused").arg(stats.cached_tokens).arg(stats.prompt_tokens)
+            << stop_reason_text(stats.stop_reason);
+    return figures.join(QStringLiteral(" · "));
+}
+
+}  // namespace hearth::ui
