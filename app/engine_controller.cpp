@@ -27,6 +27,7 @@ EngineController::EngineController(QObject* parent)
     : QObject(parent), m_worker(new InferenceWorker(m_stop, m_cancel_load)) {
     qRegisterMetaType<hearth::ChatRequest>();
     qRegisterMetaType<hearth::TokenChunk>();
+    qRegisterMetaType<hearth::GenerationStats>();
     qRegisterMetaType<hearth::GenerationResult>();
     qRegisterMetaType<hearth::ModelInfo>();
     qRegisterMetaType<hearth::TemplateChoices>();

@@ -128,16 +128,19 @@ void InferenceWorker::generate(const ChatRequest& request) {
     }
     m_stop = false;
     const int conversation = static_cast<int>(request.conversation);
-    const GenerationSink sink{.on_chunk =
-                                  [&](const TokenChunk& chunk) {
-                                      emit tokensReady(conversation, chunk);
-                                      return true;
-                                  },
-                              .on_prefill =
-                                  [&](int done, int total) {
-                                      emit prefillProgress(conversation, done, total);
-                                      return true;
-                                  }};
+    const GenerationSink sink{
+        .on_chunk =
+            [&](const TokenChunk& chunk) {
+                emit tokensReady(conversation, chunk);
+                return true;
+            },
+        .on_prefill =
+            [&](int done, int total) {
+                emit prefillProgress(conversation, done, total);
+                return true;
+            },
+        .on_prompt =
+            [&](const GenerationStats& prompt) { emit generationStarted(conversation, prompt); }};
     try {
         emit generationFinished(conversation, m_engine.chat(request, m_decode, sink, &m_stop));
     } catch (const std::exception& error) {

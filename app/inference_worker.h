@@ -43,6 +43,9 @@ signals:
                      hearth::TemplateChoices choices);
     // The loaded model's facts after a settings change that alters them (the KV cache type).
     void modelInfoChanged(const hearth::ModelInfo& info, int context_length);
+    // An answer's prompt is laid out, before it is read: its length, the part reused from the
+    // cache, the part to read (GenerationSink::on_prompt).
+    void generationStarted(int conversation, const hearth::GenerationStats& prompt);
     void prefillProgress(int conversation, int done, int total);
     void tokensReady(int conversation, const hearth::TokenChunk& chunk);
     void generationFinished(int conversation, const hearth::GenerationResult& result);

@@ -33,6 +33,8 @@ void wire(ui::MainWindow& window, EngineController& engine) {
                      Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::modelInfoChanged, &window,
                      &ui::MainWindow::showModelInfo, Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::generationStarted, &window,
+                     &ui::MainWindow::showGenerationStarted, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::prefillProgress, &window,
                      &ui::MainWindow::showPrefillProgress, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::tokensReady, &window, &ui::MainWindow::appendChunk,

@@ -14,7 +14,8 @@ QString milliseconds(int64_t nanoseconds) {
     return QString::number(static_cast<double>(nanoseconds) / 1e6, 'f', 0);
 }
 
-// Tokens, their rate and the first token's time.
+// Tokens, their rate and the first token's time: what the finished figures and the streaming
+// status share.
 QStringList speed_figures(int tokens, double tokens_per_second, int64_t first_token_ns) {
     QStringList figures{tr("%1 tokens").arg(tokens)};
     if (tokens_per_second > 0) figures << tr("%1 tok/s").arg(tokens_per_second, 0, 'f', 1);
@@ -50,6 +51,26 @@ QString answer_figures_text(const GenerationStats& stats) {
     figures << tr("%1 of %2 prompt tokens reused").arg(stats.cached_tokens).arg(stats.prompt_tokens)
             << stop_reason_text(stats.stop_reason);
     return figures.join(QStringLiteral(" · "));
+}
+
+void AnswerProgress::prompt_laid_out(const GenerationStats& prompt) {
+    m_prompt_in_cache = prompt.prompt_tokens - prompt.dropped_tokens;
+    m_tokens_in_prompt = m_tokens;
+}
+
+void AnswerProgress::add(const TokenChunk& chunk) {
+    if (chunk.token_times_ns.empty()) return;
+    if (m_first_ns < 0) m_first_ns = chunk.token_times_ns.front();
+    m_last_ns = chunk.token_times_ns.back();
+    m_tokens += static_cast<int>(chunk.token_times_ns.size());
+}
+
+QString AnswerProgress::status_text() const {
+    const double rate = m_last_ns > m_first_ns
+                            ? (m_tokens - 1) * 1e9 / static_cast<double>(m_last_ns - m_first_ns)
+                            : 0.0;
+    return tr("Writing the answer: %1")
+        .arg(speed_figures(m_tokens, rate, m_first_ns).join(QStringLiteral(" · ")));
 }
 
 }  // namespace hearth::ui

@@ -15,6 +15,7 @@
 #include <QShortcut>
 #include <QSplitter>
 #include <QStatusBar>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "app/core/continued_answer.h"
@@ -157,6 +158,10 @@ MainWindow::MainWindow(core::GlobalSettings settings, QWidget* parent)
     m_status->setObjectName(QStringLiteral("status"));
     m_status->setWordWrap(true);
     statusBar()->addWidget(m_status, 1);
+    m_progress_frame = new QTimer(this);
+    m_progress_frame->setSingleShot(true);
+    m_progress_frame->setInterval(MarkdownView::kFrameMilliseconds);
+    connect(m_progress_frame, &QTimer::timeout, this, &MainWindow::show_progress);
 
     connect(new_chat, &QPushButton::clicked, this, &MainWindow::newConversation);
     connect(remove, &QPushButton::clicked, this, &MainWindow::deleteConversation);
@@ -536,6 +541,7 @@ void MainWindow::stream_answer(core::Conversation& conversation, int answer_id,
     m_streaming_message = answer_id;
     save_message(conversation, m_streaming_message);
     m_saver = std::make_unique<core::StreamingSaver>(m_history, conversation.id());
+    m_progress = {};
     m_dashboard->generation_started(context_length(conversation));
     set_generating(true);
     refresh();
@@ -596,6 +602,12 @@ void MainWindow::showBackend(const QString& name, const QString& notice) {
                                        : tr("Running on %1. %2").arg(name, notice));
 }
 
+void MainWindow::showGenerationStarted(int conversation_id, const hearth::GenerationStats& prompt) {
+    if (conversation_id != m_streaming_conversation) return;
+    m_progress.prompt_laid_out(prompt);
+    if (conversation_id == m_current) show_context(m_progress.context_used());
+}
+
 void MainWindow::showPrefillProgress(int conversation_id, int done, int total) {
     if (conversation_id != m_streaming_conversation || total <= 0) return;
     m_status->setText(tr("Reading the conversation: %1 of %2 tokens…").arg(done).arg(total));
@@ -609,9 +621,19 @@ void MainWindow::appendChunk(int conversation_id, const hearth::TokenChunk& chun
     message->text += QString::fromStdString(chunk.text);
     if (m_saver) m_saver->update(*message);
     m_dashboard->add_chunk(chunk);
+    m_progress.add(chunk);
+    if (!m_progress_frame->isActive()) m_progress_frame->start();
     if (conversation_id == m_current) {
         if (auto* view = m_chat->streaming_view()) view->append(QString::fromStdString(chunk.text));
     }
+}
+
+// Once per frame at most: a progress bar repaints at once whenever its value changes, which at
+// thousands of tokens a second would stall the window.
+void MainWindow::show_progress() {
+    if (!generating()) return;
+    m_status->setText(m_progress.status_text());
+    if (m_streaming_conversation == m_current) show_context(m_progress.context_used());
 }
 
 void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationResult& result) {

@@ -26,6 +26,7 @@ class QLineEdit;
 class QListWidget;
 class QProgressBar;
 class QPushButton;
+class QTimer;
 
 namespace hearth::ui {
 
@@ -83,6 +84,8 @@ public slots:
                    hearth::TemplateChoices choices);
     // New facts of the loaded model (the KV cache after a settings change): the dashboard's.
     void showModelInfo(const hearth::ModelInfo& info, int context_length);
+    // The answer's prompt is laid out: the context meter counts it from now on.
+    void showGenerationStarted(int conversation, const hearth::GenerationStats& prompt);
     void showPrefillProgress(int conversation, int done, int total);
     void appendChunk(int conversation, const hearth::TokenChunk& chunk);
     void finishGeneration(int conversation, const hearth::GenerationResult& result);
@@ -124,6 +127,7 @@ private:
     void refresh();
     void refresh_list();
     void set_generating(bool generating);
+    void show_progress();
     void show_context(int used);
     int context_length(const core::Conversation& conversation) const;
     core::Conversation* conversation_by_id(int id);
@@ -145,6 +149,7 @@ private:
     QString m_model_path, m_model_sha256;
     QString m_backend_name;               // as the engine reports it, e.g. "vulkan (NVIDIA …)"
     SamplerSettings m_streaming_sampler;  // of the answer streaming
+    AnswerProgress m_progress;            // of the answer streaming
     // The figures of the answer being continued, as they were before.
     std::optional<GenerationStats> m_continued_from;
     int m_model_context = 0;
@@ -164,6 +169,7 @@ private:
     QPushButton* m_stop = nullptr;
     QProgressBar* m_context_meter = nullptr;
     QLabel* m_status = nullptr;
+    QTimer* m_progress_frame = nullptr;  // the status line and the meter follow the answer
     PerformanceDashboard* m_dashboard = nullptr;
 };
 

@@ -48,6 +48,10 @@ void set_row(QTableWidget* widget, int row, const QStringList& cells) {
     }
 }
 
+QString first_token_text(int64_t nanoseconds) {
+    return QObject::tr("%1 ms").arg(static_cast<double>(nanoseconds) / 1e6, 0, 'f', 1);
+}
+
 QString when(qint64 ms) {
     return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd hh:mm"));
 }
@@ -162,10 +166,14 @@ void PerformanceDashboard::generation_started(int context_length) {
     m_context_length = context_length;
     m_times.clear();
     m_rate->set_values({}, {});
+    m_first_token->setText(QStringLiteral("–"));  // not the previous answer's
     update_memory();
 }
 
 void PerformanceDashboard::add_chunk(const TokenChunk& chunk) {
+    // The first token's time since the request began is the answer's time to first token.
+    if (m_times.empty() && !chunk.token_times_ns.empty())
+        m_first_token->setText(first_token_text(chunk.token_times_ns.front()));
     m_times.insert(m_times.end(), chunk.token_times_ns.begin(), chunk.token_times_ns.end());
     if (!m_frame.isActive()) m_frame.start();
 }
@@ -183,7 +191,7 @@ void PerformanceDashboard::generation_finished(const GenerationStats& stats) {
     m_frame.stop();
     m_times = stats.token_times_ns;
     redraw();
-    m_first_token->setText(tr("%1 ms").arg(stats.time_to_first_token_ns / 1e6, 0, 'f', 1));
+    m_first_token->setText(first_token_text(stats.time_to_first_token_ns));
     m_prefill->setText(tr("%1 tokens at %2 tok/s (%3 reused)")
                            .arg(stats.prefilled_tokens)
                            .arg(stats.prefill_tokens_per_second(), 0, 'f', 1)

@@ -12,6 +12,7 @@
 
 Q_DECLARE_METATYPE(hearth::ChatRequest)
 Q_DECLARE_METATYPE(hearth::TokenChunk)
+Q_DECLARE_METATYPE(hearth::GenerationStats)
 Q_DECLARE_METATYPE(hearth::GenerationResult)
 Q_DECLARE_METATYPE(hearth::ModelInfo)
 Q_DECLARE_METATYPE(hearth::TemplateChoices)
