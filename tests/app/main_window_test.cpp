@@ -30,6 +30,7 @@
 #include "app/wiring.h"
 #include "engine/format/gguf_file.h"
 #include "engine/text/chat_prompt.h"
+#include "tests/support/chat_window_test.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/templated_model.h"
 #include "ui/chat_view.h"
@@ -41,17 +42,9 @@
 namespace hearth {
 namespace {
 
-QString bundled() {
-    return QString::fromStdString(bundled_model_path().string());
-}
-
-class MainWindowTest : public testing::Test {
+class MainWindowTest : public test::ChatWindowTest {
 protected:
-    MainWindowTest() : m_engine(std::make_unique<EngineController>()) {
-        wire(m_window, *m_engine);
-        m_window.show();
-        use_test_settings();
-    }
+    MainWindowTest() { use_test_settings(); }
 
     // Short, reproducible answers.
     void use_test_settings() {
@@ -67,26 +60,6 @@ protected:
         auto* found = (parent ? parent : &m_window)->findChild<T*>(QString::fromLatin1(name));
         EXPECT_NE(found, nullptr) << name;
         return found;
-    }
-
-    bool load(const QString& path) {
-        QSignalSpy loaded(m_engine->worker(), &InferenceWorker::modelLoaded);
-        QSignalSpy failed(m_engine->worker(), &InferenceWorker::errorOccurred);
-        emit m_engine->loadModelRequested(path);
-        EXPECT_TRUE(QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 20000));
-        QCoreApplication::processEvents();
-        return !loaded.isEmpty();
-    }
-
-    void type_and_send(const QString& text) {
-        auto* prompt = child<QPlainTextEdit>("prompt");
-        prompt->setFocus();
-        prompt->setPlainText(text);
-        QTest::keyClick(prompt, Qt::Key_Return);  // Enter sends
-    }
-
-    bool wait_finished(int timeout = 30000) {
-        return QTest::qWaitFor([&] { return !m_window.generating(); }, timeout);
     }
 
     // "Tell me a joke." asked in a new conversation with `settings`: the prompt's length as the
@@ -130,8 +103,6 @@ protected:
         return {backends.back()[0].toString(), backends.back()[1].toString()};
     }
 
-    ui::MessageWidget* widget_for(int id) { return m_window.chat_view()->message_widget(id); }
-
     // An answer that would run for minutes, under way: two chunks have arrived.
     void start_long_answer() {
         auto settings = m_window.current_conversation()->settings();
@@ -143,9 +114,6 @@ protected:
         type_and_send("Once upon a time");
         ASSERT_TRUE(QTest::qWaitFor([&] { return chunks.size() >= 2; }, 10000));
     }
-
-    ui::MainWindow m_window;
-    std::unique_ptr<EngineController> m_engine;
 };
 
 TEST_F(MainWindowTest, SendsAMessageAndStreamsTheAnswerInChunks) {
