@@ -10,8 +10,11 @@ QString tr(const char* text) {
     return QCoreApplication::translate("AnswerFigures", text);
 }
 
+// Whole milliseconds, with a tenth below 10 ms (a continued answer's first token can take less
+// than one).
 QString milliseconds(int64_t nanoseconds) {
-    return QString::number(static_cast<double>(nanoseconds) / 1e6, 'f', 0);
+    const double ms = static_cast<double>(nanoseconds) / 1e6;
+    return QString::number(ms, 'f', ms < 10 ? 1 : 0);
 }
 
 // Tokens, their rate and the first token's time: what the finished figures and the streaming

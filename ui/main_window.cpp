@@ -639,6 +639,9 @@ void MainWindow::show_progress() {
 void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationResult& result) {
     if (conversation_id != m_streaming_conversation) return;
     core::Conversation* conversation = conversation_by_id(conversation_id);
+    // A continued answer's figures count both its parts, in the status line as under it.
+    const GenerationStats answer =
+        m_continued_from ? core::continued_stats(*m_continued_from, result.stats) : result.stats;
     if (core::Message* message = conversation ? conversation->find(m_streaming_message) : nullptr) {
         core::GenerationRecord record;
         record.model_file = m_model_path;
@@ -646,8 +649,7 @@ void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationR
         record.backend = m_backend_name.isEmpty() ? m_settings.backend : m_backend_name;
         record.seed = m_streaming_sampler.seed;
         record.sampler = m_streaming_sampler;
-        record.stats = m_continued_from ? core::continued_stats(*m_continued_from, result.stats)
-                                        : result.stats;
+        record.stats = answer;
         message->generation = record;
         message->finished = result.stats.stop_reason != StopReason::Cancelled;
         if (m_saver) m_saver->finish(*message);
@@ -657,7 +659,7 @@ void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationR
     m_streaming_conversation = m_streaming_message = -1;
     m_continued_from.reset();
     set_generating(false);
-    QString summary = answer_figures_text(result.stats);
+    QString summary = answer_figures_text(answer);
     if (!result.notices.empty())
         summary += QStringLiteral("\n") + QString::fromStdString(notices_text(result.notices));
     m_status->setText(summary);

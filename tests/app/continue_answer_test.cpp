@@ -63,9 +63,12 @@ protected:
         EXPECT_EQ(text, cut.result.text + continued.result.text);
         EXPECT_EQ(text, whole.result.text);
         EXPECT_EQ(widget_for(cut.message)->view()->text().toStdString(), text);
-        // Its figures count the whole answer.
+        // Its figures count the whole answer, under it and in the status line.
         EXPECT_TRUE(figures(cut.message).contains(QStringLiteral("%1 tokens").arg(2 * cut_at)))
             << figures(cut.message).toStdString();
+        const auto* status = m_window.findChild<QLabel*>(QStringLiteral("status"));
+        EXPECT_TRUE(status->text().startsWith(figures(cut.message)))
+            << status->text().toStdString();
         return continued.result;
     }
 
