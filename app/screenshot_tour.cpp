@@ -19,13 +19,20 @@
 namespace hearth {
 namespace {
 
-// An earlier exchange, so the pictures show Markdown and a highlighted code block as well as
-// what the small bundled model writes.
+// An earlier exchange, so the pictures show Markdown (a numbered list, a quote, a URL longer
+// than the view, a highlighted code block) as well as what the small bundled model writes.
 const char* const kEarlierAnswer =
     "Here is a **tiny** example in C++:\n\n"
-    "```cpp\n#include <cstdio>\n\n// Prints a greeting.\nint main() {\n"
-    "    std::printf(\"hello %d\\n\", 42);\n    return 0;\n}\n```\n\n"
-    "- It compiles with `g++ hello.cpp`\n- and prints *hello 42*.";
+    "```cpp\n#include <cstdio>\n\n// Prints a greeting.\nint main() { std::printf(\"hello "
+    "%d, from a line longer than its block\\n\", 42); return 0; }\n```\n\n"
+    "1. Save it as `hello.cpp`\n2. Compile it with `g++ hello.cpp`\n3. Run `./a.out`\n\n"
+    "> Programs must be written for people to read, and only incidentally for machines to "
+    "execute.\n\n"
+    "More in https://en.cppreference.com/w/cpp/io/c/"
+    "fprintf#Formatted_output_to_a_stream_or_buffer_with_a_very_long_anchor_name";
+
+// Short enough for the answer to be cut off, so the pictures show Continue.
+constexpr int kTourMaxTokens = 48;
 
 // Long enough for several of the server's once-a-second reports: a line on the chart.
 constexpr int kServerPictureDelayMs = 6000;
@@ -56,19 +63,25 @@ void ScreenshotTour::save(QWidget& widget, const char* name) {
     spdlog::info("saved {}", path.toStdString());
 }
 
-void ScreenshotTour::ask(const QString& text) {
+void ScreenshotTour::ask(const QString& text, const char* streaming_picture) {
     m_chunks = 0;
     m_window.findChild<QPlainTextEdit*>(QStringLiteral("prompt"))->setPlainText(text);
     m_window.send();
-    wait_mid_stream();
+    if (streaming_picture != nullptr) wait_mid_stream(streaming_picture);
 }
 
-void ScreenshotTour::wait_mid_stream() {
-    QTimer::singleShot(20, this, [this] {
+void ScreenshotTour::wait_mid_stream(const char* picture) {
+    QTimer::singleShot(20, this, [this, picture] {
         if (!m_window.generating()) return;
-        if (m_chunks < 3) return wait_mid_stream();
-        save(m_window, m_step == 1 ? "chat-streaming-light" : "chat-streaming-dark");
+        if (m_chunks < 3) return wait_mid_stream(picture);
+        save(m_window, picture);
     });
+}
+
+void ScreenshotTour::set_max_tokens(int max_tokens) {
+    auto settings = m_window.current_conversation()->settings();
+    settings.max_tokens = max_tokens;
+    m_window.apply_conversation_settings(settings);
 }
 
 void ScreenshotTour::next() {
@@ -78,18 +91,36 @@ void ScreenshotTour::next() {
             const int question = conversation->add(-1, "user", "Show me hello world in C++.");
             conversation->add(question, "assistant", kEarlierAnswer);
             m_window.renameConversation(conversation->id(), "Hello world, then a story");
-            ask("Once upon a time");
+            m_default_max_tokens = conversation->settings().max_tokens;
+            set_max_tokens(kTourMaxTokens);
+            ask("Once upon a time", nullptr);  // too short to be caught mid-stream
             break;
         }
         case 2: {
+            // The answer stopped at the token limit, its figures under it, with Continue.
             save(m_window, "chat-finished-light");
-            auto settings = m_window.global_settings();
-            settings.theme = core::Theme::Dark;
-            m_window.apply_global_settings(settings);
-            ask("Tell me about a dog named Max.");
+            auto* conversation = m_window.current_conversation();
+            m_window.continueAnswer(conversation->thread().back());
             break;
         }
         case 3: {
+            save(m_window, "chat-continued-light");
+            const QSize size = m_window.size();
+            m_window.resize(800, 600);
+            save(m_window, "chat-narrow-light");
+            m_window.resize(size);
+            set_max_tokens(m_default_max_tokens);
+            ask("Then the dog came.", "chat-streaming-light");
+            break;
+        }
+        case 4: {
+            auto settings = m_window.global_settings();
+            settings.theme = core::Theme::Dark;
+            m_window.apply_global_settings(settings);
+            ask("Tell me about a dog named Max.", "chat-streaming-dark");
+            break;
+        }
+        case 5: {
             save(m_window, "chat-finished-dark");
             // The dashboard beside the chat, after the answer it measured.
             m_window.findChild<QPushButton*>(QStringLiteral("showDashboard"))->setChecked(true);
@@ -112,7 +143,7 @@ void ScreenshotTour::next() {
             start_server();
             break;
         }
-        case 4:
+        case 6:
             save_server();
             quit();
             break;

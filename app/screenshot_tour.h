@@ -1,6 +1,7 @@
 // `hearth --screenshots DIR`: drives the real window through a short session on the loaded
-// model and saves what it looks like (chat mid-stream and finished, light and dark, the model
-// picker, the settings dialog, and the Server page and dashboard with the in-process API server
+// model and saves what it looks like (chat mid-stream and finished, light and dark, an answer
+// cut off at the token limit and continued, the chat in an 800×600 window, the model picker,
+// the settings dialog, and the Server page and dashboard with the in-process API server
 // answering a few clients) as PNG files, then quits. For the docs and for reviewing the UI
 // on machines without a desktop (under Xvfb or the offscreen platform).
 #pragma once
@@ -33,8 +34,10 @@ public:
 
 private:
     void save(QWidget& widget, const char* name);
-    void ask(const QString& text);
-    void wait_mid_stream();
+    // Sends `text`; `streaming_picture` names the picture taken mid-answer (none: nullptr).
+    void ask(const QString& text, const char* streaming_picture);
+    void wait_mid_stream(const char* picture);
+    void set_max_tokens(int max_tokens);
     void start_server();
     void save_server();
     void next();
@@ -43,6 +46,7 @@ private:
     QString m_folder;
     int m_step = 0;
     int m_chunks = 0;
+    int m_default_max_tokens = 0;
     std::unique_ptr<DemoClients> m_clients;
 };
 
