@@ -116,8 +116,13 @@ void MessageWidget::set_context(const core::Message& message, const Context& con
 }
 
 void MessageWidget::set_footer(const core::Message& message, const Context& context) {
-    delete m_footer;
-    m_footer = nullptr;
+    if (m_footer != nullptr) {
+        // Continue rebuilds the footer from inside its own button's click: the old one goes
+        // once the click is over.
+        m_footer->setParent(nullptr);
+        m_footer->deleteLater();
+        m_footer = nullptr;
+    }
     if (m_user || context.streaming || !message.generation) return;
     m_footer = new QWidget;
     auto* footer = new QHBoxLayout(m_footer);
