@@ -54,7 +54,8 @@ template <auto Kernel>
 }
 
 // The DotManyFunction of a kernel: whole groups, then what is left in halving groups (7 is
-// 4 + 2 + 1), so every pass runs a kernel compiled for exactly its number of tokens.
+// 4 + 2 + 1, the last token through the single-token dot itself), so every pass runs a kernel
+// compiled for exactly its number of tokens.
 template <auto Kernel>
 void dot_groups(const void* weights, const void* activations, size_t activation_stride,
                 size_t tokens, float* out, size_t out_stride, size_t count) {
@@ -72,7 +73,9 @@ void dot_groups(const void* weights, const void* activations, size_t activation_
     run(std::integral_constant<int, kTokenGroup>{});
     if constexpr (kTokenGroup > 4) run(std::integral_constant<int, 4>{});
     run(std::integral_constant<int, 2>{});
-    run(std::integral_constant<int, 1>{});
+    if (done < tokens) {
+        out[done * out_stride] = dot_one<Kernel>(weights, rows + done * activation_stride, count);
+    }
 }
 
 // Puts a kernel's two entry points into a table.
