@@ -45,13 +45,16 @@ def stream_completion(url, api_key, prompt, tokens, start, out):
         if data == "[DONE]":
             break
         event = json.loads(data)
+        if "error" in event:  # a server that fails mid-stream says why in an event
+            raise RuntimeError(f"the stream ended with an error: {event['error']}")
         if first is None and any(c.get("text") for c in event.get("choices", [])):
             first = time.monotonic() - start
         if event.get("usage"):
             completion_tokens = event["usage"]["completion_tokens"]
     connection.close()
     if completion_tokens is None:
-        raise RuntimeError("the stream reported no usage")
+        raise RuntimeError(f"the stream reported no usage (status {response.status}, "
+                           f"first token {'seen' if first is not None else 'never seen'})")
     out.append((first if first is not None else time.monotonic() - start, completion_tokens))
 
 
