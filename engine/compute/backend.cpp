@@ -6,14 +6,20 @@
 
 namespace hearth {
 
-std::vector<std::vector<float>> Backend::forward_batch(std::span<const BatchRow> rows) {
+void Backend::check_distinct(std::span<const BatchRow> rows) {
     for (size_t i = 0; i < rows.size(); ++i) {
         for (size_t j = 0; j < i; ++j) {
             if (rows[i].sequence == rows[j].sequence)
                 throw std::invalid_argument("a batch holds the same sequence twice");
         }
-        const Sequence& sequence = *rows[i].sequence;
-        check_room(sequence.size(), sequence.capacity(), static_cast<int>(rows[i].tokens.size()));
+    }
+}
+
+std::vector<std::vector<float>> Backend::forward_batch(std::span<const BatchRow> rows) {
+    check_distinct(rows);
+    for (const auto& row : rows) {
+        check_room(row.sequence->size(), row.sequence->capacity(),
+                   static_cast<int>(row.tokens.size()));
     }
     std::vector<std::vector<float>> logits;
     logits.reserve(rows.size());

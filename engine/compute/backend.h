@@ -50,6 +50,8 @@ public:
     // (ContextFullError) before any row runs. This version runs the rows one by one; the CPU
     // backend reads the weights once for all of them.
     virtual std::vector<std::vector<float>> forward_batch(std::span<const BatchRow> rows);
+    // Throws std::invalid_argument when a batch names one sequence twice.
+    static void check_distinct(std::span<const BatchRow> rows);
     // The prefill step sizes this backend has prepared, for the prefill planner.
     virtual std::vector<int> chunk_sizes() const { return {1, 8, 64}; }
     // How many prompt tokens the decode loop hands to one forward call: 0 for one planner step

@@ -181,10 +181,9 @@ std::vector<std::vector<float>> CpuBackend::forward_rows(std::span<const BatchRo
     std::vector<std::vector<PrefillStep>> plans;
     size_t rounds = 0;
     // Every row is checked before any runs, so a refused batch changes nothing.
+    check_distinct(rows);
     for (const auto& row : rows) {
         auto* sequence = &own_sequence<CacheSequence<Element>>(*row.sequence, *this);
-        if (std::find(sequences.begin(), sequences.end(), sequence) != sequences.end())
-            throw std::invalid_argument("a batch holds the same sequence twice");
         check_token_ids(m_config, row.tokens);
         sequence->cache().reserve_positions(static_cast<int>(row.tokens.size()));
         sequences.push_back(sequence);
