@@ -3,13 +3,17 @@
 llama-server) at several stream counts, with the same requests for both.
 
     bench/serve_load.py URL [--streams 1,2,4,8,16] [--tokens 64] [--rounds 3] [--api-key KEY]
+                            [--extra JSON]
 
 For each stream count, that many clients POST /v1/completions at once (streaming, greedy, a
 distinct short prompt each) and read their streams to the end. Aggregate tok/s is every
 completion token (from the usage each stream reports) over the wall time from the first
 request to the last stream's end; time to first token is per stream. Rounds interleave the
 stream counts so the machine's swings hit them alike; the table gives medians over rounds.
-Standard library only."""
+--extra merges fields into every request body: llama-server (b10573) ends a stream with an
+error when a random-weight model's greedy text is not valid UTF-8, so a comparison bans its
+byte-fallback tokens there (`--extra '{"logit_bias": {"3": -100, ...}}'`), which leaves the
+work per token the same. Standard library only."""
 import argparse
 import http.client
 import json
@@ -19,14 +23,14 @@ import time
 import urllib.parse
 
 
-def stream_completion(url, api_key, prompt, tokens, start, out):
+def stream_completion(url, api_key, prompt, tokens, start, out, extra):
     parts = urllib.parse.urlsplit(url)
     connection = http.client.HTTPConnection(parts.hostname, parts.port, timeout=600)
     # No "model": each server answers with the one it loaded (hearth-server refuses a name that
     # is not its model's with 404; llama-server ignores the field).
     body = json.dumps({
         "prompt": prompt, "max_tokens": tokens, "temperature": 0,
-        "stream": True, "stream_options": {"include_usage": True},
+        "stream": True, "stream_options": {"include_usage": True}, **extra,
     })
     headers = {"Content-Type": "application/json"}
     if api_key:
@@ -58,14 +62,14 @@ def stream_completion(url, api_key, prompt, tokens, start, out):
     out.append((first if first is not None else time.monotonic() - start, completion_tokens))
 
 
-def run_round(url, api_key, streams, tokens):
+def run_round(url, api_key, streams, tokens, extra):
     results, errors = [], []
     start = time.monotonic()
 
     def client(index):
         try:
             stream_completion(url, api_key, f"Stream {index} begins a story about", tokens,
-                              start, results)
+                              start, results, extra)
         except Exception as error:  # reported after the round
             errors.append(error)
 
@@ -87,6 +91,8 @@ def main():
     parser.add_argument("--tokens", type=int, default=64)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--api-key")
+    parser.add_argument("--extra", type=json.loads, default={},
+                        help="JSON object merged into every request body")
     args = parser.parse_args()
     counts = [int(s) for s in args.streams.split(",")]
     rates = {n: [] for n in counts}
@@ -94,7 +100,7 @@ def main():
     first_worst = {n: [] for n in counts}
     for _ in range(args.rounds):
         for n in counts:
-            rate, firsts = run_round(args.url, args.api_key, n, args.tokens)
+            rate, firsts = run_round(args.url, args.api_key, n, args.tokens, args.extra)
             rates[n].append(rate)
             first_median[n].append(statistics.median(firsts))
             first_worst[n].append(max(firsts))
