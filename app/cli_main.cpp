@@ -10,6 +10,7 @@
 #include "app/bundled_model.h"
 #include "app/cli_modes.h"
 #include "app/cli_options.h"
+#include "app/cli_remote.h"
 #include "app/logits_dump.h"
 #include "app/phrasing/notice_text.h"
 #include "app/read_file.h"
@@ -145,6 +146,7 @@ int run_generation(const hearth::CliOptions& options) {
 }
 
 int run(const hearth::CliOptions& options) {
+    if (!options.remote_url.empty()) return hearth::run_remote(options, std::cout, std::cerr);
     switch (options.mode) {
         case hearth::CliMode::Tokenize:
             return hearth::run_tokenize(options, std::cin, std::cout);

@@ -62,6 +62,10 @@ std::string cli_usage() {
            "                  [--eos-token S] [--vars VARS.json] [--now 2026-11-22T09:30:00]\n"
            "                  [--tools TOOLS.json] [--think on|off]\n"
            "                  [--reasoning-effort low|medium|high]\n"
+           "       hearth-cli --remote URL [--api-key-env VAR] [--trust-cert FILE] -m MODEL -p "
+           "MESSAGE\n"
+           "                  [--system TEXT] [--no-stream] [--think on|off] [sampling options]\n"
+           "       hearth-cli --remote URL [--api-key-env VAR] --list-models\n"
            "       hearth-cli --list-devices\n"
            "\n"
            "Without -m the bundled model is used. Text streams to stdout; a line of\n"
@@ -82,8 +86,42 @@ std::string cli_usage() {
            "or on Vulkan device N of --list-devices (a CPU implementation such as lavapipe only\n"
            "when named). A GPU lost mid-answer hands the answer on to the CPU. --kv-type q8_0\n"
            "keeps the KV cache in 8-bit blocks, 0.53 of F16's memory (models whose heads are not\n"
-           "whole 32-value blocks keep F16).\n";
+           "whole 32-value blocks keep F16).\n"
+           "--remote chats with MODEL on an OpenAI-compatible server (vLLM, llama.cpp's server,\n"
+           "Ollama, hearth-server), e.g. http://gpu-box:8000/v1; the API key is read from the\n"
+           "environment variable VAR, never from the command line. Reasoning goes to stderr.\n";
 }
+
+namespace {
+
+// --remote takes a chat message and a model name; local-only options are refused, not ignored.
+void check_remote_options(const CliOptions& options) {
+    const bool remote = !options.remote_url.empty();
+    if (!remote) {
+        if (!options.api_key_env.empty() || !options.trust_certificate.empty() ||
+            options.list_models || options.no_stream) {
+            throw std::invalid_argument(
+                "--api-key-env, --trust-cert, --list-models and --no-stream need --remote URL");
+        }
+        return;
+    }
+    if (options.mode != CliMode::Generate && options.mode != CliMode::Chat) {
+        throw std::invalid_argument("--remote chats; it cannot be combined with that mode");
+    }
+    if (!options.prompt_ids.empty() || options.speculative || options.device ||
+        options.threads != 0 || options.backend != "auto" || options.context_length != 0) {
+        throw std::invalid_argument(
+            "--prompt-ids, --speculative, --backend, --device, -t and --ctx are for local "
+            "models; the remote server chooses its own");
+    }
+    if (!options.list_models && options.model_path.empty()) {
+        throw std::invalid_argument(
+            "--remote needs -m MODEL, a model the server lists "
+            "(see --list-models)");
+    }
+}
+
+}  // namespace
 
 CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
     CliOptions options;
@@ -148,6 +186,16 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
             options.device = parse_number<uint32_t>(option, value());
         } else if (option == "--kv-type") {
             options.kv_cache = parse_kv_cache_type(value());
+        } else if (option == "--remote") {
+            options.remote_url = value();
+        } else if (option == "--api-key-env") {
+            options.api_key_env = value();
+        } else if (option == "--trust-cert") {
+            options.trust_certificate = value();
+        } else if (option == "--list-models") {
+            options.list_models = true;
+        } else if (option == "--no-stream") {
+            options.no_stream = true;
         } else if (option == "--list-devices") {
             options.mode = CliMode::ListDevices;
         } else if (option == "--ctx") {
@@ -191,7 +239,10 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
     if (options.threads < 0) throw std::invalid_argument("-t must be >= 0");
     if (options.device && options.backend != "vulkan")
         throw std::invalid_argument("--device needs --backend vulkan");
-    const bool needs_prompt = options.mode == CliMode::Generate || options.mode == CliMode::Chat;
+    check_remote_options(options);
+    const bool needs_prompt =
+        (options.mode == CliMode::Generate || options.mode == CliMode::Chat) &&
+        !options.list_models;
     if (!options.help && needs_prompt && options.prompt.empty() && options.prompt_ids.empty()) {
         throw std::invalid_argument("no prompt: give -p PROMPT or --prompt-ids");
     }

@@ -55,6 +55,13 @@ struct CliOptions {
     std::optional<bool> enable_thinking;          // --think on|off; unset: the template's default
     std::optional<std::string> reasoning_effort;  // --reasoning-effort low|medium|high
     bool seed_given = false;
+    // --remote: chat through an OpenAI-compatible server instead of a local model; -m then
+    // names the server's model.
+    std::string remote_url;
+    std::string api_key_env;        // --api-key-env VAR: the key is read from $VAR
+    std::string trust_certificate;  // --trust-cert FILE: a self-signed server's certificate
+    bool list_models = false;       // --list-models: the remote server's models
+    bool no_stream = false;         // --no-stream: ask the server for one whole answer
     bool help = false;
 };
 
