@@ -21,7 +21,7 @@ packages=(
 test_tools=(curl:curl node:nodejs npm:npm)
 # The Node packages the OpenAI client test uses, pinned by its package-lock.json.
 node_test_dir=tests/app/server/openai_client
-# Seconds each fuzz target runs in `test` (two at a time on two cores; 8 targets, about a
+# Seconds each fuzz target runs in `test` (two at a time on two cores; 10 targets, about a
 # minute, to keep CI inside its time budget); the long campaigns run
 # tests/fuzz/run_fuzzers.sh by hand.
 fuzz_seconds=15

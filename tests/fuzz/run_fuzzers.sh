@@ -12,14 +12,15 @@ seconds=$2
 shift 2
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(gguf_fuzz tokenizer_encode_fuzz tokenizer_decode_fuzz
-    utf8_buffer_fuzz jinja_template_fuzz jinja_messages_fuzz json_parse_fuzz json_schema_fuzz)
+    utf8_buffer_fuzz jinja_template_fuzz jinja_messages_fuzz json_parse_fuzz json_schema_fuzz
+    sse_stream_fuzz api_request_fuzz)
 
 dictionary() {
     case $1 in
         gguf_fuzz) echo gguf.dict ;;
         tokenizer_*) echo tokenizer.dict ;;
         jinja_*) echo jinja.dict ;;
-        json_*) echo json.dict ;;
+        json_* | sse_* | api_*) echo json.dict ;;
         *) echo "" ;;
     esac
 }

@@ -11,6 +11,7 @@
 #include "engine/model/load_error.h"
 #include "engine/text/chat_json.h"
 #include "engine/text/jinja/json.h"
+#include "tests/engine/remote/server_streams.h"
 #include "tests/fuzz/fuzz_support.h"
 #include "tests/fuzz/message_codec.h"
 #include "tests/fuzz/tiny_model.h"
@@ -162,6 +163,28 @@ void write_templates(const fs::path& root) {
         std::string("{\"type\": \"object\"}\0{\"x\": [1, 2.5e3, \"\\u00e9\", true, null]}", 50));
 }
 
+// Real servers' streams for the remote client's reader, in several piece sizes; request bodies
+// of both endpoints for hearth-server's parser.
+void write_network(const fs::path& root) {
+    CorpusWriter streams(root, "sse_stream_fuzz");
+    for (const auto& stream : hearth::test::server_streams()) {
+        for (const char piece : {0, 3, 15}) streams.add(stream.server, piece + stream.bytes);
+    }
+    CorpusWriter requests(root, "api_request_fuzz");
+    requests.add("chat", R"({"model":"m","messages":[{"role":"system","content":"Be brief."},)"
+                         R"({"role":"user","content":[{"type":"text","text":"Hi"}]}],)"
+                         R"("max_tokens":16,"temperature":0.7,"top_p":0.9,"top_k":40,"seed":1,)"
+                         R"("stop":["\n"],"stream":true,"stream_options":{"include_usage":true}})");
+    requests.add("schema", R"({"messages":[{"role":"user","content":"JSON"}],"response_format":)"
+                           R"({"type":"json_schema","json_schema":{"name":"a","schema":{"type":)"
+                           R"("object","properties":{"x":{"type":"integer"}}}}}})");
+    requests.add("tools", R"({"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":)"
+                          R"("c1","type":"function","function":{"name":"f","arguments":"{}"}}]},)"
+                          R"({"role":"tool","tool_call_id":"c1","content":"42"}],"tools":[{"type":)"
+                          R"("function","function":{"name":"f","parameters":{}}}]})");
+    requests.add("completion", R"({"prompt":"Once upon a time","max_tokens":8,"echo":false})");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -173,6 +196,7 @@ int main(int argc, char** argv) {
     const fs::path root = argv[1];
     write_gguf(root);
     write_tokenizer(root);
+    write_network(root);
     write_templates(root);
     return 0;
 }
