@@ -12,13 +12,16 @@ packages=(
     cmake ninja-build g++ pkg-config
     qt6-base-dev libgl-dev libqt6sql6-sqlite
     libspdlog-dev libsentencepiece-dev libicu-dev libopenblas-dev libgtest-dev libcpp-httplib-dev
+    qtkeychain-qt6-dev
     libvulkan-dev glslang-tools mesa-vulkan-drivers
     fonts-dejavu-core
     clang libclang-rt-14-dev libfuzzer-14-dev
 )
 # What only the tests run, as command:package, installed when the command is missing: a Node.js
 # from elsewhere (NodeSource's has npm inside) must not get Debian's npm beside it.
-test_tools=(curl:curl node:nodejs npm:npm)
+# dbus-run-session and gnome-keyring-daemon give the API-key test a real Secret Service.
+test_tools=(curl:curl node:nodejs npm:npm dbus-run-session:dbus-daemon
+    gnome-keyring-daemon:gnome-keyring)
 # The Node packages the OpenAI client test uses, pinned by its package-lock.json.
 node_test_dir=tests/app/server/openai_client
 # Seconds each fuzz target runs in `test` (two at a time on two cores; 10 targets, about a
