@@ -124,6 +124,11 @@ int run_generation(const hearth::CliOptions& options) {
                       .pipeline_cache = hearth::default_pipeline_cache()},
          .backend = backend_preference(options)});
     engine.load(hearth::model_or_bundled(options), {}, options.context_length);
+    if (!options.draft_path.empty()) {
+        engine.load_draft(options.draft_path);
+        if (!options.sampler.greedy())
+            spdlog::warn("--draft drafts for greedy answers (--temp 0) only");
+    }
     const auto report = engine.backend_report();
     spdlog::info("backend: {}", report.name);
     if (report.notice) spdlog::warn("{}", hearth::notice_text(*report.notice));

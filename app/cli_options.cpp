@@ -50,6 +50,7 @@ std::string cli_usage() {
            "                  [--min-p M] [--repeat-penalty R] [--seed S] [--ctx N] [-t THREADS]\n"
            "                  [--backend auto|cpu|vulkan|reference] [--device N] [--stop TEXT]... "
            "[--speculative]\n"
+           "                  [--draft DRAFT.gguf]\n"
            "                  [--json | --json-schema SCHEMA.json] [--chunk N] [--kv-type "
            "f16|q8_0]\n"
            "       hearth-cli [-m MODEL.gguf] --chat -p MESSAGE [--system TEXT] [--think on|off]\n"
@@ -78,7 +79,10 @@ std::string cli_usage() {
            "text as JSON; vocabulary-only GGUF files work for --tokenize, --detokenize and\n"
            "--render-template.\n"
            "--stop ends the answer before TEXT (repeatable). --speculative verifies prompt-lookup\n"
-           "drafts in batches (greedy, --temp 0). --json constrains the answer to a JSON object,\n"
+           "drafts in batches (greedy, --temp 0); --draft DRAFT.gguf has a smaller model of the "
+           "same "
+           "vocabulary\ndraft instead (the answer is the same, token for token). --json constrains "
+           "the answer to a JSON object,\n"
            "--json-schema to a document following the schema. --chunk N hands text over every\n"
            "N tokens (or 30 ms). --backend auto (the default) runs on a GPU that passes Hearth's\n"
            "start-up check against the CPU, else on the CPU; --backend vulkan runs on the best "
@@ -217,6 +221,9 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
         } else if (option == "--stop") {
             options.stop_strings.push_back(value());
         } else if (option == "--speculative") {
+            options.speculative = true;
+        } else if (option == "--draft") {
+            options.draft_path = value();
             options.speculative = true;
         } else if (option == "--json") {
             options.json = true;

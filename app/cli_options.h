@@ -36,6 +36,7 @@ struct CliOptions {
     SamplerSettings sampler;
     std::vector<std::string> stop_strings;  // --stop, repeatable
     bool speculative = false;
+    std::string draft_path;        // --draft: a smaller model of the same vocabulary drafts
     bool json = false;             // --json or --json-schema
     std::string json_schema_file;  // empty: any JSON object
     int chunk_tokens = 8;          // --chunk

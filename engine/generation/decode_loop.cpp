@@ -104,8 +104,9 @@ void DecodeLoop::decode_plain(int32_t input) {
     }
 }
 
-// Prompt-lookup drafts verified in one batched pass: row j of the logits says what follows
-// input + drafts[0..j), so the tokens emitted are exactly plain greedy's.
+// Drafts (a draft model's, or looked up in the conversation) verified in one batched pass: row j
+// of the logits says what follows input + drafts[0..j), so the tokens emitted are exactly plain
+// greedy's.
 void DecodeLoop::decode_speculative(int32_t input) {
     std::vector<int32_t> lookup = m_context.history.cached();
     lookup.push_back(input);
@@ -120,8 +121,11 @@ void DecodeLoop::decode_speculative(int32_t input) {
         const int left = m_request.max_tokens - m_result.stats.generated_tokens;
         const DraftSettings settings{.max_tokens =
                                          std::max(0, std::min({draft_length, room - 1, left - 1}))};
-        auto batch =
-            settings.max_tokens > 0 ? draft_by_lookup(lookup, settings) : std::vector<int32_t>{};
+        std::vector<int32_t> batch;
+        if (settings.max_tokens > 0) {
+            batch = m_request.drafter ? m_request.drafter->propose(lookup, settings.max_tokens)
+                                      : draft_by_lookup(lookup, settings);
+        }
         const int drafted = static_cast<int>(batch.size());
         batch.insert(batch.begin(), input);
         const int base = m_context.sequence.size();

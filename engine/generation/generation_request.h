@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/generation/drafter.h"
 #include "engine/generation/generation_stats.h"
 #include "engine/generation/notice.h"
 #include "engine/generation/sampler.h"
@@ -40,6 +41,8 @@ struct GenerationRequest {
     std::vector<std::string> stop_strings;
     bool speculative = false;  // greedy requests only; others ignore it
     int draft_tokens = 8;
+    // Where speculative drafts come from; none: looked up in the conversation itself.
+    std::shared_ptr<Drafter> drafter;
     std::shared_ptr<const JsonGrammar> grammar;  // JSON mode when set
     HandoffSettings handoff;
     const std::atomic<bool>* cancel = nullptr;  // checked before every forward step

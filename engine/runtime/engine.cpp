@@ -8,6 +8,7 @@
 
 #include "engine/compute/backend_factory.h"
 #include "engine/compute/vulkan/device.h"
+#include "engine/generation/model_drafter.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
 #include "engine/generation/session.h"
 #include "engine/grammar/json_schema.h"
@@ -105,6 +106,7 @@ ModelInfo Engine::load(const std::filesystem::path& file, const LoadControl& con
         throw;
     }
     m_json_object.reset();
+    m_draft.reset();  // drafts for the previous model's vocabulary
     m_chat_template = std::move(chat);
     m_tokenizer = std::move(tokenizer);
     m_model = std::move(model);
@@ -210,9 +212,22 @@ GenerationResult Engine::chat(const ChatRequest& chat, const DecodeSettings& set
     return generate(chat.conversation, context, request, sink);
 }
 
-GenerationResult Engine::generate(int64_t conversation, int context_length,
-                                  const GenerationRequest& request, const GenerationSink& sink) {
+void Engine::load_draft(const std::filesystem::path& file) {
     require_model();
+    m_draft = DraftModel::load(file, m_tokenizer->vocabulary(), m_options.backend.threads);
+}
+
+GenerationResult Engine::generate(int64_t conversation, int context_length,
+                                  const GenerationRequest& asked, const GenerationSink& sink) {
+    require_model();
+    // A draft model drafts for this answer with a cache of its own, as long as the context.
+    GenerationRequest drafted;
+    if (asked.speculative && m_draft && !asked.drafter) {
+        drafted = asked;
+        drafted.drafter = std::make_shared<ModelDrafter>(*m_draft->backend, context_length,
+                                                         m_tokenizer->vocabulary().size());
+    }
+    const GenerationRequest& request = drafted.drafter ? drafted : asked;
     TokenChunk streamed;  // what the consumer has seen, should the GPU fail midway
     GenerationSink tracking = sink;
     tracking.on_chunk = [&](const TokenChunk& chunk) {

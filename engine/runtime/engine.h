@@ -23,6 +23,7 @@
 #include "engine/runtime/backend_preference.h"
 #include "engine/runtime/backend_selection.h"
 #include "engine/runtime/chat_request.h"
+#include "engine/runtime/draft_model.h"
 #include "engine/runtime/session_pool.h"
 #include "engine/runtime/speed_measurement.h"
 #include "engine/text/chat_template.h"
@@ -56,7 +57,9 @@ struct LoadControl {
 
 // How the decode loop runs, the same for every conversation.
 struct DecodeSettings {
-    bool speculative = false;  // greedy answers verify prompt-lookup drafts in batched passes
+    // Greedy answers verify drafts in batched passes: the draft model's (load_draft), else
+    // prompt-lookup drafts.
+    bool speculative = false;
     int chunk_tokens = 8;      // tokens per hand-off to the sink
 };
 
@@ -105,6 +108,14 @@ public:
     GenerationRequest text_generation_request(std::string_view text, const ChatRequest& options,
                                               const DecodeSettings& settings);
 
+    // A smaller model of the same vocabulary drafts for speculative answers from now on (see
+    // DecodeSettings::speculative), on the CPU; greedy answers stay token for token the model's
+    // own. Throws LoadError for the file, DraftMismatchError for another vocabulary, and
+    // std::logic_error with no model loaded. Loading another model drops the draft.
+    void load_draft(const std::filesystem::path& file);
+    void unload_draft() { m_draft.reset(); }
+    bool has_draft() const { return m_draft != nullptr; }
+
     SpeedMeasurement measure_speed(int prompt_tokens, int generated_tokens,
                                    const SpeedControl& control = {});
 
@@ -134,6 +145,7 @@ private:
     std::unique_ptr<Tokenizer> m_tokenizer;
     std::unique_ptr<ChatTemplate> m_chat_template;
     std::unique_ptr<Backend> m_backend;
+    std::unique_ptr<DraftModel> m_draft;
     BackendReport m_report;
     std::shared_ptr<const JsonGrammar> m_json_object;  // built on the first JSON-mode request
     SessionPool m_sessions;  // declared last: its sessions go before the backend they use

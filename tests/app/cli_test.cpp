@@ -307,3 +307,29 @@ TEST(Cli, ThinkSwitchesTheTemplatesEnableThinking) {
 
 }  // namespace
 }  // namespace hearth
+
+namespace hearth {
+namespace {
+
+// --draft: another file of the same vocabulary drafts, and the answer is the same text; a file
+// of another vocabulary is refused naming the difference.
+TEST(Cli, ADraftModelLeavesTheGreedyAnswerAsItWas) {
+    const QStringList base{"-m", shared_model("synth-llama-256-F16.gguf"), "-p",
+                           "Once upon a time", "-n", "24", "--temp", "0"};
+    const auto plain = run_cli(base);
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    const auto drafted =
+        run_cli(QStringList(base) << "--draft" << shared_model("synth-llama-256-Q4_0.gguf"));
+    ASSERT_EQ(drafted.exit_code, 0) << drafted.err;
+    EXPECT_EQ(drafted.out, plain.out);
+    EXPECT_NE(drafted.err.find("drafts: "), std::string::npos) << drafted.err;
+    const auto refused =
+        run_cli(QStringList(base) << "--draft" << shared_model("llama-2-tiny-random.gguf"));
+    EXPECT_EQ(refused.exit_code, 1);
+    EXPECT_NE(refused.err.find("cannot draft for this model: its vocabulary has 32000 tokens"),
+              std::string::npos)
+        << refused.err;
+}
+
+}  // namespace
+}  // namespace hearth
