@@ -12,6 +12,7 @@
 
 #include "bench/bench_options.h"
 #include "bench/decode_paths.h"
+#include "bench/draft_speculation.h"
 #include "bench/statistics.h"
 #include "engine/compute/backend_factory.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
@@ -60,6 +61,10 @@ int main(int argc, char** argv) {
                                   .pipeline_cache = hearth::default_pipeline_cache(),
                                   .kv_cache = options.kv_cache},
                                  *model);
+        if (!options.draft_path.empty()) {
+            hearth::bench::run_draft_speculation(*model, *backend, options);
+            return 0;
+        }
         if (options.decode_paths) {
             hearth::bench::run_decode_paths(*model, *backend, options);
             return 0;

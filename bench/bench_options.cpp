@@ -49,6 +49,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
             options.json = true;
         } else if (option == "--decode-paths") {
             options.decode_paths = true;
+        } else if (option == "--draft") {
+            options.draft_path = value();
         } else {
             throw std::invalid_argument("unknown option '" + option + "'");
         }

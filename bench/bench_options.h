@@ -22,6 +22,7 @@ struct BenchOptions {
     KvCacheType kv_cache = KvCacheType::F16;  // --kv-type f16|q8_0
     bool json = false;
     bool decode_paths = false;  // --decode-paths: greedy/sampled/JSON/speculative through Session
+    std::string draft_path;     // --draft FILE: draft-model speculation's costs and gains
 };
 
 // Throws std::invalid_argument naming the bad option.
