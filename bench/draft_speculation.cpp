@@ -110,7 +110,7 @@ void run_draft_speculation(const Model& model, Backend& backend, const BenchOpti
         kDepth, step * 1e3, draft_step * 1e3, draft_step / step);
     fmt::print(
         "| drafted k | verify pass ms | × one step | projected speed-up at "
-        "50% / 70% / 90% acceptance |\n|---:|---:|---:|---|\n");
+        "50% / 70% / 90% per-token agreement |\n|---:|---:|---:|---|\n");
     for (const int k : kDraftTokens) {
         const double verify = pass_seconds(backend, vocabulary, k + 1, repetitions);
         // Per pass: the model emits the accepted prefix plus one token of its own; the expected
