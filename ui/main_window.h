@@ -1,6 +1,12 @@
-// The chat window: conversations on the left, the messages of the one open in the middle, the
-// message box at the bottom; the model picker and the settings dialog. It knows nothing of the
-// engine's workings: it speaks through signals and slots that app/ wires to the worker thread.
+// The chat window: conversations on the left (ConversationSidebar), the model on top
+// (ModelHeader), the messages of the conversation open in the middle, the message box at the
+// bottom; the model picker and the settings dialog. It knows nothing of the engine's workings:
+// it speaks through signals and slots that app/ wires to the worker thread.
+//
+// Its members are defined by concept: main_window.cpp composes the window and handles the
+// model, the settings and the dashboard; main_window_history.cpp the conversations (new, stored,
+// renamed, deleted and undone, searched, exported and imported); main_window_streaming.cpp the
+// answers (asked, streamed, finished or failed) and the status line and context meter.
 #pragma once
 
 #include <QMainWindow>
@@ -22,8 +28,6 @@
 #include "ui/model_picker.h"
 
 class QLabel;
-class QLineEdit;
-class QListWidget;
 class QProgressBar;
 class QPushButton;
 class QTimer;
@@ -31,6 +35,8 @@ class QTimer;
 namespace hearth::ui {
 
 class ChatView;
+class ConversationSidebar;
+class ModelHeader;
 class PerformanceDashboard;
 class PromptEdit;
 
@@ -113,8 +119,7 @@ public slots:
     bool importConversation(const QString& path);
 
 private:
-    void start_answer(core::Conversation& conversation, int user_id);
-    void stream_answer(core::Conversation& conversation, int answer_id, ChatRequest request);
+    // The conversations (main_window_history.cpp).
     void add_conversation(std::unique_ptr<core::Conversation> conversation, bool front);
     // Conversations reach the history with their first message (empty ones are not kept).
     void ensure_stored(core::Conversation& conversation);
@@ -123,14 +128,22 @@ private:
     void save_header(const core::Conversation& conversation);
     void save_message(const core::Conversation& conversation, int id);
     void report_history_problem();
+    void refresh_list();
+    void choose_row(int row);
+    void open_result(int row);
+    void ask_export_path();
+    void ask_import_path();
+    core::Conversation* conversation_by_id(int id);
+
+    // The answers (main_window_streaming.cpp).
+    void start_answer(core::Conversation& conversation, int user_id);
+    void stream_answer(core::Conversation& conversation, int answer_id, ChatRequest request);
     void step_branch(int id, int step);
     void refresh();
-    void refresh_list();
     void set_generating(bool generating);
     void show_progress();
     void show_context(int used);
     int context_length(const core::Conversation& conversation) const;
-    core::Conversation* conversation_by_id(int id);
 
     core::GlobalSettings m_settings;
     core::HistoryStore* m_history = nullptr;
@@ -156,13 +169,8 @@ private:
     hearth::TemplateChoices m_template_choices;
     core::ServerStatus* m_server_status = nullptr;
 
-    QListWidget* m_list = nullptr;
-    QLineEdit* m_search = nullptr;
-    QListWidget* m_results = nullptr;
-    QPushButton* m_undo = nullptr;
-    QLabel* m_model = nullptr;
-    QProgressBar* m_load_progress = nullptr;
-    QPushButton* m_cancel_load = nullptr;
+    ConversationSidebar* m_sidebar = nullptr;
+    ModelHeader* m_header = nullptr;
     ChatView* m_chat = nullptr;
     PromptEdit* m_prompt = nullptr;
     QPushButton* m_send = nullptr;

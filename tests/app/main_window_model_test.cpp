@@ -1,0 +1,176 @@
+// The window and the model it runs: the backend chosen in settings, a model that fails to load,
+// and the template's choices (Thinking, Reasoning effort) reaching the prompt.
+#include <gtest/gtest.h>
+
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTest>
+
+#include "app/bundled_model.h"
+#include "engine/format/gguf_file.h"
+#include "engine/text/chat_prompt.h"
+#include "tests/support/main_window_fixture.h"
+#include "tests/support/templated_model.h"
+
+namespace hearth {
+namespace {
+
+class MainWindowModelTest : public test::MainWindowTest {
+protected:
+    // "Tell me a joke." asked in a new conversation with `settings`: the prompt's length as the
+    // engine reports it.
+    int answer_prompt_tokens(core::ConversationSettings settings) {
+        QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+        m_window.newConversation();
+        settings.max_tokens = 4;
+        m_window.apply_conversation_settings(settings);
+        type_and_send("Tell me a joke.");
+        if (!wait_finished() || finished.isEmpty()) return -1;
+        return finished.back()[1].value<GenerationResult>().stats.prompt_tokens;
+    }
+
+    // The same question's prompt built directly from the model's template.
+    static int expected_prompt_tokens(const std::filesystem::path& model,
+                                      const ChatRenderOptions& options) {
+        const auto file = GgufFile::open(model);
+        const auto tokenizer = make_tokenizer(*file);
+        const auto chat = ChatTemplate::from_model(*file, tokenizer->vocabulary());
+        return static_cast<int>(
+            build_chat_prompt(chat, *tokenizer, {{"user", "Tell me a joke."}}, options)
+                .tokens.size());
+    }
+
+    // Applies a backend setting and waits for the engine to report the backend it now runs;
+    // returns its name and the notice saying why it is not the one asked for, if any.
+    std::pair<QString, QString> switch_backend(const QString& backend) {
+        QSignalSpy backends(m_engine->worker(), &InferenceWorker::backendChanged);
+        auto global = m_window.global_settings();
+        global.backend = backend;
+        m_window.apply_global_settings(global);
+        EXPECT_TRUE(QTest::qWaitFor([&] { return !backends.isEmpty(); }, 30000));
+        if (backends.isEmpty()) return {};
+        QCoreApplication::processEvents();
+        return {backends.back()[0].toString(), backends.back()[1].toString()};
+    }
+};
+
+// The backend chosen in settings runs the model (a Vulkan device: lavapipe here); when the device
+// is lost midway through an answer, the answer goes on on the CPU and nothing is lost: the text
+// is the CPU's own greedy answer, the user is told, and the next message runs on the CPU.
+TEST_F(MainWindowModelTest, AGpuChosenInSettingsRunsAndALostGpuFallsBackToTheCpu) {
+    auto settings = m_window.current_conversation()->settings();
+    settings.sampler.temperature = 0.0f;
+    m_window.apply_conversation_settings(settings);
+    ASSERT_TRUE(load(bundled()));  // the default: automatic, so the CPU on a machine without GPU
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    const QString cpu_answer = last_answer();
+    EXPECT_EQ(cpu_answer.size() > 20, true);
+
+    const auto [name, notice] = switch_backend("vulkan:0");
+    EXPECT_TRUE(name.startsWith("vulkan")) << name.toStdString();
+    EXPECT_EQ(notice, "");  // the self-test passed
+    EXPECT_TRUE(child<QLabel>("status")->text().contains("Running on vulkan"));
+
+    m_window.newConversation();
+    m_window.apply_conversation_settings(settings);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_EQ(last_answer(), cpu_answer);  // the same greedy answer, chain-decoded on the device
+
+    // Lost after the prompt and a chunk of the answer.
+    QSignalSpy backends(m_engine->worker(), &InferenceWorker::backendChanged);
+    QMetaObject::invokeMethod(m_engine->worker(), "injectDeviceLoss", Qt::BlockingQueuedConnection,
+                              Q_ARG(int, 3));
+    QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+    m_window.newConversation();
+    m_window.apply_conversation_settings(settings);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    ASSERT_EQ(finished.size(), 1);
+    const auto result = finished[0][1].value<GenerationResult>();
+    ASSERT_FALSE(result.notices.empty());
+    EXPECT_EQ(result.notices[0].kind, NoticeKind::GpuLost);
+    EXPECT_TRUE(result.notices[0].resumed);
+    EXPECT_NE(backends.back()[1].toString().indexOf("The GPU failed"), -1);
+    EXPECT_EQ(result.stats.generated_tokens, 60);
+    EXPECT_EQ(QString::fromStdString(result.text), cpu_answer);
+    EXPECT_EQ(last_answer(), cpu_answer);
+    EXPECT_TRUE(backends.back()[0].toString().startsWith("cpu"));
+    EXPECT_TRUE(m_window.current_conversation()
+                    ->find(m_window.current_conversation()->thread().back())
+                    ->finished);
+
+    type_and_send("The end");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_EQ(m_window.current_conversation()->thread().size(), 4u);
+}
+
+// A cancelled load leaves the cancel flag set; changing the backend afterwards uploads the
+// weights anyway (the cancel was for that load), and the loaded model keeps answering.
+TEST_F(MainWindowModelTest, ABackendChangeAfterACancelledLoadStillRunsTheModel) {
+    ASSERT_TRUE(load(bundled()));
+    m_engine->cancelLoad();
+    const auto [name, notice] = switch_backend("vulkan:0");
+    EXPECT_TRUE(name.startsWith("vulkan")) << notice.toStdString();
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_FALSE(last_answer().isEmpty());
+}
+
+TEST_F(MainWindowModelTest, ACorruptModelShowsTheEngineErrorAndTheAppKeepsWorking) {
+    ASSERT_TRUE(load(bundled()));
+    const test::TempDirectory directory;
+    auto bytes = test::read_bytes(bundled_model_path());
+    bytes.resize(4000);
+    const auto broken = directory.write("broken.gguf", bytes);
+    EXPECT_FALSE(load(QString::fromStdString(broken.string())));
+    EXPECT_TRUE(child<QLabel>("status")->text().contains("truncated or corrupt file"));
+    // The previous model is still loaded and answers.
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_FALSE(last_answer().isEmpty());
+}
+
+// A model whose template reads enable_thinking turns the settings' Thinking choice on, and a
+// conversation's choice reaches the prompt the engine runs: off adds Qwen3's empty think block.
+TEST_F(MainWindowModelTest, TheThinkingChoiceFollowsTheModelAndReachesThePrompt) {
+    ASSERT_TRUE(load(bundled()));
+    EXPECT_FALSE(m_window.template_choices().thinking);
+    const test::TempDirectory directory;
+    const auto qwen3 =
+        test::model_with_template(directory, "stories260K.gguf", test::fixture_template("qwen3"));
+    ASSERT_TRUE(load(QString::fromStdString(qwen3.string())));
+    EXPECT_TRUE(m_window.template_choices().thinking);
+    EXPECT_FALSE(m_window.template_choices().reasoning_effort);
+
+    for (const auto thinking : {std::optional<bool>(), std::optional<bool>(false)}) {
+        auto settings = m_window.current_conversation()->settings();
+        settings.enable_thinking = thinking;
+        EXPECT_EQ(answer_prompt_tokens(settings),
+                  expected_prompt_tokens(qwen3, {.enable_thinking = thinking}))
+            << thinking.has_value();
+    }
+}
+
+// gpt-oss's reasoning_effort, chosen in a conversation's settings, reaches the prompt.
+TEST_F(MainWindowModelTest, TheReasoningEffortChoiceReachesThePrompt) {
+    const test::TempDirectory directory;
+    const auto model = test::model_with_template(
+        directory, "stories260K.gguf",
+        "{% if reasoning_effort is not defined %}{% set reasoning_effort = 'medium' %}{% endif %}"
+        "Effort {{ reasoning_effort }}. {% for m in messages %}{{ m.content }}{% endfor %}");
+    ASSERT_TRUE(load(QString::fromStdString(model.string())));
+    EXPECT_TRUE(m_window.template_choices().reasoning_effort);
+    EXPECT_FALSE(m_window.template_choices().thinking);
+    const int medium = expected_prompt_tokens(model, {});
+    const int low = expected_prompt_tokens(model, {.reasoning_effort = "low"});
+    ASSERT_NE(medium, low);  // else the check below could not fail
+    auto settings = m_window.current_conversation()->settings();
+    EXPECT_EQ(answer_prompt_tokens(settings), medium);
+    settings.reasoning_effort = "low";
+    EXPECT_EQ(answer_prompt_tokens(settings), low);
+}
+
+}  // namespace
+}  // namespace hearth

@@ -1,0 +1,61 @@
+#include "ui/model_header.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QProgressBar>
+#include <QPushButton>
+
+#include "ui/named_button.h"
+
+namespace hearth::ui {
+
+ModelHeader::ModelHeader(QWidget* parent) : QWidget(parent) {
+    m_model = new QLabel(tr("No model loaded"));
+    m_model->setObjectName(QStringLiteral("model"));
+    auto* choose = named_button(tr("Models…"), "chooseModel", tr("Choose a model"));
+    m_load_progress = new QProgressBar;
+    m_load_progress->setObjectName(QStringLiteral("loadProgress"));
+    m_load_progress->setAccessibleName(tr("Loading the model"));
+    m_load_progress->setRange(0, 100);
+    m_load_progress->hide();
+    m_cancel_load = named_button(tr("Cancel"), "cancelLoad", tr("Cancel loading"));
+    m_cancel_load->hide();
+    auto* settings = named_button(tr("Settings…"), "settings", tr("Settings"));
+    m_performance =
+        named_button(tr("Performance"), "showDashboard", tr("Show the performance dashboard"));
+    m_performance->setCheckable(true);
+    auto* layout = new QHBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(m_model, 1);
+    layout->addWidget(m_load_progress);
+    layout->addWidget(m_cancel_load);
+    layout->addWidget(choose);
+    layout->addWidget(settings);
+    layout->addWidget(m_performance);
+
+    connect(choose, &QPushButton::clicked, this, &ModelHeader::chooseModelClicked);
+    connect(settings, &QPushButton::clicked, this, &ModelHeader::settingsClicked);
+    connect(m_cancel_load, &QPushButton::clicked, this, &ModelHeader::cancelLoadClicked);
+    connect(m_performance, &QPushButton::toggled, this, &ModelHeader::dashboardToggled);
+}
+
+void ModelHeader::show_model(const QString& text) {
+    m_model->setText(text);
+}
+
+void ModelHeader::show_load_progress(int percent) {
+    m_load_progress->show();
+    m_cancel_load->show();
+    m_load_progress->setValue(percent);
+}
+
+void ModelHeader::hide_load_progress() {
+    m_load_progress->hide();
+    m_cancel_load->hide();
+}
+
+void ModelHeader::set_dashboard_shown(bool shown) {
+    m_performance->setChecked(shown);
+}
+
+}  // namespace hearth::ui

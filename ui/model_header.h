@@ -1,0 +1,39 @@
+// The top of the chat window: which model runs (or why none does), its loading progress with
+// Cancel, and the Models…, Settings… and Performance buttons.
+#pragma once
+
+#include <QWidget>
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+
+namespace hearth::ui {
+
+class ModelHeader final : public QWidget {
+    Q_OBJECT
+    Q_DISABLE_COPY_MOVE(ModelHeader)
+
+public:
+    explicit ModelHeader(QWidget* parent = nullptr);
+
+    void show_model(const QString& text);
+    void show_load_progress(int percent);
+    void hide_load_progress();
+    // The Performance button follows the dashboard's dock, however it was opened or closed.
+    void set_dashboard_shown(bool shown);
+
+signals:
+    void chooseModelClicked();
+    void settingsClicked();
+    void cancelLoadClicked();
+    void dashboardToggled(bool shown);
+
+private:
+    QLabel* m_model = nullptr;
+    QProgressBar* m_load_progress = nullptr;
+    QPushButton* m_cancel_load = nullptr;
+    QPushButton* m_performance = nullptr;
+};
+
+}  // namespace hearth::ui
