@@ -66,10 +66,8 @@ int main(int argc, char** argv) {
         model = settings.last_model;
     }
     if (model.isEmpty() && !bundled.empty()) model = QString::fromStdString(bundled.string());
-    if (!model.isEmpty()) {
-        window.showLoadProgress(0);
-        emit engine.loadModelRequested(model);
-    }
+    // One that fails falls back to the last good model or the bundled one.
+    if (!model.isEmpty()) window.load_model(model);
     const int status = QApplication::exec();
     window.purge_deleted();
     hearth::core::save_global_settings(window.global_settings());

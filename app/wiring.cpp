@@ -1,5 +1,6 @@
 #include "app/wiring.h"
 
+#include "app/bundled_model.h"
 #include "app/engine_controller.h"
 #include "app/screenshot_tour.h"
 #include "app/server_controller.h"
@@ -26,6 +27,12 @@ void wire(ui::MainWindow& window, EngineController& engine) {
                      });
     QObject::connect(&window, &ui::MainWindow::runBenchmarkRequested, &engine,
                      &EngineController::benchmarkRequested);
+    // Every load, whoever asks for it, so the window knows which one an error is about.
+    QObject::connect(&engine, &EngineController::loadModelRequested, &window,
+                     &ui::MainWindow::showLoadStarted);
+    if (const auto bundled = find_bundled_model()) {
+        window.set_bundled_model(QString::fromStdString(bundled->string()));
+    }
     // Engine -> GUI.
     QObject::connect(worker, &InferenceWorker::loadProgress, &window,
                      &ui::MainWindow::showLoadProgress, Qt::QueuedConnection);

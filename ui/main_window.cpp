@@ -1,6 +1,7 @@
 #include "ui/main_window.h"
 
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
@@ -12,7 +13,8 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
-#include "app/phrasing/architecture_text.h"
+#include "app/core/model_catalog.h"
+#include "app/phrasing/model_text.h"
 #include "engine/compute/backend_factory.h"
 #include "ui/chat_view.h"
 #include "ui/conversation_sidebar.h"
@@ -52,9 +54,18 @@ MainWindow::MainWindow(core::GlobalSettings settings, QWidget* parent)
     input->addWidget(m_prompt, 1);
     input->addLayout(buttons);
 
+    m_welcome = new QLabel;
+    m_welcome->setObjectName(QStringLiteral("welcome"));
+    m_welcome->setWordWrap(true);
+    m_welcome->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    m_welcome->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_welcome->setMargin(24);
+    show_welcome();
+
     auto* center = new QWidget;
     auto* center_layout = new QVBoxLayout(center);
     center_layout->addWidget(m_header);
+    center_layout->addWidget(m_welcome, 1);
     center_layout->addWidget(m_chat, 1);
     center_layout->addLayout(input);
     center_layout->addWidget(m_context_meter);
@@ -125,28 +136,96 @@ void MainWindow::set_server_status(core::ServerStatus* status) {
     if (status != nullptr) m_dashboard->set_server_status(*status);
 }
 
+void MainWindow::set_bundled_model(const QString& path) {
+    m_bundled_model = path;
+}
+
+void MainWindow::load_model(const QString& path) {
+    m_status->setText(tr("Loading %1…").arg(path));
+    showLoadProgress(0);
+    emit loadModelRequested(path);
+}
+
+void MainWindow::showLoadStarted(const QString& path) {
+    m_loading = path;
+}
+
 void MainWindow::showLoadProgress(int percent) {
     m_header->show_load_progress(percent);
+}
+
+bool MainWindow::is_bundled(const hearth::ModelInfo& info) const {
+    return !m_bundled_model.isEmpty() &&
+           QFileInfo(QString::fromStdString(info.path.string())) == QFileInfo(m_bundled_model);
 }
 
 void MainWindow::showModel(const hearth::ModelInfo& info, int context_length,
                            hearth::TemplateChoices choices) {
     m_header->hide_load_progress();
     m_model_ready = true;
+    m_model_info = info;
     m_model_context = context_length;
     m_template_choices = choices;
     m_settings.last_model = QString::fromStdString(info.path.string());
     m_model_path = m_settings.last_model;
     m_model_sha256 = QString::fromStdString(info.sha256);
-    m_header->show_model(tr("%1 · %2 · %3 · %4 · context %5")
-                             .arg(QString::fromStdString(info.name),
-                                  QString::fromStdString(architecture_text(info.architecture)),
-                                  QString::fromStdString(parameter_count_text(info.parameters)),
-                                  QString::fromStdString(info.quantization))
-                             .arg(context_length));
+    const bool bundled = is_bundled(info);
+    m_header->show_model(tr("%1 · context %2")
+                             .arg(QString::fromStdString(model_heading_text(info, bundled)))
+                             .arg(context_length),
+                         QString::fromStdString(model_purpose_text(info, bundled)));
+    // Why the model asked for is not the one running stays said; a load that went as asked
+    // ends an earlier failure's notice.
+    m_header->show_notice(
+        m_falling_back
+            ? tr("%1 Running %2 instead.").arg(m_load_failure, QFileInfo(m_model_path).fileName())
+            : QString());
+    m_loading.clear();
+    m_failed_loads.clear();
+    m_falling_back = false;
     m_status->setText(tr("Model loaded."));
     m_dashboard->set_model(info, context_length);
+    show_welcome();
     refresh();
+}
+
+// The model asked for did not load. The header says why until a model loads; with no model
+// running, the last good one or the bundled one is loaded instead.
+void MainWindow::show_load_failure(const QString& message) {
+    m_header->hide_load_progress();
+    m_failed_loads.append(m_loading);
+    if (!m_falling_back) {
+        m_load_failure = tr("Could not load %1: %2").arg(QFileInfo(m_loading).fileName(), message);
+    }
+    m_loading.clear();
+    m_status->setText(tr("Error: %1").arg(message));
+    const QString fallback = m_model_ready ? QString() : fallback_model();
+    if (fallback.isEmpty()) {
+        m_header->show_notice(m_load_failure);
+        m_falling_back = false;
+        return;
+    }
+    m_falling_back = true;
+    m_header->show_notice(
+        tr("%1 Loading %2 instead…").arg(m_load_failure, QFileInfo(fallback).fileName()));
+    load_model(fallback);
+}
+
+QString MainWindow::fallback_model() const {
+    for (const QString& candidate : {m_settings.last_model, m_bundled_model}) {
+        if (!candidate.isEmpty() && !m_failed_loads.contains(candidate) &&
+            QFileInfo::exists(candidate)) {
+            return candidate;
+        }
+    }
+    return {};
+}
+
+void MainWindow::show_welcome() {
+    const hearth::ModelInfo* info = m_model_info ? &*m_model_info : nullptr;
+    const bool bundled = info != nullptr && is_bundled(*info);
+    const ModelSources sources{.models_folder = core::own_models_folder().toStdString()};
+    m_welcome->setText(QString::fromStdString(welcome_text(info, bundled, sources)));
 }
 
 void MainWindow::showModelInfo(const hearth::ModelInfo& info, int context_length) {
@@ -171,9 +250,7 @@ void MainWindow::open_model_picker() {
         emit globalSettingsChanged(m_settings);
     });
     if (picker.exec() == QDialog::Accepted && !picker.selected_path().isEmpty()) {
-        m_status->setText(tr("Loading %1…").arg(picker.selected_path()));
-        showLoadProgress(0);
-        emit loadModelRequested(picker.selected_path());
+        load_model(picker.selected_path());
     }
 }
 

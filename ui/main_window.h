@@ -75,6 +75,12 @@ public:
     void apply_conversation_settings(const core::ConversationSettings& settings);
     void open_model_picker();
     void open_settings();
+    // The model that ships with Hearth: named as such, and the last fallback when a model fails
+    // to load while none runs.
+    void set_bundled_model(const QString& path);
+    // Asks for `path`. If it fails while no model runs, the last good model or the bundled one is
+    // loaded instead, and the header keeps saying why.
+    void load_model(const QString& path);
 
 signals:
     void loadModelRequested(const QString& path);
@@ -85,6 +91,8 @@ signals:
     void runBenchmarkRequested(int prompt_tokens, int generated_tokens);
 
 public slots:
+    // The engine was asked to load `path` (by the window, the picker or the command line).
+    void showLoadStarted(const QString& path);
     void showLoadProgress(int percent);
     void showModel(const hearth::ModelInfo& info, int context_length,
                    hearth::TemplateChoices choices);
@@ -135,6 +143,12 @@ private:
     void ask_import_path();
     core::Conversation* conversation_by_id(int id);
 
+    // The model (main_window.cpp).
+    void show_load_failure(const QString& message);
+    QString fallback_model() const;
+    bool is_bundled(const hearth::ModelInfo& info) const;
+    void show_welcome();
+
     // The answers (main_window_streaming.cpp).
     void start_answer(core::Conversation& conversation, int user_id);
     void stream_answer(core::Conversation& conversation, int answer_id, ChatRequest request);
@@ -159,6 +173,12 @@ private:
     int m_streaming_conversation = -1;
     int m_streaming_message = -1;
     bool m_model_ready = false;
+    std::optional<hearth::ModelInfo> m_model_info;  // of the model running
+    QString m_bundled_model;
+    QString m_loading;            // the model the engine is loading; empty when none
+    QStringList m_failed_loads;   // since a model last loaded: not tried as fallbacks
+    QString m_load_failure;       // why the model asked for did not load
+    bool m_falling_back = false;  // the model loading replaces one that failed
     QString m_model_path, m_model_sha256;
     QString m_backend_name;               // as the engine reports it, e.g. "vulkan (NVIDIA …)"
     SamplerSettings m_streaming_sampler;  // of the answer streaming
@@ -177,6 +197,7 @@ private:
     QPushButton* m_stop = nullptr;
     QProgressBar* m_context_meter = nullptr;
     QLabel* m_status = nullptr;
+    QLabel* m_welcome = nullptr;         // shown instead of the messages while a chat has none
     QTimer* m_progress_frame = nullptr;  // the status line and the meter follow the answer
     PerformanceDashboard* m_dashboard = nullptr;
 };

@@ -30,6 +30,9 @@ QString title_from(const QString& text) {
 void MainWindow::refresh() {
     core::Conversation* conversation = current_conversation();
     if (conversation == nullptr) return;
+    const bool empty = conversation->messages().empty();
+    m_welcome->setVisible(empty);
+    m_chat->setVisible(!empty);
     const bool streaming_here = m_streaming_conversation == conversation->id();
     m_chat->show_conversation(*conversation, streaming_here ? m_streaming_message : -1);
     int used = 0;
@@ -216,6 +219,10 @@ void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationR
 }
 
 void MainWindow::showError(const QString& message) {
+    if (!m_loading.isEmpty()) {
+        show_load_failure(message);
+        return;
+    }
     m_header->hide_load_progress();
     if (generating()) {
         // The answer that failed stays as it is, marked unfinished.

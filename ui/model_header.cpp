@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QVBoxLayout>
 
 #include "ui/named_button.h"
 
@@ -24,14 +25,27 @@ ModelHeader::ModelHeader(QWidget* parent) : QWidget(parent) {
     m_performance =
         named_button(tr("Performance"), "showDashboard", tr("Show the performance dashboard"));
     m_performance->setCheckable(true);
-    auto* layout = new QHBoxLayout(this);
+    m_purpose = new QLabel;
+    m_purpose->setObjectName(QStringLiteral("modelPurpose"));
+    m_purpose->setWordWrap(true);
+    m_purpose->hide();
+    m_notice = new QLabel;
+    m_notice->setObjectName(QStringLiteral("modelNotice"));
+    m_notice->setWordWrap(true);
+    m_notice->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_notice->hide();
+    auto* row = new QHBoxLayout;
+    row->addWidget(m_model, 1);
+    row->addWidget(m_load_progress);
+    row->addWidget(m_cancel_load);
+    row->addWidget(choose);
+    row->addWidget(settings);
+    row->addWidget(m_performance);
+    auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(m_model, 1);
-    layout->addWidget(m_load_progress);
-    layout->addWidget(m_cancel_load);
-    layout->addWidget(choose);
-    layout->addWidget(settings);
-    layout->addWidget(m_performance);
+    layout->addLayout(row);
+    layout->addWidget(m_purpose);
+    layout->addWidget(m_notice);
 
     connect(choose, &QPushButton::clicked, this, &ModelHeader::chooseModelClicked);
     connect(settings, &QPushButton::clicked, this, &ModelHeader::settingsClicked);
@@ -39,8 +53,15 @@ ModelHeader::ModelHeader(QWidget* parent) : QWidget(parent) {
     connect(m_performance, &QPushButton::toggled, this, &ModelHeader::dashboardToggled);
 }
 
-void ModelHeader::show_model(const QString& text) {
+void ModelHeader::show_model(const QString& text, const QString& purpose) {
     m_model->setText(text);
+    m_purpose->setText(purpose);
+    m_purpose->setVisible(!purpose.isEmpty());
+}
+
+void ModelHeader::show_notice(const QString& text) {
+    m_notice->setText(text);
+    m_notice->setVisible(!text.isEmpty());
 }
 
 void ModelHeader::show_load_progress(int percent) {

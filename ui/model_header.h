@@ -1,5 +1,7 @@
-// The top of the chat window: which model runs (or why none does), its loading progress with
-// Cancel, and the Models…, Settings… and Performance buttons.
+// The top of the chat window: which model runs and what it does (a model without a chat template
+// continues text), why the last load failed (it stays until a load succeeds, where the status
+// line would soon replace it), the loading progress with Cancel, and the Models…, Settings… and
+// Performance buttons.
 #pragma once
 
 #include <QWidget>
@@ -17,7 +19,10 @@ class ModelHeader final : public QWidget {
 public:
     explicit ModelHeader(QWidget* parent = nullptr);
 
-    void show_model(const QString& text);
+    // `purpose`: what the model does when that is not chatting; empty hides it.
+    void show_model(const QString& text, const QString& purpose);
+    // Empty hides it.
+    void show_notice(const QString& text);
     void show_load_progress(int percent);
     void hide_load_progress();
     // The Performance button follows the dashboard's dock, however it was opened or closed.
@@ -31,6 +36,8 @@ signals:
 
 private:
     QLabel* m_model = nullptr;
+    QLabel* m_purpose = nullptr;
+    QLabel* m_notice = nullptr;
     QProgressBar* m_load_progress = nullptr;
     QPushButton* m_cancel_load = nullptr;
     QPushButton* m_performance = nullptr;

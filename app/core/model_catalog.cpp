@@ -9,11 +9,14 @@
 
 namespace hearth::core {
 
+QString own_models_folder() {
+    return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+           QStringLiteral("/models");
+}
+
 std::vector<std::filesystem::path> model_folders(const QStringList& user_folders) {
     const std::filesystem::path home = QDir::homePath().toStdString();
-    const std::filesystem::path data =
-        QStandardPaths::writableLocation(QStandardPaths::AppDataLocation).toStdString();
-    std::vector<std::filesystem::path> candidates{data / "models"};
+    std::vector<std::filesystem::path> candidates{own_models_folder().toStdString()};
     for (const auto& folder : user_folders) candidates.emplace_back(folder.toStdString());
     for (const char* other :
          {".lmstudio/models", ".cache/lm-studio/models", ".local/share/nomic.ai/GPT4All",

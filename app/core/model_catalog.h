@@ -18,6 +18,10 @@ struct ModelEntry {
     QString error;   // why the file cannot be used; empty when it can
 };
 
+// Hearth's own models folder, where the user can put GGUF files for the picker to list (it need
+// not exist yet).
+QString own_models_folder();
+
 // Existing folders to search, Hearth's own first, without duplicates.
 std::vector<std::filesystem::path> model_folders(const QStringList& user_folders);
 

@@ -86,8 +86,9 @@ ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOpt
     }
     info.file_bytes = file.file_size();
     info.context_length = config.context_length;
-    info.chat_family =
-        family_name(detect_chat_family(file.get_string("tokenizer.chat_template").value_or("")));
+    const std::string chat_template = file.get_string("tokenizer.chat_template").value_or("");
+    info.chat_family = family_name(detect_chat_family(chat_template));
+    info.has_chat_template = !chat_template.empty();
     info.weight_bytes = file.file_size() + model->weights().owned_bytes();
     info.working_bytes = CpuBackend::working_bytes(*model, options);
     info.layer_windows = layer_windows(config);

@@ -28,8 +28,11 @@ struct ModelInfo {
     // The file's quantisation mix: every type its tensors are stored in, most parameters first.
     std::vector<WeightTypeShare> weight_types;
     uint64_t file_bytes = 0;
-    int context_length = 0;      // trained
-    std::string chat_family;     // llama3, chatml, ... or "none"
+    int context_length = 0;   // trained
+    std::string chat_family;  // llama3, chatml, ... or "none"
+    // Whether the file has a chat template at all: without one the model is given the
+    // conversation as plain text and continues it rather than answering it.
+    bool has_chat_template = false;
     uint64_t weight_bytes = 0;   // the mapped file plus the model's own float vectors
     uint64_t working_bytes = 0;  // the backend's scratch
     // The KV cache at a context length (sliding-window layers keep rings, not the context).

@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include "app/bundled_model.h"
+#include "app/core/model_catalog.h"
 #include "engine/format/gguf_file.h"
 #include "engine/text/chat_prompt.h"
 #include "tests/support/main_window_fixture.h"
@@ -17,6 +18,22 @@ namespace {
 
 class MainWindowModelTest : public test::MainWindowTest {
 protected:
+    // A copy of the bundled model cut short, under `directory`.
+    static std::filesystem::path truncated_model(const test::TempDirectory& directory) {
+        auto bytes = test::read_bytes(bundled_model_path());
+        bytes.resize(4000);
+        return directory.write("broken.gguf", bytes);
+    }
+
+    // `path` asked for as the command line does: the model that runs in the end.
+    std::filesystem::path load_from_command_line(const std::filesystem::path& path) {
+        QSignalSpy loaded(m_engine->worker(), &InferenceWorker::modelLoaded);
+        m_window.load_model(QString::fromStdString(path.string()));
+        EXPECT_TRUE(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 20000));
+        QCoreApplication::processEvents();
+        return loaded.isEmpty() ? std::filesystem::path() : loaded[0][0].value<ModelInfo>().path;
+    }
+
     // "Tell me a joke." asked in a new conversation with `settings`: the prompt's length as the
     // engine reports it.
     int answer_prompt_tokens(core::ConversationSettings settings) {
@@ -121,11 +138,14 @@ TEST_F(MainWindowModelTest, ABackendChangeAfterACancelledLoadStillRunsTheModel) 
 TEST_F(MainWindowModelTest, ACorruptModelShowsTheEngineErrorAndTheAppKeepsWorking) {
     ASSERT_TRUE(load(bundled()));
     const test::TempDirectory directory;
-    auto bytes = test::read_bytes(bundled_model_path());
-    bytes.resize(4000);
-    const auto broken = directory.write("broken.gguf", bytes);
+    const auto broken = truncated_model(directory);
     EXPECT_FALSE(load(QString::fromStdString(broken.string())));
     EXPECT_TRUE(child<QLabel>("status")->text().contains("truncated or corrupt file"));
+    // Why stays on screen where the model is named, after the status line moved on.
+    auto* notice = child<QLabel>("modelNotice");
+    EXPECT_TRUE(notice->isVisible());
+    EXPECT_TRUE(notice->text().startsWith("Could not load broken.gguf:"));
+    EXPECT_TRUE(notice->text().contains("truncated or corrupt file"));
     // The previous model is still loaded and answers.
     type_and_send("Once upon a time");
     ASSERT_TRUE(wait_finished());
@@ -170,6 +190,93 @@ TEST_F(MainWindowModelTest, TheReasoningEffortChoiceReachesThePrompt) {
     EXPECT_EQ(answer_prompt_tokens(settings), medium);
     settings.reasoning_effort = "low";
     EXPECT_EQ(answer_prompt_tokens(settings), low);
+}
+
+// The bundled model says where it is named what it is (its file names itself only "llama"):
+// a story model that continues text. Any model without a chat template says it continues text;
+// one with a template says nothing of the kind.
+TEST_F(MainWindowModelTest, TheHeaderSaysWhatTheModelIs) {
+    ASSERT_TRUE(load(bundled()));
+    auto* model = child<QLabel>("model");
+    auto* purpose = child<QLabel>("modelPurpose");
+    EXPECT_TRUE(model->text().startsWith("Stories 260K, bundled with Hearth · Llama · 293K · F32"))
+        << model->text().toStdString();
+    EXPECT_FALSE(model->text().contains("llama · llama", Qt::CaseInsensitive));
+    EXPECT_TRUE(purpose->isVisible());
+    EXPECT_TRUE(purpose->text().contains("story model"));
+    EXPECT_TRUE(purpose->text().contains("continues the text you write rather than chatting"));
+
+    const test::TempDirectory directory;
+    const auto copy = directory.write("my-model.gguf", test::read_bytes(bundled_model_path()));
+    ASSERT_TRUE(load(QString::fromStdString(copy.string())));
+    EXPECT_TRUE(model->text().startsWith("Llama · 293K · F32 · context"))
+        << model->text().toStdString();
+    EXPECT_TRUE(purpose->text().startsWith("No chat template: this model continues the text"));
+
+    const auto chatml =
+        test::model_with_template(directory, "stories260K.gguf", test::fixture_template("chatml"));
+    ASSERT_TRUE(load(QString::fromStdString(chatml.string())));
+    EXPECT_FALSE(purpose->isVisible());
+}
+
+// An empty chat welcomes: which model is loaded and what it does, and how to get another (the
+// picker, the models folder the app reads). The messages take its place once there are any.
+TEST_F(MainWindowModelTest, AnEmptyChatShowsAWelcome) {
+    auto* welcome = child<QLabel>("welcome");
+    EXPECT_TRUE(welcome->isVisible());
+    EXPECT_TRUE(welcome->text().startsWith("No model is loaded yet."))
+        << welcome->text().toStdString();
+    ASSERT_TRUE(load(bundled()));
+    EXPECT_TRUE(welcome->text().startsWith("Stories 260K, bundled with Hearth is loaded."));
+    EXPECT_TRUE(welcome->text().contains("continues the text you write"));
+    EXPECT_TRUE(welcome->text().contains("Models…"));
+    EXPECT_TRUE(welcome->text().contains(core::own_models_folder()));
+    EXPECT_FALSE(m_window.chat_view()->isVisible());
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_FALSE(welcome->isVisible());
+    EXPECT_TRUE(m_window.chat_view()->isVisible());
+    m_window.newConversation();
+    EXPECT_TRUE(welcome->isVisible());
+}
+
+// The model asked for (on the command line: load_model) is a truncated file and none runs yet:
+// the header says why, and the bundled model runs instead; the reason stays after the status
+// line has moved on.
+TEST_F(MainWindowModelTest, AModelThatFailsToLoadFallsBackToTheBundledOneAndSaysWhy) {
+    const test::TempDirectory directory;
+    const auto broken = truncated_model(directory);
+    EXPECT_EQ(load_from_command_line(broken), bundled_model_path());
+    auto* notice = child<QLabel>("modelNotice");
+    EXPECT_TRUE(notice->isVisible());
+    EXPECT_TRUE(notice->text().startsWith("Could not load broken.gguf:"))
+        << notice->text().toStdString();
+    EXPECT_TRUE(notice->text().contains("truncated or corrupt file"));
+    EXPECT_TRUE(notice->text().endsWith("Running stories260K.gguf instead."));
+    EXPECT_TRUE(child<QLabel>("model")->text().startsWith("Stories 260K"));
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_FALSE(last_answer().isEmpty());
+    EXPECT_TRUE(notice->isVisible());
+    // A model loaded as asked ends the notice.
+    ASSERT_TRUE(load(bundled()));
+    EXPECT_FALSE(notice->isVisible());
+}
+
+// With a last good model in the settings, that one runs instead.
+TEST_F(MainWindowModelTest, AModelThatFailsToLoadFallsBackToTheLastGoodOne) {
+    const test::TempDirectory directory;
+    const auto broken = truncated_model(directory);
+    const auto chatml =
+        test::model_with_template(directory, "stories260K.gguf", test::fixture_template("chatml"));
+    auto settings = m_window.global_settings();
+    settings.last_model = QString::fromStdString(chatml.string());
+    m_window.apply_global_settings(settings);
+    EXPECT_EQ(load_from_command_line(broken), chatml);
+    EXPECT_TRUE(child<QLabel>("modelNotice")
+                    ->text()
+                    .endsWith("Running " + QString::fromStdString(chatml.filename().string()) +
+                              " instead."));
 }
 
 }  // namespace

@@ -63,6 +63,7 @@ TEST(ModelInfo, ReadsMetadataWithoutLoadingAndNamesBadFiles) {
     EXPECT_EQ(info.architecture, "qwen2");
     EXPECT_EQ(info.quantization, "Q4_K_M");
     EXPECT_EQ(info.chat_family, "none");  // the shared files carry no chat template
+    EXPECT_FALSE(info.has_chat_template);
     EXPECT_THROW(read_model_info("/nonexistent/model.gguf"), LoadError);
     EXPECT_EQ(parameter_count_text(1'100'048'384), "1.1B");
     EXPECT_EQ(parameter_count_text(134'515'008), "135M");

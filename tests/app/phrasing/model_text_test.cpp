@@ -1,0 +1,53 @@
+#include "app/phrasing/model_text.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/support/shared_data.h"
+#include "tests/support/templated_model.h"
+
+namespace hearth {
+namespace {
+
+// The bundled model's file names itself only "llama": its heading says what it is instead of
+// "llama · llama", and that it continues text.
+TEST(ModelText, TheBundledStoryModelSaysWhatItIsAndThatItContinuesText) {
+    const ModelInfo info = read_model_info(test::model_path("stories260K.gguf"));
+    ASSERT_FALSE(info.has_chat_template);
+    EXPECT_EQ(model_heading_text(info, true),
+              "Stories 260K, bundled with Hearth · Llama · 293K · F32");
+    EXPECT_EQ(model_heading_text(info, false), "Llama · 293K · F32");
+    EXPECT_NE(model_purpose_text(info, true).find("story model"), std::string::npos);
+    EXPECT_NE(model_purpose_text(info, true)
+                  .find("continues the text you write rather than "
+                        "chatting"),
+              std::string::npos);
+    EXPECT_NE(model_purpose_text(info, false).find("No chat template"), std::string::npos);
+}
+
+TEST(ModelText, AModelWithAChatTemplateNeedsNoPurpose) {
+    const test::TempDirectory directory;
+    const ModelInfo info = read_model_info(
+        test::model_with_template(directory, "stories260K.gguf", test::fixture_template("chatml")));
+    ASSERT_TRUE(info.has_chat_template);
+    EXPECT_EQ(model_purpose_text(info, false), "");
+    const std::string welcome = welcome_text(&info, false, {.models_folder = "/data/models"});
+    EXPECT_NE(welcome.find("Write a message below"), std::string::npos) << welcome;
+    EXPECT_EQ(welcome.find("continues"), std::string::npos) << welcome;
+}
+
+// What the model is, and how to get another: the picker and the folder the app reads.
+TEST(ModelText, TheWelcomeNamesTheModelThePickerAndTheModelsFolder) {
+    const ModelInfo info = read_model_info(test::model_path("stories260K.gguf"));
+    const std::string welcome = welcome_text(&info, true, {.models_folder = "/data/models"});
+    EXPECT_EQ(welcome.rfind("Stories 260K, bundled with Hearth is loaded. A tiny story model", 0),
+              0u)
+        << welcome;
+    EXPECT_NE(welcome.find("Models…"), std::string::npos);
+    EXPECT_NE(welcome.find("/data/models"), std::string::npos);
+    const std::string none = welcome_text(nullptr, false, {.models_folder = "/data/models"});
+    EXPECT_EQ(none.rfind("No model is loaded yet.", 0), 0u) << none;
+    EXPECT_NE(none.find("/data/models"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace hearth
