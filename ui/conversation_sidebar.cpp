@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "ui/named_button.h"
+#include "ui/theme.h"
 
 namespace hearth::ui {
 
@@ -14,6 +15,7 @@ ConversationSidebar::ConversationSidebar(QWidget* parent) : QWidget(parent) {
     m_list = new QListWidget;
     m_list->setObjectName(QStringLiteral("conversations"));
     m_list->setAccessibleName(tr("Conversations"));
+    show_focus_frame(m_list);
     auto* new_chat = named_button(tr("New chat"), "newChat", tr("New conversation"));
     m_search = new QLineEdit;
     m_search->setObjectName(QStringLiteral("search"));
@@ -79,6 +81,11 @@ void ConversationSidebar::show_results(bool searching, const QStringList& result
 
 void ConversationSidebar::clear_search() {
     m_search->clear();
+}
+
+void ConversationSidebar::focus_search() {
+    m_search->setFocus(Qt::ShortcutFocusReason);
+    m_search->selectAll();
 }
 
 void ConversationSidebar::set_undo_visible(bool visible) {

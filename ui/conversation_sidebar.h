@@ -24,6 +24,8 @@ public:
     // While `searching`, the results replace the list; `results` empty shows "No matches".
     void show_results(bool searching, const QStringList& results);
     void clear_search();
+    // The search field takes the keyboard, its text selected so typing replaces it.
+    void focus_search();
     void set_undo_visible(bool visible);
 
     QListWidget* list() const { return m_list; }

@@ -1,7 +1,9 @@
 #include "ui/main_window.h"
 
+#include <QClipboard>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QKeySequence>
 #include <QLabel>
@@ -116,10 +118,7 @@ MainWindow::MainWindow(core::GlobalSettings settings, QWidget* parent)
     connect(m_prompt, &PromptEdit::submitted, this, &MainWindow::send);
     connect(m_send, &QPushButton::clicked, this, &MainWindow::send);
     connect(m_stop, &QPushButton::clicked, this, &MainWindow::stopRequested);
-    auto* escape = new QShortcut(QKeySequence(Qt::Key_Escape), this);
-    connect(escape, &QShortcut::activated, this, [this] {
-        if (generating()) emit stopRequested();
-    });
+    add_shortcuts();
     connect(m_chat, &ChatView::regenerateRequested, this, &MainWindow::regenerate);
     connect(m_chat, &ChatView::continueRequested, this, &MainWindow::continueAnswer);
     connect(m_chat, &ChatView::editSubmitted, this, &MainWindow::resend);
@@ -130,6 +129,39 @@ MainWindow::MainWindow(core::GlobalSettings settings, QWidget* parent)
 }
 
 MainWindow::~MainWindow() = default;
+
+void MainWindow::add_shortcuts() {
+    const auto add = [this](QKeySequence keys, auto action) {
+        connect(new QShortcut(keys, this), &QShortcut::activated, this, action);
+    };
+    add(QKeySequence(Qt::Key_Escape), [this] {
+        if (generating()) emit stopRequested();
+    });
+    add(QKeySequence(Qt::CTRL | Qt::Key_N), [this] { newConversation(); });
+    add(QKeySequence(Qt::CTRL | Qt::Key_F), [this] { m_sidebar->focus_search(); });
+    add(QKeySequence(Qt::CTRL | Qt::Key_L), [this] { focus_message_box(); });
+    add(QKeySequence(Qt::CTRL | Qt::Key_Comma), [this] { open_settings(); });
+    add(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_C), [this] { copy_last_answer(); });
+}
+
+void MainWindow::focus_message_box() {
+    m_prompt->setFocus(Qt::OtherFocusReason);
+}
+
+void MainWindow::copy_last_answer() {
+    const core::Conversation* conversation = current_conversation();
+    if (conversation == nullptr) return;
+    const auto thread = conversation->thread();
+    for (auto id = thread.rbegin(); id != thread.rend(); ++id) {
+        const core::Message* message = conversation->find(*id);
+        if (message->role == QLatin1String("assistant") && !message->text.isEmpty()) {
+            QGuiApplication::clipboard()->setText(message->text);
+            m_status->setText(tr("Copied the last answer."));
+            return;
+        }
+    }
+    m_status->setText(tr("There is no answer to copy yet."));
+}
 
 void MainWindow::set_server_status(core::ServerStatus* status) {
     m_server_status = status;
@@ -252,6 +284,7 @@ void MainWindow::open_model_picker() {
     if (picker.exec() == QDialog::Accepted && !picker.selected_path().isEmpty()) {
         load_model(picker.selected_path());
     }
+    focus_message_box();
 }
 
 void MainWindow::open_settings() {
@@ -259,7 +292,9 @@ void MainWindow::open_settings() {
     if (conversation == nullptr) return;
     SettingsDialog dialog(conversation->settings(), m_settings, m_template_choices, m_server_status,
                           this);
-    if (dialog.exec() != QDialog::Accepted) return;
+    const bool accepted = dialog.exec() == QDialog::Accepted;
+    focus_message_box();
+    if (!accepted) return;
     apply_conversation_settings(dialog.conversation());
     apply_global_settings(dialog.global());
 }

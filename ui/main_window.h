@@ -143,6 +143,12 @@ private:
     void ask_import_path();
     core::Conversation* conversation_by_id(int id);
 
+    // The keyboard (main_window.cpp): Ctrl+N, Ctrl+F, Ctrl+L, Ctrl+, and Ctrl+Shift+C.
+    void add_shortcuts();
+    void copy_last_answer();
+    // After every dialog, typing goes on in the message box.
+    void focus_message_box();
+
     // The model (main_window.cpp).
     void show_load_failure(const QString& message);
     QString fallback_model() const;

@@ -247,12 +247,14 @@ void MainWindow::ask_export_path() {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export the conversation"),
                                                       current_conversation()->title(),
                                                       tr("Markdown (*.md);;JSON (*.json)"));
+    focus_message_box();
     if (!path.isEmpty()) exportConversation(path);
 }
 
 void MainWindow::ask_import_path() {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Import a conversation"), {}, tr("JSON (*.json)"));
+    focus_message_box();
     if (!path.isEmpty()) importConversation(path);
 }
 
