@@ -168,7 +168,12 @@ private:
     core::GlobalSettings m_settings;
     core::HistoryStore* m_history = nullptr;
     std::unique_ptr<core::StreamingSaver> m_saver;
-    std::vector<std::unique_ptr<core::Conversation>> m_deleted;  // restorable with Undo
+    // Restorable with Undo, each with the row it had, so it returns to its place.
+    struct Deleted {
+        std::unique_ptr<core::Conversation> conversation;
+        size_t row = 0;
+    };
+    std::vector<Deleted> m_deleted;
     bool m_history_problem_shown = false;
     std::vector<core::SearchHit> m_hits;
     std::set<int> m_stored;  // conversation ids the history holds

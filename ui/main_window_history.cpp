@@ -25,10 +25,21 @@ core::Conversation* MainWindow::current_conversation() {
     return conversation_by_id(m_current);
 }
 
+// An empty chat already listed is the new one (brought to the top): pressing New chat again,
+// or in a chat with nothing said yet, does not pile up "New chat" entries.
 void MainWindow::newConversation() {
-    auto conversation = std::make_unique<core::Conversation>(0, tr("New chat"));
-    if (auto* current = current_conversation()) conversation->settings() = current->settings();
-    add_conversation(std::move(conversation), true);
+    const auto empty = std::find_if(m_conversations.begin(), m_conversations.end(),
+                                    [](const auto& c) { return c->messages().empty(); });
+    if (empty != m_conversations.end()) {
+        std::rotate(m_conversations.begin(), empty, empty + 1);
+        m_current = m_conversations.front()->id();
+        refresh_list();
+        refresh();
+    } else {
+        auto conversation = std::make_unique<core::Conversation>(0, tr("New chat"));
+        if (auto* current = current_conversation()) conversation->settings() = current->settings();
+        add_conversation(std::move(conversation), true);
+    }
     m_prompt->setFocus();
 }
 
@@ -122,21 +133,25 @@ void MainWindow::deleteConversation() {
     if (in_history(*conversation)) m_history->set_deleted(conversation->id(), true);
     const auto it = std::find_if(m_conversations.begin(), m_conversations.end(),
                                  [&](const auto& c) { return c.get() == conversation; });
-    m_deleted.push_back(std::move(*it));
+    const auto row = static_cast<size_t>(it - m_conversations.begin());
+    m_deleted.push_back({std::move(*it), row});
     m_conversations.erase(it);
     m_sidebar->set_undo_visible(true);
-    m_status->setText(
-        tr("Deleted “%1”. Undo is possible until Hearth closes.").arg(m_deleted.back()->title()));
+    m_status->setText(tr("Deleted “%1”. Undo is possible until Hearth closes.")
+                          .arg(m_deleted.back().conversation->title()));
     show_first_conversation();
 }
 
 void MainWindow::undoDelete() {
     if (m_deleted.empty()) return;
-    auto conversation = std::move(m_deleted.back());
+    auto [conversation, row] = std::move(m_deleted.back());
     m_deleted.pop_back();
     if (in_history(*conversation)) m_history->set_deleted(conversation->id(), false);
     m_current = conversation->id();
-    m_conversations.insert(m_conversations.begin(), std::move(conversation));
+    // Back where it was in the list, not at the top.
+    const auto at = std::min(row, m_conversations.size());
+    m_conversations.insert(m_conversations.begin() + static_cast<long>(at),
+                           std::move(conversation));
     m_sidebar->set_undo_visible(!m_deleted.empty());
     refresh_list();
     refresh();

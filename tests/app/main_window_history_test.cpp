@@ -4,6 +4,7 @@
 
 #include <QFile>
 #include <QListWidget>
+#include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
@@ -196,6 +197,60 @@ TEST_F(MainWindowHistoryTest, EveryConversationClickedShowsItsOwnMessagesInEvery
     ASSERT_TRUE(restarted.importConversation(QString::fromStdString(second.string())));
     expected["A second import"] = {"Who ate the cake?", "Tom did."};
     ASSERT_NO_FATAL_FAILURE(expect_every_order_shows_the_clicked_one(restarted, expected));
+}
+
+// The titles the conversation list shows, top to bottom.
+QStringList listed_titles(QListWidget* list) {
+    QStringList titles;
+    for (int row = 0; row < list->count(); ++row) titles.append(list->item(row)->text());
+    return titles;
+}
+
+// Pressing New chat again, or in a chat with nothing said yet, reuses the empty chat instead of
+// listing another "New chat".
+TEST_F(MainWindowHistoryTest, NewChatDoesNotPileUpEmptyChats) {
+    core::HistoryStore history(database());
+    m_window.set_history(&history);
+    auto* list = child<QListWidget>("conversations");
+    auto* new_chat = child<QPushButton>("newChat");
+    ASSERT_EQ(listed_titles(list), QStringList{"New chat"});
+    for (int i = 0; i < 3; ++i) QTest::mouseClick(new_chat, Qt::LeftButton);
+    EXPECT_EQ(listed_titles(list), QStringList{"New chat"});
+
+    const auto story = m_directory.path() / "story.json";
+    write_conversation(story, "A story", "Where did the dog go?", "To the river.");
+    ASSERT_TRUE(m_window.importConversation(QString::fromStdString(story.string())));
+    EXPECT_EQ(listed_titles(list), (QStringList{"A story", "New chat"}));
+    // From a chat with messages, New chat goes to the empty one, brought to the top.
+    QTest::mouseClick(new_chat, Qt::LeftButton);
+    EXPECT_EQ(listed_titles(list), (QStringList{"New chat", "A story"}));
+    EXPECT_TRUE(m_window.current_conversation()->messages().empty());
+    EXPECT_EQ(list->currentRow(), 0);
+    QTest::mouseClick(new_chat, Qt::LeftButton);
+    EXPECT_EQ(listed_titles(list), (QStringList{"New chat", "A story"}));
+}
+
+// An undeleted chat goes back where it was in the list, selected.
+TEST_F(MainWindowHistoryTest, AnUndeletedChatReturnsToItsPlace) {
+    core::HistoryStore history(database());
+    m_window.set_history(&history);
+    for (const char* title : {"First", "Second", "Third"}) {
+        const auto file = m_directory.path() / (std::string(title) + ".json");
+        write_conversation(file, title, "A question", "An answer");
+        ASSERT_TRUE(m_window.importConversation(QString::fromStdString(file.string())));
+    }
+    auto* list = child<QListWidget>("conversations");
+    const QStringList before = listed_titles(list);
+    ASSERT_EQ(before, (QStringList{"Third", "Second", "First", "New chat"}));
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                      list->visualItemRect(list->item(1)).center());
+    ASSERT_EQ(m_window.current_conversation()->title(), "Second");
+    QTest::mouseClick(child<QPushButton>("deleteConversation"), Qt::LeftButton);
+    EXPECT_EQ(listed_titles(list), (QStringList{"Third", "First", "New chat"}));
+    QTest::mouseClick(child<QPushButton>("undoDelete"), Qt::LeftButton);
+    EXPECT_EQ(listed_titles(list), before);
+    EXPECT_EQ(list->currentRow(), 1);
+    EXPECT_EQ(m_window.current_conversation()->title(), "Second");
 }
 
 }  // namespace
