@@ -123,7 +123,9 @@ public slots:
     void undoDelete();
     void search(const QString& query);
     void openSearchHit(int conversation, int message);
-    bool exportConversation(const QString& path);
+    // `filter`: the save dialog's chosen one, which names the format; its extension is added to
+    // a name typed without one. Without a filter the name's extension decides.
+    bool exportConversation(const QString& path, const QString& filter = {});
     bool importConversation(const QString& path);
 
 private:

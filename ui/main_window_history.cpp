@@ -4,6 +4,7 @@
 #include <QFileDialog>
 #include <QLabel>
 
+#include "app/core/conversation_export.h"
 #include "app/core/history_json.h"
 #include "ui/chat_view.h"
 #include "ui/conversation_sidebar.h"
@@ -204,16 +205,16 @@ void MainWindow::openSearchHit(int conversation_id, int message_id) {
     if (auto* widget = m_chat->message_widget(message_id)) m_chat->ensureWidgetVisible(widget);
 }
 
-bool MainWindow::exportConversation(const QString& path) {
+bool MainWindow::exportConversation(const QString& typed, const QString& filter) {
     const core::Conversation* conversation = current_conversation();
+    const core::ExportTarget target = core::export_target(typed, filter);
+    const QString& path = target.path;
     QFile file(path);
     if (conversation == nullptr || !file.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
         m_status->setText(tr("Could not write %1: %2").arg(path, file.errorString()));
         return false;
     }
-    const QByteArray bytes = path.endsWith(QLatin1String(".md"), Qt::CaseInsensitive)
-                                 ? core::conversation_to_markdown(*conversation).toUtf8()
-                                 : core::conversation_to_json(*conversation);
+    const QByteArray bytes = core::export_bytes(*conversation, target.format);
     if (file.write(bytes) != bytes.size() || !file.flush()) {
         m_status->setText(tr("Could not write %1: %2").arg(path, file.errorString()));
         return false;
@@ -259,11 +260,12 @@ void MainWindow::choose_row(int row) {
 }
 
 void MainWindow::ask_export_path() {
+    QString filter;
     const QString path = QFileDialog::getSaveFileName(this, tr("Export the conversation"),
                                                       current_conversation()->title(),
-                                                      tr("Markdown (*.md);;JSON (*.json)"));
+                                                      core::export_filters(), &filter);
     focus_message_box();
-    if (!path.isEmpty()) exportConversation(path);
+    if (!path.isEmpty()) exportConversation(path, filter);
 }
 
 void MainWindow::ask_import_path() {

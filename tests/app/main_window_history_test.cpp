@@ -2,16 +2,20 @@
 // searched, deleted (with undo), exported and imported, and clicking a conversation shows it.
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <QFile>
+#include <QFileDialog>
 #include <QListWidget>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 #include <algorithm>
 #include <map>
 #include <numeric>
+#include <tuple>
 
 #include "app/core/history_json.h"
 #include "tests/support/main_window_fixture.h"
@@ -251,6 +255,36 @@ TEST_F(MainWindowHistoryTest, AnUndeletedChatReturnsToItsPlace) {
     EXPECT_EQ(listed_titles(list), before);
     EXPECT_EQ(list->currentRow(), 1);
     EXPECT_EQ(m_window.current_conversation()->title(), "Second");
+}
+
+// Export through its dialog: the filter chosen names the format, and a name typed without an
+// extension gets the filter's.
+TEST_F(MainWindowHistoryTest, ExportWritesTheFormatTheChosenFilterNames) {
+    const auto story = m_directory.path() / "story.json";
+    write_conversation(story, "A story", "Where did the dog go?", "To the river.");
+    ASSERT_TRUE(m_window.importConversation(QString::fromStdString(story.string())));
+    const QString json =
+        QString::fromUtf8(core::conversation_to_json(*m_window.current_conversation()));
+    const QString markdown = core::conversation_to_markdown(*m_window.current_conversation());
+    for (const auto& [filter, name, expected] :
+         {std::tuple{"Markdown (*.md)", "as-markdown", markdown},
+          std::tuple{"JSON (*.json)", "as-json", json}}) {
+        const QString typed = QString::fromStdString((m_directory.path() / name).string());
+        QTimer::singleShot(0, [&] {
+            auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
+            ASSERT_NE(dialog, nullptr);
+            dialog->selectNameFilter(QString::fromLatin1(filter));
+            dialog->selectFile(typed);
+            static_cast<QDialog*>(dialog)->accept();  // as the Save button does
+        });
+        QTest::mouseClick(child<QPushButton>("exportConversation"), Qt::LeftButton);
+        const QString written =
+            typed + (expected == markdown ? QStringLiteral(".md") : QStringLiteral(".json"));
+        QFile file(written);
+        ASSERT_TRUE(file.open(QIODevice::ReadOnly)) << written.toStdString();
+        EXPECT_EQ(QString::fromUtf8(file.readAll()), expected) << filter;
+        EXPECT_FALSE(QFile::exists(typed));
+    }
 }
 
 }  // namespace
