@@ -39,6 +39,9 @@ void MainWindow::newConversation() {
     } else {
         auto conversation = std::make_unique<core::Conversation>(0, tr("New chat"));
         if (auto* current = current_conversation()) conversation->settings() = current->settings();
+        // The system prompt is the one the settings name for new chats, not the open chat's.
+        conversation->settings().system_prompt =
+            core::preset_text(m_settings.system_prompts, m_settings.new_chat_prompt);
         add_conversation(std::move(conversation), true);
     }
     m_prompt->setFocus();

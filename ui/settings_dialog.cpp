@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "engine/compute/vulkan/device.h"
+#include "ui/prompt_presets_editor.h"
 #include "ui/server_page.h"
 
 namespace hearth::ui {
@@ -48,7 +49,7 @@ void add_backends(QComboBox& box, const QString& current) {
 namespace {
 
 QDoubleSpinBox* number(double low, double high, double step, int decimals, double value,
-                       const QString& name) {
+                       const QString& name, const QString& tip) {
     auto* box = new QDoubleSpinBox;
     box->setRange(low, high);
     box->setSingleStep(step);
@@ -56,16 +57,23 @@ QDoubleSpinBox* number(double low, double high, double step, int decimals, doubl
     box->setValue(value);
     box->setObjectName(name);
     box->setAccessibleName(name);
+    box->setToolTip(tip);
     return box;
 }
 
-QSpinBox* integer(int low, int high, int value, const QString& name) {
+QSpinBox* integer(int low, int high, int value, const QString& name, const QString& tip) {
     auto* box = new QSpinBox;
     box->setRange(low, high);
     box->setValue(value);
     box->setObjectName(name);
     box->setAccessibleName(name);
+    box->setToolTip(tip);
     return box;
+}
+
+// Shown with a field's own tooltip while what it holds cannot be used.
+QString tip_with_problem(const QString& tip, bool ok, const QString& problem) {
+    return ok ? tip : problem + QStringLiteral("\n\n") + tip;
 }
 
 // The Thinking choice as its item's data: -1 the template's default, 1 on, 0 off.
@@ -130,23 +138,43 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     m_system->setObjectName(QStringLiteral("systemPrompt"));
     m_system->setAccessibleName(tr("System prompt"));
     m_system->setTabChangesFocus(true);
-    m_temperature = number(0.0, 5.0, 0.05, 2, sampler.temperature, "temperature");
-    m_top_k = integer(0, 100000, sampler.top_k, "topK");
-    m_top_p = number(0.0, 1.0, 0.01, 3, sampler.top_p, "topP");
-    m_min_p = number(0.0, 1.0, 0.01, 3, sampler.min_p, "minP");
-    m_repeat = number(0.01, 5.0, 0.05, 2, sampler.repeat_penalty, "repeatPenalty");
+    m_system->setToolTip(
+        tr("Instructions the model reads before the conversation, such as "
+           "“Answer briefly.” Models without a chat template read it as text."));
+    m_presets = new PromptPresetsEditor(global.system_prompts, global.new_chat_prompt, m_system);
+    m_temperature = number(0.0, 5.0, 0.05, 2, sampler.temperature, "temperature",
+                           tr("How adventurous the wording is: 0 always takes the likeliest "
+                              "word (the same answer every time), higher values vary more."));
+    m_top_k = integer(0, 100000, sampler.top_k, "topK",
+                      tr("Choose each word among only this many of the likeliest ones "
+                         "(0: no limit)."));
+    m_top_p = number(0.0, 1.0, 0.01, 3, sampler.top_p, "topP",
+                     tr("Choose each word among the likeliest ones that together make up this "
+                        "share of the chances (1: no limit)."));
+    m_min_p = number(0.0, 1.0, 0.01, 3, sampler.min_p, "minP",
+                     tr("Leave out words less likely than this share of the likeliest word's "
+                        "chance (0: none left out)."));
+    m_repeat = number(0.01, 5.0, 0.05, 2, sampler.repeat_penalty, "repeatPenalty",
+                      tr("Above 1, words already used recently become less likely, against "
+                         "repetition (1: no penalty)."));
     m_seed = new QLineEdit(conversation.random_seed ? QString() : QString::number(sampler.seed));
     m_seed->setObjectName(QStringLiteral("seed"));
     m_seed->setAccessibleName(tr("Seed"));
     m_seed->setPlaceholderText(tr("random"));
+    m_seed->setToolTip(m_seed_tip);
     m_seed->setValidator(
         new QRegularExpressionValidator(QRegularExpression("[0-9]{0,19}"), m_seed));
-    m_max_tokens = integer(1, 1 << 20, conversation.max_tokens, "maxTokens");
-    m_context = integer(0, 1 << 20, conversation.context_length, "contextLength");
+    m_max_tokens = integer(1, 1 << 20, conversation.max_tokens, "maxTokens",
+                           tr("The longest an answer may be, in tokens (a token is about three "
+                              "quarters of a word). A longer one is cut off, with Continue."));
+    m_context = integer(0, 1 << 20, conversation.context_length, "contextLength", m_context_tip);
     m_context->setSpecialValueText(tr("model default"));
     m_overflow = new QComboBox;
     m_overflow->setObjectName(QStringLiteral("overflow"));
     m_overflow->setAccessibleName(tr("When the context is full"));
+    m_overflow->setToolTip(
+        tr("What happens when the conversation no longer fits the context "
+           "length: stop, forget the oldest messages, or forget the middle."));
     m_overflow->addItem(tr("Stop and say so"), static_cast<int>(OverflowPolicy::Stop));
     m_overflow->addItem(tr("Rolling window (drop the oldest messages)"),
                         static_cast<int>(OverflowPolicy::RollingWindow));
@@ -156,6 +184,7 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     m_json = new QCheckBox(tr("Answer in JSON"));
     m_json->setObjectName(QStringLiteral("jsonMode"));
     m_json->setChecked(conversation.json_mode);
+    m_json->setToolTip(tr("The answer is always valid JSON, for programs that read it."));
     m_thinking = thinking_box(conversation.enable_thinking, choices.thinking);
     m_reasoning_effort =
         reasoning_effort_box(conversation.reasoning_effort, choices.reasoning_effort);
@@ -163,6 +192,7 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     auto* chat_page = new QWidget;
     auto* chat_form = new QFormLayout(chat_page);
     chat_form->addRow(tr("System prompt"), m_system);
+    chat_form->addRow(m_presets);
     chat_form->addRow(tr("Temperature (0: greedy)"), m_temperature);
     chat_form->addRow(tr("Top-k (0: off)"), m_top_k);
     chat_form->addRow(tr("Top-p"), m_top_p);
@@ -176,16 +206,27 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     chat_form->addRow(tr("Thinking"), m_thinking);
     chat_form->addRow(tr("Reasoning effort"), m_reasoning_effort);
 
-    m_threads = integer(0, 1024, global.threads, "threads");
+    m_threads = integer(0, 1024, global.threads, "threads",
+                        tr("How many processor cores run the model on the CPU."));
     m_threads->setSpecialValueText(tr("automatic (one per core, one left for the window)"));
-    m_chunk = integer(1, 256, global.chunk_tokens, "chunkTokens");
+    m_chunk = integer(1, 256, global.chunk_tokens, "chunkTokens",
+                      tr("How many new tokens the engine writes before it hands them to the "
+                         "window. Fewer: the answer appears more smoothly; more: slightly "
+                         "faster."));
     m_speculative = new QCheckBox(tr("Speculative decoding (greedy answers)"));
     m_speculative->setObjectName(QStringLiteral("speculative"));
     m_speculative->setChecked(global.speculative);
+    m_speculative->setToolTip(
+        tr("Guesses several tokens ahead from the conversation and checks "
+           "them at once: faster answers when the temperature is 0 and the "
+           "answer repeats earlier text, the same words either way."));
     m_backend = new QComboBox;
     m_backend->setObjectName(QStringLiteral("backend"));
     m_backend->setAccessibleName(tr("Backend"));
     add_backends(*m_backend, global.backend);
+    m_backend->setToolTip(
+        tr("What runs the model: the processor, or a graphics card through "
+           "Vulkan. Automatic uses a graphics card that passes Hearth's check."));
     m_kv_cache = new QComboBox;
     m_kv_cache->setObjectName(QStringLiteral("kvCache"));
     m_kv_cache->setAccessibleName(tr("KV cache"));
@@ -203,7 +244,9 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     m_theme->addItem(tr("Light"), static_cast<int>(core::Theme::Light));
     m_theme->addItem(tr("Dark"), static_cast<int>(core::Theme::Dark));
     m_theme->setCurrentIndex(m_theme->findData(static_cast<int>(global.theme)));
-    m_font = integer(6, 40, global.font_size, "fontSize");
+    m_theme->setToolTip(tr("Light or dark colours, or those of the desktop."));
+    m_font = integer(6, 40, global.font_size, "fontSize",
+                     tr("The size of the text in the window, in points."));
 
     auto* app_page = new QWidget;
     auto* app_form = new QFormLayout(app_page);
@@ -250,8 +293,10 @@ void SettingsDialog::validate() {
     const bool context_ok = m_context->value() == 0 || m_context->value() >= 64;
     const bool server_ok = m_server == nullptr || m_server->valid();
     m_ok->setEnabled(seed_ok && m_top_p->value() > 0.0 && context_ok && server_ok);
-    m_seed->setToolTip(seed_ok ? QString() : tr("A seed is a whole number below 2^64"));
-    m_context->setToolTip(context_ok ? QString() : tr("At least 64 tokens, or the model default"));
+    m_seed->setToolTip(
+        tip_with_problem(m_seed_tip, seed_ok, tr("A seed is a whole number below 2^64")));
+    m_context->setToolTip(tip_with_problem(m_context_tip, context_ok,
+                                           tr("At least 64 tokens, or the model default")));
 }
 
 core::ConversationSettings SettingsDialog::conversation() const {
@@ -283,6 +328,8 @@ core::GlobalSettings SettingsDialog::global() const {
     settings.theme = static_cast<core::Theme>(m_theme->currentData().toInt());
     settings.font_size = m_font->value();
     if (m_server != nullptr) settings.server = m_server->settings();
+    settings.system_prompts = m_presets->presets();
+    settings.new_chat_prompt = m_presets->new_chat_prompt();
     return settings;
 }
 

@@ -22,6 +22,7 @@ class QSpinBox;
 
 namespace hearth::ui {
 
+class PromptPresetsEditor;
 class ServerPage;
 
 class SettingsDialog final : public QDialog {
@@ -46,6 +47,13 @@ private:
     core::ConversationSettings m_conversation;
     core::GlobalSettings m_global;
     QPlainTextEdit* m_system = nullptr;
+    PromptPresetsEditor* m_presets = nullptr;
+    const QString m_seed_tip =
+        tr("The same seed, settings and conversation give the same "
+           "answer. Empty: a new random seed for every answer.");
+    const QString m_context_tip =
+        tr("How much of the conversation the model can see at once, "
+           "in tokens. Longer needs more memory.");
     QDoubleSpinBox *m_temperature = nullptr, *m_top_p = nullptr, *m_min_p = nullptr,
                    *m_repeat = nullptr;
     QSpinBox *m_top_k = nullptr, *m_max_tokens = nullptr, *m_context = nullptr;

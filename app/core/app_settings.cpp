@@ -33,6 +33,14 @@ GlobalSettings load_global_settings() {
     settings.server.api_key = valid_api_key(key) ? key : defaults.server.api_key;
     settings.server.keep_in_history =
         store.value("server/keepInHistory", defaults.server.keep_in_history).toBool();
+    const int presets = store.beginReadArray("prompts/presets");
+    for (int i = 0; i < presets; ++i) {
+        store.setArrayIndex(i);
+        save_preset(settings.system_prompts, store.value("name").toString(),
+                    store.value("text").toString());
+    }
+    store.endArray();
+    settings.new_chat_prompt = store.value("prompts/newChat").toString();
     return settings;
 }
 
@@ -51,6 +59,15 @@ void save_global_settings(const GlobalSettings& settings) {
     store.setValue("server/rows", settings.server.rows);
     store.setValue("server/apiKey", settings.server.api_key);
     store.setValue("server/keepInHistory", settings.server.keep_in_history);
+    store.remove("prompts/presets");  // a shorter list must not keep the old tail
+    store.beginWriteArray("prompts/presets", static_cast<int>(settings.system_prompts.size()));
+    for (size_t i = 0; i < settings.system_prompts.size(); ++i) {
+        store.setArrayIndex(static_cast<int>(i));
+        store.setValue("name", settings.system_prompts[i].name);
+        store.setValue("text", settings.system_prompts[i].text);
+    }
+    store.endArray();
+    store.setValue("prompts/newChat", settings.new_chat_prompt);
 }
 
 bool valid_api_key(const QString& key) {

@@ -4,6 +4,10 @@
 #include <QString>
 #include <QStringList>
 
+#include <vector>
+
+#include "app/core/system_prompt_presets.h"
+
 namespace hearth::core {
 
 enum class Theme { System = 0, Light = 1, Dark = 2 };
@@ -35,6 +39,10 @@ struct GlobalSettings {
     QStringList model_folders;  // added by the user
     QString last_model;
     ServerSettings server;
+    std::vector<SystemPromptPreset> system_prompts;  // in the order they were saved
+    // The preset new chats start with; empty: none. A visible choice in the settings: a new chat
+    // does not copy the system prompt of the chat that was open.
+    QString new_chat_prompt;
 
     bool operator==(const GlobalSettings&) const = default;
 };

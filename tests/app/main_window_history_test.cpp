@@ -287,5 +287,43 @@ TEST_F(MainWindowHistoryTest, ExportWritesTheFormatTheChosenFilterNames) {
     }
 }
 
+// A new chat starts with the system prompt the settings choose for new chats, not the open
+// chat's, and the engine receives it.
+TEST_F(MainWindowTest, ANewChatStartsWithTheSystemPromptTheSettingsChoose) {
+    ASSERT_TRUE(load(bundled()));
+    auto conversation = m_window.current_conversation()->settings();
+    conversation.system_prompt = QStringLiteral("Speak in rhymes.");
+    conversation.max_tokens = 4;
+    m_window.apply_conversation_settings(conversation);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    auto global = m_window.global_settings();
+    core::save_preset(global.system_prompts, "Pirate", "Talk like a pirate.");
+    global.new_chat_prompt = QStringLiteral("Pirate");
+    m_window.apply_global_settings(global);
+
+    QSignalSpy requests(&m_window, &ui::MainWindow::generateRequested);
+    QTest::mouseClick(child<QPushButton>("newChat"), Qt::LeftButton);
+    EXPECT_EQ(m_window.current_conversation()->settings().system_prompt, "Talk like a pirate.");
+    type_and_send("Hello");
+    ASSERT_TRUE(wait_finished());
+    ASSERT_EQ(requests.size(), 1);
+    auto request = requests[0][0].value<ChatRequest>();
+    ASSERT_EQ(request.messages.size(), 2u);
+    EXPECT_EQ(request.messages[0].role, "system");
+    EXPECT_EQ(request.messages[0].content, "Talk like a pirate.");
+
+    global.new_chat_prompt.clear();  // "No system prompt"
+    m_window.apply_global_settings(global);
+    QTest::mouseClick(child<QPushButton>("newChat"), Qt::LeftButton);
+    EXPECT_EQ(m_window.current_conversation()->settings().system_prompt, "");
+    type_and_send("Hello");
+    ASSERT_TRUE(wait_finished());
+    ASSERT_EQ(requests.size(), 2);
+    request = requests[1][0].value<ChatRequest>();
+    ASSERT_EQ(request.messages.size(), 1u);
+    EXPECT_EQ(request.messages[0].role, "user");
+}
+
 }  // namespace
 }  // namespace hearth

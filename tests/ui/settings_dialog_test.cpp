@@ -2,13 +2,17 @@
 
 #include <gtest/gtest.h>
 
+#include <QAbstractButton>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSpinBox>
+#include <QTabBar>
 #include <QTest>
 
 namespace hearth::ui {
@@ -166,6 +170,84 @@ TEST(SettingsDialog, RefusesInvalidValuesBeforeTheyReachTheEngine) {
     temperature->setValue(-1.0);
     EXPECT_EQ(temperature->value(), 0.0);
     EXPECT_GT(dialog.findChild<QDoubleSpinBox*>("repeatPenalty")->minimum(), 0.0);
+}
+
+// Every control of every page says in plain words what it does ("Tokens per hand-off" had no
+// word of explanation), including while a value is refused.
+TEST(SettingsDialog, EveryControlHasATooltip) {
+    core::ServerStatus server;
+    SettingsDialog dialog(core::ConversationSettings{}, core::GlobalSettings{},
+                          {.thinking = true, .reasoning_effort = true}, &server);
+    dialog.findChild<QLineEdit*>("seed")->setText("1");          // valid: its own tooltip
+    dialog.findChild<QSpinBox*>("contextLength")->setValue(10);  // refused: the reason and it
+    int controls = 0;
+    for (QWidget* widget : dialog.findChildren<QWidget*>()) {
+        const bool input =
+            qobject_cast<QAbstractButton*>(widget) || qobject_cast<QComboBox*>(widget) ||
+            qobject_cast<QAbstractSpinBox*>(widget) || qobject_cast<QLineEdit*>(widget) ||
+            qobject_cast<QPlainTextEdit*>(widget);
+        // Parts of another control (a spin box's line edit, a tab bar's scroll buttons), and
+        // OK and Cancel, which say what they do.
+        const bool part = qobject_cast<QAbstractSpinBox*>(widget->parentWidget()) ||
+                          qobject_cast<QComboBox*>(widget->parentWidget()) ||
+                          qobject_cast<QTabBar*>(widget->parentWidget()) ||
+                          qobject_cast<QDialogButtonBox*>(widget->parentWidget());
+        if (!input || part) continue;
+        ++controls;
+        EXPECT_FALSE(widget->toolTip().trimmed().isEmpty())
+            << widget->metaObject()->className() << " " << widget->objectName().toStdString();
+    }
+    EXPECT_GE(controls, 25);
+    EXPECT_TRUE(dialog.findChild<QSpinBox*>("chunkTokens")->toolTip().contains("hands them"));
+    EXPECT_TRUE(dialog.findChild<QSpinBox*>("contextLength")->toolTip().startsWith("At least 64"));
+    EXPECT_TRUE(dialog.findChild<QSpinBox*>("contextLength")->toolTip().contains("memory"));
+}
+
+// Presets: save the system prompt under a name, pick one to fill the prompt, edit one (save
+// under its name again), delete one; and choose the one new chats start with. They come back
+// in the global settings.
+TEST(SettingsDialog, SystemPromptPresetsAreSavedPickedEditedAndDeleted) {
+    core::GlobalSettings global;
+    core::save_preset(global.system_prompts, "Brief", "Be brief.");
+    SettingsDialog dialog(core::ConversationSettings{}, global, {});
+    auto* prompt = dialog.findChild<QPlainTextEdit*>("systemPrompt");
+    auto* pick = dialog.findChild<QComboBox*>("systemPromptPreset");
+    auto* name = dialog.findChild<QLineEdit*>("presetName");
+    auto* save = dialog.findChild<QPushButton*>("savePreset");
+    auto* remove = dialog.findChild<QPushButton*>("deletePreset");
+    auto* new_chat = dialog.findChild<QComboBox*>("newChatPrompt");
+    ASSERT_TRUE(pick && name && save && remove && new_chat);
+    EXPECT_EQ(new_chat->currentText(), "No system prompt");
+
+    prompt->setPlainText("Talk like a pirate.");
+    QTest::keyClicks(name, "Pirate");
+    QTest::mouseClick(save, Qt::LeftButton);
+    EXPECT_EQ(pick->currentText(), "Pirate");
+    EXPECT_EQ(new_chat->findText("Pirate"), 2);
+
+    // Pick "Brief": the prompt and the name field take it; edit it and save it again.
+    pick->setCurrentIndex(pick->findText("Brief"));
+    emit pick->activated(pick->currentIndex());
+    EXPECT_EQ(prompt->toPlainText(), "Be brief.");
+    EXPECT_EQ(name->text(), "Brief");
+    prompt->setPlainText("Be very brief.");
+    QTest::mouseClick(save, Qt::LeftButton);
+    new_chat->setCurrentIndex(new_chat->findText("Pirate"));
+    auto saved = dialog.global();
+    ASSERT_EQ(saved.system_prompts.size(), 2u);
+    EXPECT_EQ(saved.system_prompts[0], (core::SystemPromptPreset{"Brief", "Be very brief."}));
+    EXPECT_EQ(saved.system_prompts[1], (core::SystemPromptPreset{"Pirate", "Talk like a pirate."}));
+    EXPECT_EQ(saved.new_chat_prompt, "Pirate");
+    EXPECT_EQ(dialog.conversation().system_prompt, "Be very brief.");
+
+    // Deleting the preset new chats start with leaves them with none.
+    name->setText("Pirate");
+    QTest::mouseClick(remove, Qt::LeftButton);
+    saved = dialog.global();
+    ASSERT_EQ(saved.system_prompts.size(), 1u);
+    EXPECT_EQ(saved.system_prompts[0].name, "Brief");
+    EXPECT_EQ(saved.new_chat_prompt, "");
+    EXPECT_EQ(new_chat->currentText(), "No system prompt");
 }
 
 }  // namespace

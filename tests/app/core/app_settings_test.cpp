@@ -43,6 +43,24 @@ TEST_F(AppSettingsTest, DefaultsWhereNothingWasSaved) {
     EXPECT_EQ(load_global_settings().threads, 0);
 }
 
+// System prompt presets and the one new chats start with come back as saved, and a shorter list
+// replaces a longer one.
+TEST_F(AppSettingsTest, SystemPromptPresetsComeBack) {
+    GlobalSettings settings;
+    save_preset(settings.system_prompts, "Brief", "Be brief.");
+    save_preset(settings.system_prompts, "Pirate", "Talk like a pirate.\nAlways.");
+    settings.new_chat_prompt = QStringLiteral("Pirate");
+    save_global_settings(settings);
+    EXPECT_EQ(load_global_settings(), settings);
+    delete_preset(settings.system_prompts, "Brief");
+    settings.new_chat_prompt.clear();
+    save_global_settings(settings);
+    const GlobalSettings loaded = load_global_settings();
+    ASSERT_EQ(loaded.system_prompts.size(), 1u);
+    EXPECT_EQ(loaded.system_prompts[0].text, "Talk like a pirate.\nAlways.");
+    EXPECT_EQ(loaded.new_chat_prompt, "");
+}
+
 // The in-process server's settings come back as saved; off by default, history included.
 TEST_F(AppSettingsTest, TheServersSettingsComeBack) {
     EXPECT_FALSE(load_global_settings().server.keep_in_history);
