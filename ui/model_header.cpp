@@ -13,6 +13,8 @@ namespace hearth::ui {
 ModelHeader::ModelHeader(QWidget* parent) : QWidget(parent) {
     m_model = new QLabel(tr("No model loaded"));
     m_model->setObjectName(QStringLiteral("model"));
+    // Wrapped rather than widening the window past a small screen: a model's name can be long.
+    m_model->setWordWrap(true);
     auto* choose = named_button(tr("Models…"), "chooseModel", tr("Choose a model"));
     m_load_progress = new QProgressBar;
     m_load_progress->setObjectName(QStringLiteral("loadProgress"));

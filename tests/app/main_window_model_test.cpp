@@ -202,6 +202,10 @@ TEST_F(MainWindowModelTest, TheHeaderSaysWhatTheModelIs) {
     EXPECT_TRUE(model->text().startsWith("Stories 260K, bundled with Hearth · Llama · 293K · F32"))
         << model->text().toStdString();
     EXPECT_FALSE(model->text().contains("llama · llama", Qt::CaseInsensitive));
+    // Saying more does not widen the window past a small screen.
+    m_window.resize(800, 600);
+    QCoreApplication::processEvents();
+    EXPECT_EQ(m_window.width(), 800);
     EXPECT_TRUE(purpose->isVisible());
     EXPECT_TRUE(purpose->text().contains("story model"));
     EXPECT_TRUE(purpose->text().contains("continues the text you write rather than chatting"));
