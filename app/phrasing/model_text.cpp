@@ -54,12 +54,13 @@ std::string model_purpose_text(const ModelInfo& info, bool bundled) {
 }
 
 std::string welcome_text(const ModelInfo* info, bool bundled, const ModelSources& sources) {
-    std::string text;
+    std::string text = "Welcome to Hearth. ";
     if (info == nullptr) {
-        text = "No model is loaded yet.";
+        text += "No model is loaded yet.";
     } else {
         const std::string name = model_name(*info, bundled);
-        text = (name.empty() ? model_heading_text(*info, bundled) : name) + " is loaded. ";
+        text += "The model loaded is " +
+                (name.empty() ? model_heading_text(*info, bundled) : name) + ". ";
         const std::string purpose = model_purpose_text(*info, bundled);
         text += purpose.empty() ? std::string("Write a message below to start a chat.")
                                 : purpose + " Try starting a story, like “Once upon a time”.";

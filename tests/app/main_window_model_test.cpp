@@ -228,10 +228,11 @@ TEST_F(MainWindowModelTest, TheHeaderSaysWhatTheModelIs) {
 TEST_F(MainWindowModelTest, AnEmptyChatShowsAWelcome) {
     auto* welcome = child<QLabel>("welcome");
     EXPECT_TRUE(welcome->isVisible());
-    EXPECT_TRUE(welcome->text().startsWith("No model is loaded yet."))
+    EXPECT_TRUE(welcome->text().startsWith("Welcome to Hearth. No model is loaded yet."))
         << welcome->text().toStdString();
     ASSERT_TRUE(load(bundled()));
-    EXPECT_TRUE(welcome->text().startsWith("Stories 260K, bundled with Hearth is loaded."));
+    EXPECT_TRUE(welcome->text().startsWith(
+        "Welcome to Hearth. The model loaded is Stories 260K, bundled with Hearth."));
     EXPECT_TRUE(welcome->text().contains("continues the text you write"));
     EXPECT_TRUE(welcome->text().contains("Models…"));
     EXPECT_TRUE(welcome->text().contains(core::own_models_folder()));

@@ -39,13 +39,15 @@ TEST(ModelText, AModelWithAChatTemplateNeedsNoPurpose) {
 TEST(ModelText, TheWelcomeNamesTheModelThePickerAndTheModelsFolder) {
     const ModelInfo info = read_model_info(test::model_path("stories260K.gguf"));
     const std::string welcome = welcome_text(&info, true, {.models_folder = "/data/models"});
-    EXPECT_EQ(welcome.rfind("Stories 260K, bundled with Hearth is loaded. A tiny story model", 0),
+    EXPECT_EQ(welcome.rfind("Welcome to Hearth. The model loaded is Stories 260K, bundled with "
+                            "Hearth. A tiny story model",
+                            0),
               0u)
         << welcome;
     EXPECT_NE(welcome.find("Models…"), std::string::npos);
     EXPECT_NE(welcome.find("/data/models"), std::string::npos);
     const std::string none = welcome_text(nullptr, false, {.models_folder = "/data/models"});
-    EXPECT_EQ(none.rfind("No model is loaded yet.", 0), 0u) << none;
+    EXPECT_EQ(none.rfind("Welcome to Hearth. No model is loaded yet.", 0), 0u) << none;
     EXPECT_NE(none.find("/data/models"), std::string::npos);
 }
 
