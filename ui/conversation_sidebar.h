@@ -28,9 +28,6 @@ public:
     void focus_search();
     void set_undo_visible(bool visible);
 
-    QListWidget* list() const { return m_list; }
-    QLineEdit* search_field() const { return m_search; }
-
 signals:
     void newChatClicked();
     void deleteClicked();

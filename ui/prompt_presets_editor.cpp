@@ -1,7 +1,6 @@
 #include "ui/prompt_presets_editor.h"
 
 #include <QComboBox>
-#include <QFormLayout>
 #include <QHBoxLayout>
 #include <QLineEdit>
 #include <QPlainTextEdit>
@@ -19,6 +18,9 @@ PromptPresetsEditor::PromptPresetsEditor(std::vector<core::SystemPromptPreset> p
     m_pick->setObjectName(QStringLiteral("systemPromptPreset"));
     m_pick->setAccessibleName(tr("System prompt preset"));
     m_pick->setToolTip(tr("Pick a saved system prompt to use in this conversation."));
+    // Long preset names must not widen the dialog past a small screen.
+    m_pick->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    m_pick->setMinimumContentsLength(12);
     m_name = new QLineEdit;
     m_name->setObjectName(QStringLiteral("presetName"));
     m_name->setAccessibleName(tr("Preset name"));
@@ -38,16 +40,12 @@ PromptPresetsEditor::PromptPresetsEditor(std::vector<core::SystemPromptPreset> p
         tr("The system prompt every new chat starts with. A new chat does "
            "not take the open chat's system prompt."));
 
-    auto* row = new QHBoxLayout;
+    auto* row = new QHBoxLayout(this);
     row->setContentsMargins(0, 0, 0, 0);
     row->addWidget(m_pick, 1);
     row->addWidget(m_name, 1);
     row->addWidget(m_save);
     row->addWidget(m_delete);
-    auto* layout = new QFormLayout(this);
-    layout->setContentsMargins(0, 0, 0, 0);
-    layout->addRow(tr("Presets"), row);
-    layout->addRow(tr("New chats start with"), m_new_chat);
 
     list_presets({}, new_chat);
     connect(m_pick, &QComboBox::activated, this, &PromptPresetsEditor::pick);

@@ -1,6 +1,6 @@
 // The system prompt presets in the settings: pick one to fill the conversation's system prompt,
-// save what the prompt holds under a name (the same name edits that preset), delete one, and
-// choose which one new chats start with.
+// save what the prompt holds under a name (the same name edits that preset), delete one; and
+// the choice of the one new chats start with (new_chat_box(), laid out by the settings).
 #pragma once
 
 #include <QWidget>
@@ -29,6 +29,8 @@ public:
     const std::vector<core::SystemPromptPreset>& presets() const { return m_presets; }
     // The preset new chats start with; empty: none.
     QString new_chat_prompt() const;
+    // The choice of that preset, for the settings to lay out on a row of its own.
+    QComboBox* new_chat_box() const { return m_new_chat; }
 
 private:
     void list_presets(const QString& picked, const QString& new_chat);

@@ -192,7 +192,8 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     auto* chat_page = new QWidget;
     auto* chat_form = new QFormLayout(chat_page);
     chat_form->addRow(tr("System prompt"), m_system);
-    chat_form->addRow(m_presets);
+    chat_form->addRow(tr("Presets"), m_presets);
+    chat_form->addRow(tr("New chats start with"), m_presets->new_chat_box());
     chat_form->addRow(tr("Temperature (0: greedy)"), m_temperature);
     chat_form->addRow(tr("Top-k (0: off)"), m_top_k);
     chat_form->addRow(tr("Top-p"), m_top_p);
