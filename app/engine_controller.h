@@ -29,7 +29,8 @@ public slots:
 signals:
     void loadModelRequested(const QString& path);
     void generateRequested(const hearth::ChatRequest& request);
-    void configureRequested(int threads, int chunk_tokens, bool speculative, const QString& backend,
+    void configureRequested(int threads, int chunk_tokens, bool speculative,
+                            const QString& draft_model, const QString& backend,
                             const QString& kv_cache);
     void benchmarkRequested(int prompt_tokens, int generated_tokens);
 

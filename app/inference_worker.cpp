@@ -3,6 +3,7 @@
 #include <QCryptographicHash>
 #include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 
 #include <thread>
 
@@ -69,8 +70,10 @@ LoadControl InferenceWorker::load_control() {
 }
 
 void InferenceWorker::configure(int threads, int chunk_tokens, bool speculative,
-                                const QString& backend, const QString& kv_cache) {
+                                const QString& draft_model, const QString& backend,
+                                const QString& kv_cache) {
     m_decode = {.speculative = speculative, .chunk_tokens = chunk_tokens};
+    m_draft_path = speculative ? draft_model : QString();
     auto preference = backend_preference_from_setting(backend.toStdString());
     preference.threads = threads;
     preference.spare_threads = 1;
@@ -83,6 +86,26 @@ void InferenceWorker::configure(int threads, int chunk_tokens, bool speculative,
     }
     if (m_engine.loaded() && preference.kv_cache != before) {
         emit modelInfoChanged(m_engine.model_info(), m_engine.context_length());
+    }
+    apply_draft();
+}
+
+// The draft model the settings name, for the model now loaded; one that cannot draft for it
+// (another vocabulary, an unreadable file) is said, and answers draft from the conversation.
+void InferenceWorker::apply_draft() {
+    if (m_draft_path.isEmpty() || !m_engine.loaded()) {
+        m_engine.unload_draft();
+        m_loaded_draft.clear();
+        return;
+    }
+    if (m_engine.has_draft() && m_loaded_draft == m_draft_path) return;
+    try {
+        m_engine.load_draft(m_draft_path.toStdString());
+        m_loaded_draft = m_draft_path;
+    } catch (const std::exception& error) {
+        m_loaded_draft.clear();
+        emit errorOccurred(tr("The draft model %1 is not used: %2")
+                               .arg(QFileInfo(m_draft_path).fileName(), text(error_text(error))));
     }
 }
 
@@ -101,6 +124,8 @@ void InferenceWorker::loadModel(const QString& path) {
         info.sha256 = m_model_sha256.toStdString();
         emit modelLoaded(info, m_engine.context_length(), m_engine.chat_template().choices());
         report_backend(m_engine.backend_report());
+        m_loaded_draft.clear();  // loading a model dropped the draft
+        apply_draft();
         return;
     } catch (const LoadCancelled&) {
         report_failed_load(before,

@@ -28,8 +28,8 @@ public slots:
     void generate(const hearth::ChatRequest& request);
     // `backend` and `kv_cache` as the settings store them: "auto", "cpu" or "vulkan:N"; "f16" or
     // "q8_0".
-    void configure(int threads, int chunk_tokens, bool speculative, const QString& backend,
-                   const QString& kv_cache);
+    void configure(int threads, int chunk_tokens, bool speculative, const QString& draft_model,
+                   const QString& backend, const QString& kv_cache);
     // Prompt processing and generation speed on the loaded model (cancelled by the stop flag).
     void runBenchmark(int prompt_tokens, int generated_tokens);
     // Testing switch: the GPU backend's device fails as a lost device does after `submissions`
@@ -61,13 +61,16 @@ private:
     LoadControl load_control();
     void report_backend(const BackendReport& report);
     void report_failed_load(const BackendReport& before, const QString& message);
+    void apply_draft();
 
     std::atomic<bool>& m_stop;
     std::atomic<bool>& m_cancel_load;
     DecodeSettings m_decode;
     bool m_loading = false;  // backend reports wait until the model itself is announced
     QString m_model_path, m_model_sha256;
-    Engine m_engine;  // declared last: it goes first
+    QString m_draft_path;    // the draft model the settings ask for; empty: none
+    QString m_loaded_draft;  // the one the engine drafts with now
+    Engine m_engine;         // declared last: it goes first
 };
 
 }  // namespace hearth

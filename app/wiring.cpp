@@ -22,8 +22,8 @@ void wire(ui::MainWindow& window, EngineController& engine) {
     QObject::connect(&window, &ui::MainWindow::globalSettingsChanged, &engine,
                      [&engine](const core::GlobalSettings& settings) {
                          emit engine.configureRequested(settings.threads, settings.chunk_tokens,
-                                                        settings.speculative, settings.backend,
-                                                        settings.kv_cache);
+                                                        settings.speculative, settings.draft_model,
+                                                        settings.backend, settings.kv_cache);
                      });
     QObject::connect(&window, &ui::MainWindow::runBenchmarkRequested, &engine,
                      &EngineController::benchmarkRequested);
@@ -60,7 +60,7 @@ void wire(ui::MainWindow& window, EngineController& engine) {
                      &ui::MainWindow::showBenchmarkFailure, Qt::QueuedConnection);
     const auto& settings = window.global_settings();
     emit engine.configureRequested(settings.threads, settings.chunk_tokens, settings.speculative,
-                                   settings.backend, settings.kv_cache);
+                                   settings.draft_model, settings.backend, settings.kv_cache);
 }
 
 void wire(ui::MainWindow& window, ServerController& server, EngineController& engine) {

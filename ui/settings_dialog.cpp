@@ -6,7 +6,9 @@
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
+#include <QFileDialog>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLineEdit>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -221,6 +223,30 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
         tr("Guesses several tokens ahead from the conversation and checks "
            "them at once: faster answers when the temperature is 0 and the "
            "answer repeats earlier text, the same words either way."));
+    m_draft_model = new QLineEdit(global.draft_model);
+    m_draft_model->setObjectName(QStringLiteral("draftModel"));
+    m_draft_model->setAccessibleName(tr("Draft model"));
+    m_draft_model->setPlaceholderText(tr("None: guesses come from the conversation"));
+    m_draft_model->setToolTip(
+        tr("A smaller model with the same vocabulary (say, a 0.5B of the same family) that "
+           "guesses the next tokens for the model to check: faster greedy answers, the same "
+           "words. A file of another vocabulary is refused and said."));
+    auto* browse_draft = new QPushButton(tr("Browse…"));
+    browse_draft->setObjectName(QStringLiteral("browseDraftModel"));
+    browse_draft->setToolTip(tr("Choose the draft model's GGUF file."));
+    connect(browse_draft, &QPushButton::clicked, this, [this] {
+        const QString file = QFileDialog::getOpenFileName(this, tr("Draft model"), QString(),
+                                                          tr("GGUF models (*.gguf)"));
+        if (!file.isEmpty()) m_draft_model->setText(file);
+    });
+    auto* draft_row = new QWidget;
+    auto* draft_layout = new QHBoxLayout(draft_row);
+    draft_layout->setContentsMargins(0, 0, 0, 0);
+    draft_layout->addWidget(m_draft_model, 1);
+    draft_layout->addWidget(browse_draft);
+    // The draft model only matters to speculative decoding.
+    draft_row->setEnabled(global.speculative);
+    connect(m_speculative, &QCheckBox::toggled, draft_row, &QWidget::setEnabled);
     m_backend = new QComboBox;
     m_backend->setObjectName(QStringLiteral("backend"));
     m_backend->setAccessibleName(tr("Backend"));
@@ -254,6 +280,7 @@ SettingsDialog::SettingsDialog(const core::ConversationSettings& conversation,
     app_form->addRow(tr("Threads"), m_threads);
     app_form->addRow(tr("Tokens per hand-off"), m_chunk);
     app_form->addRow(QString(), m_speculative);
+    app_form->addRow(tr("Draft model"), draft_row);
     app_form->addRow(tr("Backend"), m_backend);
     app_form->addRow(tr("KV cache"), m_kv_cache);
     app_form->addRow(tr("Theme"), m_theme);
@@ -324,6 +351,7 @@ core::GlobalSettings SettingsDialog::global() const {
     settings.threads = m_threads->value();
     settings.chunk_tokens = m_chunk->value();
     settings.speculative = m_speculative->isChecked();
+    settings.draft_model = m_draft_model->text().trimmed();
     settings.backend = m_backend->currentData().toString();
     settings.kv_cache = m_kv_cache->currentData().toString();
     settings.theme = static_cast<core::Theme>(m_theme->currentData().toInt());

@@ -64,6 +64,7 @@ private:
     QComboBox* m_reasoning_effort = nullptr;
     QSpinBox *m_threads = nullptr, *m_chunk = nullptr, *m_font = nullptr;
     QCheckBox* m_speculative = nullptr;
+    QLineEdit* m_draft_model = nullptr;
     QComboBox *m_backend = nullptr, *m_kv_cache = nullptr, *m_theme = nullptr;
     ServerPage* m_server = nullptr;
     QPushButton* m_ok = nullptr;

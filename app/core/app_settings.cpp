@@ -20,6 +20,7 @@ GlobalSettings load_global_settings() {
     settings.threads = bounded("engine/threads", 0, 1024, defaults.threads);
     settings.chunk_tokens = bounded("engine/chunkTokens", 1, 256, defaults.chunk_tokens);
     settings.speculative = store.value("engine/speculative", defaults.speculative).toBool();
+    settings.draft_model = store.value("engine/draftModel").toString();
     settings.backend = store.value("engine/backend", defaults.backend).toString();
     settings.kv_cache = store.value("engine/kvCache", defaults.kv_cache).toString();
     settings.theme = static_cast<Theme>(bounded("appearance/theme", 0, 2, 0));
@@ -49,6 +50,7 @@ void save_global_settings(const GlobalSettings& settings) {
     store.setValue("engine/threads", settings.threads);
     store.setValue("engine/chunkTokens", settings.chunk_tokens);
     store.setValue("engine/speculative", settings.speculative);
+    store.setValue("engine/draftModel", settings.draft_model);
     store.setValue("engine/backend", settings.backend);
     store.setValue("engine/kvCache", settings.kv_cache);
     store.setValue("appearance/theme", static_cast<int>(settings.theme));

@@ -30,6 +30,9 @@ struct GlobalSettings {
     int threads = 0;       // 0: one per core
     int chunk_tokens = 8;  // decode-loop hand-off size
     bool speculative = false;
+    // A smaller model of the same vocabulary that drafts for speculative answers; empty: drafts
+    // come from the conversation itself.
+    QString draft_model;
     QString backend = QStringLiteral("auto");  // "auto", "cpu" or "vulkan:N"
     // The KV cache type in the engine's words ("f16" or "q8_0"); the engine decides per model
     // whether it can have it.

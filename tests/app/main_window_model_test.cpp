@@ -11,6 +11,7 @@
 #include "engine/format/gguf_file.h"
 #include "engine/text/chat_prompt.h"
 #include "tests/support/main_window_fixture.h"
+#include "tests/support/shared_data.h"
 #include "tests/support/templated_model.h"
 
 namespace hearth {
@@ -282,6 +283,55 @@ TEST_F(MainWindowModelTest, AModelThatFailsToLoadFallsBackToTheLastGoodOne) {
                     ->text()
                     .endsWith("Running " + QString::fromStdString(chatml.filename().string()) +
                               " instead."));
+}
+
+}  // namespace
+}  // namespace hearth
+
+namespace hearth {
+namespace {
+
+// The draft model chosen in Settings drafts the loaded model's greedy answers, which stay word
+// for word what the model alone writes; a file of another vocabulary is refused, said, and the
+// answers go on.
+TEST_F(MainWindowModelTest, TheDraftModelInSettingsDraftsAndAnotherVocabularyIsSaid) {
+    auto conversation = m_window.current_conversation()->settings();
+    conversation.sampler.temperature = 0.0f;
+    m_window.apply_conversation_settings(conversation);
+    ASSERT_TRUE(load(bundled()));
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    const QString plain = last_answer();
+
+    // The bundled model drafting for itself: every guess is its own next token.
+    auto global = m_window.global_settings();
+    global.speculative = true;
+    global.draft_model = bundled();
+    m_window.apply_global_settings(global);
+    QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+    m_window.newConversation();
+    m_window.apply_conversation_settings(conversation);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_EQ(last_answer(), plain);
+    ASSERT_EQ(finished.size(), 1);
+    const auto drafted = finished[0][1].value<GenerationResult>().stats;
+    EXPECT_GT(drafted.draft_tokens, 20);
+    EXPECT_EQ(drafted.accepted_draft_tokens, drafted.draft_tokens);
+
+    QSignalSpy errors(m_engine->worker(), &InferenceWorker::errorOccurred);
+    global.draft_model =
+        QString::fromStdString(test::model_path("llama-2-tiny-random.gguf").string());
+    m_window.apply_global_settings(global);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !errors.isEmpty(); }, 30000));
+    const QString said = errors.back()[0].toString();
+    EXPECT_TRUE(said.contains("llama-2-tiny-random.gguf is not used")) << said.toStdString();
+    EXPECT_TRUE(said.contains("vocabulary has 32000 tokens")) << said.toStdString();
+    m_window.newConversation();
+    m_window.apply_conversation_settings(conversation);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_EQ(last_answer(), plain);
 }
 
 }  // namespace

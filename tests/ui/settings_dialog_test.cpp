@@ -29,7 +29,11 @@ TEST(SettingsDialog, ReturnsWhatWasEntered) {
     overflow->setCurrentIndex(overflow->findData(static_cast<int>(OverflowPolicy::TruncateMiddle)));
     dialog.findChild<QCheckBox*>("jsonMode")->setChecked(true);
     dialog.findChild<QSpinBox*>("threads")->setValue(3);
+    auto* draft = dialog.findChild<QLineEdit*>("draftModel");
+    EXPECT_FALSE(draft->isEnabled()) << "a draft model only matters to speculative decoding";
     dialog.findChild<QCheckBox*>("speculative")->setChecked(true);
+    EXPECT_TRUE(draft->isEnabled());
+    draft->setText(" /models/qwen3-0.6b.gguf ");
     auto* theme = dialog.findChild<QComboBox*>("theme");
     theme->setCurrentIndex(theme->findData(static_cast<int>(core::Theme::Dark)));
     EXPECT_TRUE(dialog.valid());
@@ -45,6 +49,7 @@ TEST(SettingsDialog, ReturnsWhatWasEntered) {
     const auto global = dialog.global();
     EXPECT_EQ(global.threads, 3);
     EXPECT_TRUE(global.speculative);
+    EXPECT_EQ(global.draft_model, "/models/qwen3-0.6b.gguf");
     EXPECT_EQ(global.theme, core::Theme::Dark);
 }
 

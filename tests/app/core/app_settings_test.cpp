@@ -29,6 +29,8 @@ TEST_F(AppSettingsTest, WhatIsSavedComesBack) {
     settings.threads = 3;
     settings.backend = QStringLiteral("vulkan:1");
     settings.kv_cache = QStringLiteral("q8_0");
+    settings.speculative = true;
+    settings.draft_model = QStringLiteral("/models/qwen3-0.6b-Q8_0.gguf");
     settings.theme = Theme::Dark;
     save_global_settings(settings);
     EXPECT_EQ(load_global_settings(), settings);
