@@ -1,12 +1,15 @@
 // hearth-batch-matmul: one matrix product of the size batched decode runs (TinyLlama's FFN,
 // 5632 x 2048, by default) for 1 to 32 tokens, split over the thread pool as the CPU backend's
 // matmul_dots splits it: the single-token dot once per token and row (the path before batched
-// kernels) against the many-token dot once per row. Activations are prepared outside the timing
-// (both paths prepare them alike).
+// kernels) against the many-token dot once per row, and where the format has a row kernel, that
+// kernel over groups of eight rows (Q4_0's single dot is then the row kernel on one row, eight
+// times the work: compare its rows with an older build's). Activations are prepared outside the
+// timing (both paths prepare them alike).
 //   hearth-batch-matmul [-t THREADS] [-r REPETITIONS] [--rows N] [--columns N]
 //                       [--types q4_0,q4_k,q6_k,q8_0,q5_0,f16]
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <functional>
 #include <map>
@@ -110,16 +113,33 @@ void run_type(const Options& options, const Format& format, hearth::ThreadPool& 
     std::vector<float> out(rows * kMostTokens);
     fmt::print("\n{} {} x {}, {} threads ({}):\n", hearth::tensor_type_name(id), rows, columns,
                pool.size(), kernels::isa_name(kernels::best_isa()));
+    // The row kernels, where the format has them, take the rows eight at a time.
+    const auto dot_rows = table.dot_rows[id];
     fmt::print(
-        "| tokens | per token µs/step | µs/token | dot_many µs/step | µs/token | speed-up |\n");
+        "| tokens | per token µs/step | µs/token | dot_many µs/step | µs/token | speed-up |{}\n",
+        dot_rows != nullptr ? " dot_rows µs/step | µs/token | speed-up |" : "");
     fmt::print(
-        "|-------:|------------------:|---------:|-----------------:|---------:|---------:|\n");
+        "|-------:|------------------:|---------:|-----------------:|---------:|---------:|{}\n",
+        dot_rows != nullptr ? "-----------------:|---------:|---------:|" : "");
+    enum class Path { PerToken, Many, Rows };
     for (const int tokens : {1, 2, 4, 8, 16, 32}) {
-        const auto product = [&](bool many) {
+        const auto product = [&](Path path) {
+            if (path == Path::Rows) {
+                const size_t groups = (rows + kernels::kDotRows - 1) / kernels::kDotRows;
+                pool.parallel_for(groups, 2, [&](size_t begin, size_t end) {
+                    for (size_t g = begin; g < end; ++g) {
+                        const size_t r = g * kernels::kDotRows;
+                        dot_rows(&weights[r * row_bytes], row_bytes,
+                                 std::min(kernels::kDotRows, rows - r), activations.data(), stride,
+                                 tokens, &out[r], rows, columns);
+                    }
+                });
+                return;
+            }
             pool.parallel_for(rows, 16, [&](size_t begin, size_t end) {
                 for (size_t r = begin; r < end; ++r) {
                     const std::byte* row = &weights[r * row_bytes];
-                    if (many) {
+                    if (path == Path::Many) {
                         table.dot_many[id](row, activations.data(), stride, tokens, &out[r], rows,
                                            columns);
                         continue;
@@ -130,10 +150,18 @@ void run_type(const Options& options, const Format& format, hearth::ThreadPool& 
                 }
             });
         };
-        const double single = median_seconds(options.repetitions, [&] { product(false); }) * 1e6;
-        const double many = median_seconds(options.repetitions, [&] { product(true); }) * 1e6;
-        fmt::print("| {:6} | {:17.0f} | {:8.1f} | {:16.0f} | {:8.1f} | {:7.2f}x |\n", tokens,
-                   single, single / tokens, many, many / tokens, single / many);
+        const double single =
+            median_seconds(options.repetitions, [&] { product(Path::PerToken); }) * 1e6;
+        const double many = median_seconds(options.repetitions, [&] { product(Path::Many); }) * 1e6;
+        fmt::print("| {:6} | {:17.0f} | {:8.1f} | {:16.0f} | {:8.1f} | {:7.2f}x |", tokens, single,
+                   single / tokens, many, many / tokens, single / many);
+        if (dot_rows != nullptr) {
+            const double grouped =
+                median_seconds(options.repetitions, [&] { product(Path::Rows); }) * 1e6;
+            fmt::print(" {:16.0f} | {:8.1f} | {:7.2f}x |", grouped, grouped / tokens,
+                       single / grouped);
+        }
+        fmt::print("\n");
     }
 }
 

@@ -24,6 +24,21 @@ void quantize_row_q8(const float* x, BlockQ8* out, size_t count) {
     quantize_row_q8_scalar(x, out, count);
 }
 
+// Quantised as quantize_row_q8 does, block by block, so the quants equal BlockQ8's.
+void quantize_row_q8_offset(const float* x, BlockQ8Offset* out, size_t count) {
+    for (size_t b = 0; b < count / 32; ++b) {
+        BlockQ8 block;
+        quantize_row_q8(x + 32 * b, &block, 32);
+        out[b].scale = block.scale;
+        int sum = 0;
+        for (int i = 0; i < 32; ++i) {
+            out[b].quants[i] = block.quants[i];
+            sum += block.quants[i];
+        }
+        out[b].offset = 8 * sum;
+    }
+}
+
 void quantize_row_q8_scalar(const float* x, BlockQ8* out, size_t count) {
     for (size_t b = 0; b < count / 32; ++b, x += 32) {
         float largest = 0.0f;

@@ -13,6 +13,15 @@ struct BlockQ8 {
     int8_t quants[32];
 };
 
+// For Q4_0's row kernels (dot_rows_avx2.cpp): BlockQ8's scale and quants, with the sum an
+// integer so that reading the weights' nibbles unsigned (value + 8) is undone exactly, in the
+// same int32 as the products, rather than by a float offset per block.
+struct BlockQ8Offset {
+    float scale;
+    int32_t offset;  // 8 times the sum of the quants
+    int8_t quants[32];
+};
+
 // For the k-quant formats (Q4_K, Q5_K, Q6_K): one scale per 256, with sums per 16 for the minimums.
 struct BlockQ8K {
     float scale;
@@ -55,9 +64,10 @@ inline size_t lane_groups(size_t count) {
 
 void quantize_row_q8(const float* x, BlockQ8* out, size_t count);
 // The plain loop quantize_row_q8 runs on CPUs without AVX2; its SIMD version equals it bit for bit.
-void quantize_row_q8_scalar(const float* x, BlockQ8* out, size_t count);     // count % 32 == 0
-void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count);  // count % 32 == 0
-void quantize_row_planar_q8(const float* x, void* out, size_t count);        // count % 32 == 0
-void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);          // count % 256 == 0
+void quantize_row_q8_scalar(const float* x, BlockQ8* out, size_t count);        // count % 32 == 0
+void quantize_row_q8_offset(const float* x, BlockQ8Offset* out, size_t count);  // count % 32 == 0
+void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count);     // count % 32 == 0
+void quantize_row_planar_q8(const float* x, void* out, size_t count);           // count % 32 == 0
+void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);             // count % 256 == 0
 
 }  // namespace hearth::kernels

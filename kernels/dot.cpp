@@ -25,6 +25,7 @@ template <DotFunction Dot>
 void set_alone(DotTable& table, int type, ActivationFormat format) {
     table.dot[type] = Dot;
     table.dot_many[type] = dot_each<Dot>;
+    table.dot_rows[type] = nullptr;
     table.format[type] = format;
 }
 
@@ -52,6 +53,7 @@ DotTable scalar_table() {
 DotTable avx2_table() {
     DotTable t = scalar_table();
     avx2::set_kernels(t);
+    avx2::set_row_kernels(t);
     return t;
 }
 
@@ -73,6 +75,7 @@ DotTable vnni_table() {
 DotFunction scalar_twin(const DotTable& table, int type) {
     if (table.format[type] == ActivationFormat::PlanarQ8) return scalar::dot_q8_0_planar;
     if (table.format[type] == ActivationFormat::Q4_0Lanes) return scalar::dot_q4_0_lanes;
+    if (table.format[type] == ActivationFormat::Q8Offset) return scalar::dot_q4_0_offset;
     return scalar_table().dot[type];
 }
 
@@ -157,6 +160,8 @@ size_t activation_row_bytes(ActivationFormat format, size_t count) {
             return lane_groups(count) * sizeof(LaneGroup);
         case ActivationFormat::PlanarQ8:
             return planar_q8_bytes(count);
+        case ActivationFormat::Q8Offset:
+            return count / 32 * sizeof(BlockQ8Offset);
     }
     return 0;
 }
@@ -177,6 +182,9 @@ void prepare_activations(ActivationFormat format, const float* x, void* out, siz
             return;
         case ActivationFormat::PlanarQ8:
             quantize_row_planar_q8(x, out, count);
+            return;
+        case ActivationFormat::Q8Offset:
+            quantize_row_q8_offset(x, static_cast<BlockQ8Offset*>(out), count);
             return;
     }
 }

@@ -9,10 +9,10 @@
 namespace hearth::kernels {
 
 // How the activations for a format must be prepared.
-enum class ActivationFormat { F32, Q8, Q8K, Q4_0Lanes, PlanarQ8 };
+enum class ActivationFormat { F32, Q8, Q8K, Q4_0Lanes, PlanarQ8, Q8Offset };
 
 // weights: `count` elements of the format; activations: `count` elements in the matching
-// ActivationFormat (float, BlockQ8, BlockQ8K, LaneGroup or PlanarQ8).
+// ActivationFormat (float, BlockQ8, BlockQ8K, LaneGroup, PlanarQ8 or BlockQ8Offset).
 using DotFunction = float (*)(const void* weights, const void* activations, size_t count);
 
 // One weight row against `tokens` activation rows (token t's at activations + t *
@@ -23,11 +23,22 @@ using DotManyFunction = void (*)(const void* weights, const void* activations,
                                  size_t activation_stride, size_t tokens, float* out,
                                  size_t out_stride, size_t count);
 
+// Weight rows side by side, one per vector lane: kDotRows rows (row r at weights + r *
+// row_bytes; `rows` of them, at most kDotRows) against `tokens` activation rows laid out as for
+// DotManyFunction: out[t * out_stride + r]. Each block of the rows is unpacked once for all the
+// tokens, and each (row, token) runs the same operations whatever the rows or tokens beside it,
+// equal bit for bit to the same table's DotFunction.
+inline constexpr size_t kDotRows = 8;
+using DotRowsFunction = void (*)(const void* weights, size_t row_bytes, size_t rows,
+                                 const void* activations, size_t activation_stride, size_t tokens,
+                                 float* out, size_t out_stride, size_t count);
+
 // Indexed by ggml type id (the formats Hearth reads); unused ids are null.
 struct DotTable {
     static constexpr int kTypes = 31;
     DotFunction dot[kTypes] = {};
     DotManyFunction dot_many[kTypes] = {};
+    DotRowsFunction dot_rows[kTypes] = {};  // null where a format has no row kernel
     ActivationFormat format[kTypes] = {};
 };
 

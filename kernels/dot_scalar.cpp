@@ -1,4 +1,5 @@
 // The scalar twins: plain loops that define what every SIMD dot product must compute.
+#include <cmath>
 #include <cstring>
 
 #include "kernels/activation_blocks.h"
@@ -118,6 +119,21 @@ float dot_q8_0_planar(const void* w, const void* a, size_t n) {
         const auto& x = as<BlockQ8_0>(w)[b];
         sum += half_to_float(x.scale) * y.scales[b] *
                static_cast<float>(int_dot(x.quants, y.quants + 32 * b, 32));
+    }
+    return sum;
+}
+
+// What the AVX2 row kernels compute for each (row, token), operation for operation: per block,
+// the exact integer dot of the unsigned nibbles less the activations' offset, then one fused
+// multiply-add of it with the product of the two scales into a single float sum.
+float dot_q4_0_offset(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<BlockQ4_0>(w)[b];
+        const auto& y = as<BlockQ8Offset>(a)[b];
+        int32_t total = -y.offset;
+        for (int j = 0; j < 32; ++j) total += q4_0_nibble(x, j) * y.quants[j];
+        sum = std::fma(half_to_float(x.scale) * y.scale, static_cast<float>(total), sum);
     }
     return sum;
 }

@@ -45,12 +45,15 @@ float dot_iq4_nl(const void* w, const void* a, size_t n);
 float dot_iq4_xs(const void* w, const void* a, size_t n);
 float dot_q8_0_planar(const void* w, const void* a, size_t n);  // PlanarQ8 activations
 float dot_q4_0_lanes(const void* w, const void* a, size_t n);   // LaneGroup activations
+float dot_q4_0_offset(const void* w, const void* a, size_t n);  // BlockQ8Offset activations
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace scalar
 
 namespace avx2 {
 // Sets the formats' AVX2 kernels, single- and many-token, over a table of scalar ones.
 void set_kernels(DotTable& table);
+// Sets the row kernels (dot_rows_avx2.cpp), with the single- and many-token dots that equal them.
+void set_row_kernels(DotTable& table);
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace avx2
 

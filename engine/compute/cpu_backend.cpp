@@ -377,16 +377,20 @@ void CpuBackend::matmul_group(std::initializer_list<Product> products, const flo
     matmul_dots(std::span(other, other_count), in, count);
 }
 
+// Rows are handed out in units: groups of kernels::kDotRows rows for formats with a row kernel
+// (the last group of a product may be partial), single rows for the others. A row's numbers are
+// the same in any unit, so how the pool splits them never shows.
 void CpuBackend::matmul_dots(std::span<const Product> products, const float* in, int count) {
     struct Part {
         const WeightMatrix* w;
         float* out;
         kernels::DotFunction dot;
         kernels::DotManyFunction dot_many;
-        size_t activation_offset, stride, first_row;
+        kernels::DotRowsFunction dot_rows;
+        size_t activation_offset, stride, first_unit, unit_rows;
     };
     Part parts[4];
-    size_t part_count = 0, total_rows = 0, used = 0;
+    size_t part_count = 0, total_units = 0, used = 0;
     const size_t columns = static_cast<size_t>(products.front().weights->columns);
     kernels::ActivationFormat prepared[4];
     size_t prepared_offset[4];
@@ -404,9 +408,18 @@ void CpuBackend::matmul_dots(std::span<const Product> products, const float* in,
             prepared_offset[prepared_count++] = used;
             used += stride * count;
         }
-        parts[part_count++] = {product.weights, product.out, m_dots.dot[id], m_dots.dot_many[id],
-                               offset,          stride,      total_rows};
-        total_rows += static_cast<size_t>(product.weights->rows);
+        const size_t unit_rows = m_dots.dot_rows[id] != nullptr ? kernels::kDotRows : 1;
+        parts[part_count++] = {product.weights,
+                               product.out,
+                               m_dots.dot[id],
+                               m_dots.dot_many[id],
+                               m_dots.dot_rows[id],
+                               offset,
+                               stride,
+                               total_units,
+                               unit_rows};
+        const size_t rows = static_cast<size_t>(product.weights->rows);
+        total_units += (rows + unit_rows - 1) / unit_rows;
     }
     if (m_activations.size() < used) m_activations.resize(used);
     for (size_t p = 0; p < prepared_count; ++p) {
@@ -418,17 +431,26 @@ void CpuBackend::matmul_dots(std::span<const Product> products, const float* in,
         }
     }
     const std::byte* activations = m_activations.data();
-    m_pool.parallel_for(total_rows, 16, [&](size_t begin, size_t end) {
+    // About sixteen rows to a grain, whatever the unit.
+    const size_t grain = std::max<size_t>(1, 16 / parts[0].unit_rows);
+    m_pool.parallel_for(total_units, grain, [&](size_t begin, size_t end) {
         for (size_t p = 0; p < part_count; ++p) {
             const Part& part = parts[p];
             const size_t rows = static_cast<size_t>(part.w->rows);
-            const size_t first = std::max(begin, part.first_row),
-                         last = std::min(end, part.first_row + rows);
-            for (size_t global = first; global < last; ++global) {
-                const size_t r = global - part.first_row;
+            const size_t units = (rows + part.unit_rows - 1) / part.unit_rows;
+            const size_t first = std::max(begin, part.first_unit),
+                         last = std::min(end, part.first_unit + units);
+            const std::byte* tokens = activations + part.activation_offset;
+            for (size_t unit = first; unit < last; ++unit) {
+                const size_t r = (unit - part.first_unit) * part.unit_rows;
                 const std::byte* row = part.w->row(static_cast<int64_t>(r));
-                const std::byte* tokens = activations + part.activation_offset;
-                if (count == 1) {
+                if (part.dot_rows != nullptr) {
+                    // Each block of the rows is unpacked once for every token, and each
+                    // (row, token) still gets its single dot's numbers bit for bit.
+                    part.dot_rows(row, part.w->row_bytes, std::min(part.unit_rows, rows - r),
+                                  tokens, part.stride, static_cast<size_t>(count), part.out + r,
+                                  rows, columns);
+                } else if (count == 1) {
                     part.out[r] = part.dot(row, tokens, columns);
                 } else {
                     // Unpacks the row once per group of tokens; each token's result is still

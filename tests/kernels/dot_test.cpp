@@ -29,6 +29,10 @@ std::vector<float> dequantized_activations(ActivationFormat format,
         const auto* blocks = reinterpret_cast<const BlockQ8*>(prepared.data());
         for (size_t i = 0; i < n; ++i)
             values[i] = blocks[i / 32].scale * blocks[i / 32].quants[i % 32];
+    } else if (format == ActivationFormat::Q8Offset) {
+        const auto* blocks = reinterpret_cast<const BlockQ8Offset*>(prepared.data());
+        for (size_t i = 0; i < n; ++i)
+            values[i] = blocks[i / 32].scale * blocks[i / 32].quants[i % 32];
     } else if (format == ActivationFormat::PlanarQ8) {
         const PlanarQ8 planar = planar_q8(prepared.data(), n);
         for (size_t i = 0; i < n; ++i) values[i] = planar.scales[i / 32] * planar.quants[i];
@@ -138,6 +142,76 @@ TEST_P(DotTest, ManyTokensGiveEachTokenItsSingleDotBitForBit) {
                         << ", token " << t << " of " << tokens << ": " << out[t * kOutStride]
                         << " != " << single;
                     EXPECT_EQ(out[t * kOutStride + 1], -1.0f) << "wrote between results";
+                }
+            }
+        }
+    }
+}
+
+// Row kernels: every (row, token) of a product equals the table's single dot bit for bit, and
+// that dot its scalar twin, whether the row sits in a whole group of eight or in the partial
+// last one, for every token count up to two whole passes and more. Rows are laid out 18 bytes
+// further apart than they are long and results 3 apart, so a wrong stride shows.
+TEST_P(DotTest, RowKernelsGiveEachRowAndTokenItsSingleDotBitForBit) {
+    const TensorType type = GetParam();
+    const auto id = static_cast<uint32_t>(type);
+    constexpr size_t kRows = 2 * kDotRows + 3, kMostTokens = 2 * kTokenGroup + 1, kRowGap = 18,
+                     kOutStride = 3;
+    std::mt19937 random(2468 + id);
+    for (const Isa isa : {Isa::Scalar, Isa::Avx2, Isa::Avx512Vnni}) {
+        if (isa > best_isa()) continue;
+        const auto& table = dot_table(isa);
+        if (table.dot_rows[id] == nullptr) continue;
+        for (const size_t blocks : {size_t{1}, size_t{3}, 2048 / row_unit(type)}) {
+            const size_t n = blocks * row_unit(type);
+            const size_t row_bytes = tensor_bytes(type, n) + kRowGap;
+            std::vector<std::byte> weights(kRows * row_bytes);
+            for (size_t r = 0; r < kRows; ++r) {
+                const auto row = random_weights(type, n, random);
+                std::memcpy(&weights[r * row_bytes], row.data(), row.size());
+            }
+            const auto format = table.format[id];
+            const size_t stride = activation_row_bytes(format, n);
+            std::vector<std::byte> activations(stride * kMostTokens);
+            for (size_t t = 0; t < kMostTokens; ++t) {
+                prepare_activations(format, random_floats(n, random).data(),
+                                    activations.data() + t * stride, n);
+            }
+            for (size_t tokens = 1; tokens <= kMostTokens; ++tokens) {
+                const size_t out_rows = kRows * kOutStride;
+                std::vector<float> out(tokens * out_rows, -1.0f);
+                for (size_t first = 0; first < kRows; first += kDotRows) {
+                    // Every third output: row r of token t at out[t * out_rows + 3r].
+                    std::vector<float> group(tokens * kDotRows, -1.0f);
+                    const size_t rows = std::min(kDotRows, kRows - first);
+                    table.dot_rows[id](&weights[first * row_bytes], row_bytes, rows,
+                                       activations.data(), stride, tokens, group.data(), kDotRows,
+                                       n);
+                    for (size_t t = 0; t < tokens; ++t) {
+                        for (size_t r = 0; r < kDotRows; ++r) {
+                            if (r >= rows) {
+                                EXPECT_EQ(group[t * kDotRows + r], -1.0f) << "wrote past rows";
+                                continue;
+                            }
+                            out[t * out_rows + (first + r) * kOutStride] = group[t * kDotRows + r];
+                        }
+                    }
+                }
+                for (size_t t = 0; t < tokens; ++t) {
+                    for (size_t r = 0; r < kRows; ++r) {
+                        const std::byte* row = &weights[r * row_bytes];
+                        const std::byte* token = activations.data() + t * stride;
+                        const float single = table.dot[id](row, token, n);
+                        const float twin = scalar_twin(table, static_cast<int>(id))(row, token, n);
+                        const float batched = out[t * out_rows + r * kOutStride];
+                        EXPECT_EQ(std::memcmp(&batched, &single, sizeof single), 0)
+                            << tensor_type_name(id) << " on " << isa_name(isa) << ", n=" << n
+                            << ", row " << r << ", token " << t << " of " << tokens << ": "
+                            << batched << " != " << single;
+                        EXPECT_EQ(std::memcmp(&twin, &single, sizeof single), 0)
+                            << tensor_type_name(id) << " twin, n=" << n << ": " << twin
+                            << " != " << single;
+                    }
                 }
             }
         }
