@@ -41,15 +41,9 @@ struct CpuAttention::Layout {
     size_t item_rows() const { return tile_tokens * slice_heads; }
 };
 
-// What one run() works on.
+// What one request works on: its arguments and how its work is split.
 template <typename Cache>
-struct CpuAttention::Call {
-    const Cache& cache;
-    int layer;
-    size_t window;
-    size_t first_position;
-    const float* queries;
-    float* out;
+struct CpuAttention::Call : Request<Cache> {
     Layout layout;
 };
 
@@ -94,55 +88,88 @@ CpuAttention::CpuAttention(AttentionShape shape, kernels::Isa isa)
 
 void CpuAttention::run(ThreadPool& pool, const KvCacheF16& cache, int layer, size_t window,
                        size_t first_position, size_t count, const float* queries, float* out) {
-    const Layout layout(m_shape, static_cast<size_t>(pool.size()), count, first_position + count);
-    run_call(pool, Call<KvCacheF16>{cache, layer, window, first_position, queries, out, layout},
-             count);
+    const Request<KvCacheF16> request{&cache, layer, window, first_position, count, queries, out};
+    run_requests(pool, std::span(&request, 1));
 }
 
 void CpuAttention::run(ThreadPool& pool, const KvCacheQ8_0& cache, int layer, size_t window,
                        size_t first_position, size_t count, const float* queries, float* out) {
-    const Layout layout(m_shape, static_cast<size_t>(pool.size()), count, first_position + count);
-    run_call(pool, Call<KvCacheQ8_0>{cache, layer, window, first_position, queries, out, layout},
-             count);
+    const Request<KvCacheQ8_0> request{&cache, layer, window, first_position, count, queries, out};
+    run_requests(pool, std::span(&request, 1));
 }
 
+void CpuAttention::run_all(ThreadPool& pool, std::span<const Request<KvCacheF16>> requests) {
+    run_requests(pool, requests);
+}
+
+void CpuAttention::run_all(ThreadPool& pool, std::span<const Request<KvCacheQ8_0>> requests) {
+    run_requests(pool, requests);
+}
+
+// Each request is laid out as if it ran alone, so its rows' arithmetic is the same.
 template <typename Cache>
-void CpuAttention::run_call(ThreadPool& pool, const Call<Cache>& call, size_t count) {
-    const Layout& layout = call.layout;
-    if (!layout.parallel_spans) {
-        pool.parallel_for(layout.items, 1, [&](size_t begin, size_t end) {
-            alignas(32) float scratch[kernels::kAttentionScratch];
-            alignas(32) float sums[kRowsPerItem * kernels::kMaxAttentionHeadDim];
-            kernels::AttentionRow states[kRowsPerItem];
-            for (size_t index = begin; index < end; ++index) {
-                const Item item(layout, index, count);
-                finish(call, item, [&](size_t span) {
-                    run_span(call, item, span, states, sums, scratch);
-                    return states;
-                });
-            }
-        });
-        return;
+void CpuAttention::run_requests(ThreadPool& pool, std::span<const Request<Cache>> requests) {
+    std::vector<Call<Cache>> calls;
+    calls.reserve(requests.size());
+    for (const auto& r : requests) {
+        const Layout layout(m_shape, static_cast<size_t>(pool.size()), r.count,
+                            r.first_position + r.count);
+        calls.push_back({r, layout});
     }
-    // Every (item, span) on its own, then each item's spans folded in order.
-    const size_t item_rows = layout.item_rows(), spans = layout.spans;
-    const size_t states = layout.items * spans * item_rows;
+    run_calls(pool, std::span<const Call<Cache>>(calls));
+}
+
+// The work units of all calls in one dispatch: a whole item, or for a call whose few items would
+// leave a thread idle, one span of an item, whose states are folded in order afterwards.
+template <typename Cache>
+void CpuAttention::run_calls(ThreadPool& pool, std::span<const Call<Cache>> calls) {
+    const size_t head_dim = m_shape.head_dim;
+    m_first_unit.assign(calls.size() + 1, 0);
+    m_first_state.assign(calls.size() + 1, 0);
+    for (size_t c = 0; c < calls.size(); ++c) {
+        const Layout& layout = calls[c].layout;
+        const size_t units = layout.parallel_spans ? layout.items * layout.spans : layout.items;
+        const size_t states =
+            layout.parallel_spans ? layout.items * layout.spans * layout.item_rows() : 0;
+        m_first_unit[c + 1] = m_first_unit[c] + units;
+        m_first_state[c + 1] = m_first_state[c] + states;
+    }
+    const size_t states = m_first_state.back();
     if (m_span_states.size() < states) m_span_states.resize(states);
-    if (m_span_sums.size() < states * m_shape.head_dim) {
-        m_span_sums.resize(states * m_shape.head_dim);
-    }
-    pool.parallel_for(layout.items * spans, 1, [&](size_t begin, size_t end) {
+    if (m_span_sums.size() < states * head_dim) m_span_sums.resize(states * head_dim);
+    pool.parallel_for(m_first_unit.back(), 1, [&](size_t begin, size_t end) {
         alignas(32) float scratch[kernels::kAttentionScratch];
-        for (size_t work = begin; work < end; ++work) {
-            run_span(call, Item(layout, work / spans, count), work % spans,
-                     &m_span_states[work * item_rows],
-                     &m_span_sums[work * item_rows * m_shape.head_dim], scratch);
+        alignas(32) float sums[kRowsPerItem * kernels::kMaxAttentionHeadDim];
+        kernels::AttentionRow rows[kRowsPerItem];
+        size_t c = 0;
+        for (size_t unit = begin; unit < end; ++unit) {
+            while (unit >= m_first_unit[c + 1]) ++c;
+            const Call<Cache>& call = calls[c];
+            const Layout& layout = call.layout;
+            const size_t local = unit - m_first_unit[c];
+            if (!layout.parallel_spans) {
+                const Item item(layout, local, call.count);
+                finish(call, item, [&](size_t span) {
+                    run_span(call, item, span, rows, sums, scratch);
+                    return rows;
+                });
+                continue;
+            }
+            const size_t state = m_first_state[c] + local * layout.item_rows();
+            run_span(call, Item(layout, local / layout.spans, call.count), local % layout.spans,
+                     &m_span_states[state], &m_span_sums[state * head_dim], scratch);
         }
     });
     // A few rows' folds: not worth waking the pool again.
-    for (size_t index = 0; index < layout.items; ++index) {
-        finish(call, Item(layout, index, count),
-               [&](size_t span) { return &m_span_states[(index * spans + span) * item_rows]; });
+    for (size_t c = 0; c < calls.size(); ++c) {
+        const Layout& layout = calls[c].layout;
+        if (!layout.parallel_spans) continue;
+        for (size_t index = 0; index < layout.items; ++index) {
+            finish(calls[c], Item(layout, index, calls[c].count), [&](size_t span) {
+                return &m_span_states[m_first_state[c] +
+                                      (index * layout.spans + span) * layout.item_rows()];
+            });
+        }
     }
 }
 
@@ -205,7 +232,7 @@ void CpuAttention::run_span(const Call<Cache>& call, const Item& item, size_t sp
             states[r].visible = limit > first ? std::min(size, limit - first) : 0;
             states[r].hidden = opening > first ? std::min(size, opening - first) : 0;
         }
-        fold(call.cache, call.layer, static_cast<int>(first), item.kv, size, states, row_count,
+        fold(*call.cache, call.layer, static_cast<int>(first), item.kv, size, states, row_count,
              scratch);
     }
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <vector>
 
 #include "engine/compute/kv_cache.h"
@@ -33,6 +34,23 @@ public:
     void run(ThreadPool& pool, const KvCacheQ8_0& cache, int layer, size_t window,
              size_t first_position, size_t count, const float* queries, float* out);
 
+    // The arguments of one run(), for run_all.
+    template <typename Cache>
+    struct Request {
+        const Cache* cache;
+        int layer;
+        size_t window;
+        size_t first_position;
+        size_t count;
+        const float* queries;
+        float* out;
+    };
+    // Several sequences' attention in one dispatch to the pool, each row's numbers what run()
+    // gives it: a batched decode step would otherwise wake the pool once per sequence and layer
+    // for a few items each.
+    void run_all(ThreadPool& pool, std::span<const Request<KvCacheF16>> requests);
+    void run_all(ThreadPool& pool, std::span<const Request<KvCacheQ8_0>> requests);
+
 private:
     struct Layout;
     template <typename Cache>
@@ -40,7 +58,9 @@ private:
     struct Item;
 
     template <typename Cache>
-    void run_call(ThreadPool& pool, const Call<Cache>& call, size_t count);
+    void run_requests(ThreadPool& pool, std::span<const Request<Cache>> requests);
+    template <typename Cache>
+    void run_calls(ThreadPool& pool, std::span<const Call<Cache>> calls);
     size_t start(const float* queries, float* out, const Item& item, kernels::AttentionRow* rows,
                  float* sums) const;
     template <typename Cache>
@@ -60,6 +80,9 @@ private:
     // The span states of a parallel decode step (item, span, row), kept between calls.
     std::vector<kernels::AttentionRow> m_span_states;
     std::vector<float> m_span_sums;
+    // Per call of run_calls: its first work unit and first span state (one past the last call's
+    // at the end), kept between calls.
+    std::vector<size_t> m_first_unit, m_first_state;
 };
 
 }  // namespace hearth

@@ -536,49 +536,60 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
                      &m_normed[p.first * dim], p.count, p.path_tokens);
     }
     // Per token: biases, per-head norms, rotation (its angles computed once for all heads), the
-    // K/V write into its own sequence's cache.
-    for (const auto& segment : segments) {
-        const Rope* rope = segment.sequence->ropes().layer(layer);
-        auto& cache = segment.sequence->cache();
-        const size_t first = static_cast<size_t>(segment.first);
-        m_pool.parallel_for(segment.tokens.size(), 1, [&](size_t begin, size_t end) {
-            float cosines[kernels::kMaxAttentionHeadDim / 2],
-                sines[kernels::kMaxAttentionHeadDim / 2];
-            for (size_t t = begin; t < end; ++t) {
-                const int position = cache.size() + static_cast<int>(t);
-                float* query = &m_query[(first + t) * query_dim];
-                float* key = &m_key[(first + t) * kv_dim];
-                float* value = &m_value[(first + t) * kv_dim];
-                for (size_t i = 0; i < w.query_bias.size(); ++i) query[i] += w.query_bias[i];
-                for (size_t i = 0; i < w.key_bias.size(); ++i) key[i] += w.key_bias[i];
-                for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
-                if (m_config.query_key_norm) {
-                    for (int h = 0; h < m_config.head_count; ++h) {
-                        rms_normalize(query + h * head_dim, w.query_norm, epsilon,
-                                      query + h * head_dim);
-                    }
-                    for (int h = 0; h < m_config.kv_head_count; ++h) {
-                        rms_normalize(key + h * head_dim, w.key_norm, epsilon, key + h * head_dim);
-                    }
+    // K/V write into its own sequence's cache; every segment's tokens in one dispatch, as a
+    // batched decode step has one token in each.
+    m_pool.parallel_for(static_cast<size_t>(count), 1, [&](size_t begin, size_t end) {
+        float cosines[kernels::kMaxAttentionHeadDim / 2], sines[kernels::kMaxAttentionHeadDim / 2];
+        size_t s = 0;
+        for (size_t row = begin; row < end; ++row) {
+            // Segments cover the scratch rows in order.
+            while (row >= static_cast<size_t>(segments[s].first) + segments[s].tokens.size()) ++s;
+            const auto& segment = segments[s];
+            const Rope* rope = segment.sequence->ropes().layer(layer);
+            auto& cache = segment.sequence->cache();
+            const size_t t = row - static_cast<size_t>(segment.first);
+            const int position = cache.size() + static_cast<int>(t);
+            float* query = &m_query[row * query_dim];
+            float* key = &m_key[row * kv_dim];
+            float* value = &m_value[row * kv_dim];
+            for (size_t i = 0; i < w.query_bias.size(); ++i) query[i] += w.query_bias[i];
+            for (size_t i = 0; i < w.key_bias.size(); ++i) key[i] += w.key_bias[i];
+            for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
+            if (m_config.query_key_norm) {
+                for (int h = 0; h < m_config.head_count; ++h) {
+                    rms_normalize(query + h * head_dim, w.query_norm, epsilon,
+                                  query + h * head_dim);
                 }
-                if (rope != nullptr) {
-                    rope->angles(position, cosines, sines);
-                    for (int h = 0; h < m_config.head_count; ++h) {
-                        rope->rotate(query + h * head_dim, cosines, sines);
-                    }
-                    for (int h = 0; h < m_config.kv_head_count; ++h) {
-                        rope->rotate(key + h * head_dim, cosines, sines);
-                    }
+                for (int h = 0; h < m_config.kv_head_count; ++h) {
+                    rms_normalize(key + h * head_dim, w.key_norm, epsilon, key + h * head_dim);
                 }
-                write_values(key, cache.key(layer, position), kv_dim);
-                write_values(value, cache.value(layer, position), kv_dim);
             }
-        });
-        const auto window = static_cast<size_t>(m_config.layers[static_cast<size_t>(layer)].window);
-        m_attention.run(m_pool, cache, layer, window, static_cast<size_t>(cache.size()),
-                        segment.tokens.size(), &m_query[first * query_dim],
-                        &m_attended[first * query_dim]);
+            if (rope != nullptr) {
+                rope->angles(position, cosines, sines);
+                for (int h = 0; h < m_config.head_count; ++h) {
+                    rope->rotate(query + h * head_dim, cosines, sines);
+                }
+                for (int h = 0; h < m_config.kv_head_count; ++h) {
+                    rope->rotate(key + h * head_dim, cosines, sines);
+                }
+            }
+            write_values(key, cache.key(layer, position), kv_dim);
+            write_values(value, cache.value(layer, position), kv_dim);
+        }
+    });
+    // Every segment's attention over its own cache, in one dispatch too.
+    const auto window = static_cast<size_t>(m_config.layers[static_cast<size_t>(layer)].window);
+    std::vector<CpuAttention::Request<BasicKvCache<Element>>> requests;
+    requests.reserve(segments.size());
+    for (const auto& segment : segments) {
+        const auto& cache = segment.sequence->cache();
+        const size_t first = static_cast<size_t>(segment.first);
+        requests.push_back({&cache, layer, window, static_cast<size_t>(cache.size()),
+                            segment.tokens.size(), &m_query[first * query_dim],
+                            &m_attended[first * query_dim]});
     }
+    m_attention.run_all(m_pool,
+                        std::span<const CpuAttention::Request<BasicKvCache<Element>>>(requests));
     for (const Pass& p : passes) {
         matmul(w.attention_output, &m_attended[p.first * query_dim], p.count, p.path_tokens,
                &m_projected[p.first * dim]);

@@ -1,7 +1,8 @@
 // CPU attention over an F16 cache: against a double-precision softmax, and bit for bit the same
 // for a token whether it came alone (a decode step, whose spans run in parallel) or inside a
 // chunk (spans folded in one item), past several spans of context; with and without a sliding
-// window (a window shorter than a span, one that crosses span edges, and none).
+// window (a window shorter than a span, one that crosses span edges, and none); and the same for
+// several sequences' requests run in one dispatch as for each run alone.
 #include "engine/compute/cpu_attention.h"
 
 #include <gtest/gtest.h>
@@ -104,6 +105,42 @@ TEST(CpuAttention, ATokenGetsTheSameBitsAloneAsInAChunk) {
             const auto expected =
                 expected_head(cache, &queries[t * kQueryDim], 0, first + t, window);
             ASSERT_NEAR(alone[0], expected[0], 1e-4) << "window " << window << " token " << t;
+        }
+    }
+}
+
+// A batched step: decode rows of different lengths (one span, several spans run in parallel)
+// and a prompt chunk, each over its own cache, in one run_all.
+TEST(CpuAttention, RequestsRunTogetherGetTheBitsEachGetsAlone) {
+    std::mt19937 random(13);
+    const size_t lengths[] = {40, 700, 300, 520};
+    const size_t counts[] = {1, 1, 1, 64};
+    std::vector<KvCacheF16> caches;
+    std::vector<std::vector<float>> queries;
+    for (size_t i = 0; i < 4; ++i) {
+        caches.push_back(random_cache(lengths[i], random));
+        queries.push_back(random_floats(counts[i] * kQueryDim, random));
+    }
+    ThreadPool pool(2);
+    CpuAttention attention(kShape, kernels::best_isa());
+    for (const size_t window : kWindows) {
+        std::vector<std::vector<float>> together(4), alone(4);
+        std::vector<CpuAttention::Request<KvCacheF16>> requests;
+        for (size_t i = 0; i < 4; ++i) {
+            together[i].assign(counts[i] * kQueryDim, 0.0f);
+            alone[i].assign(counts[i] * kQueryDim, 0.0f);
+            const size_t first = lengths[i] - counts[i];
+            requests.push_back(
+                {&caches[i], 0, window, first, counts[i], queries[i].data(), together[i].data()});
+            attention.run(pool, caches[i], 0, window, first, counts[i], queries[i].data(),
+                          alone[i].data());
+        }
+        attention.run_all(pool, requests);
+        for (size_t i = 0; i < 4; ++i) {
+            for (size_t e = 0; e < alone[i].size(); ++e) {
+                ASSERT_EQ(together[i][e], alone[i][e])
+                    << "window " << window << " request " << i << " element " << e;
+            }
         }
     }
 }
