@@ -34,7 +34,8 @@ constexpr size_t kRowTokens = 4;
 // dropped), so partial groups run the same code.
 struct RowGroup {
     std::array<const uint8_t*, kDotRows> rows;
-    __m256i offsets;  // byte offset of each row from the first, for the scale gather
+    __m256i offsets;      // byte offset of each row from the first, for the scale gather
+    const uint8_t* next;  // where the next group of rows starts, to prefetch
 };
 
 RowGroup row_group(const void* weights, size_t row_bytes, size_t rows) {
@@ -45,6 +46,7 @@ RowGroup row_group(const void* weights, size_t row_bytes, size_t rows) {
         offsets[r] = static_cast<int32_t>(row * row_bytes);
         group.rows[r] = static_cast<const uint8_t*>(weights) + row * row_bytes;
     }
+    group.next = static_cast<const uint8_t*>(weights) + kDotRows * row_bytes;
     group.offsets = _mm256_load_si256(reinterpret_cast<const __m256i*>(offsets));
     return group;
 }
@@ -108,6 +110,18 @@ struct Quads {
     return _mm256_sub_epi32(sum32, _mm256_set1_epi32(y.offset));
 }
 
+// Eight rows read side by side are eight streams 18 bytes a step, which the hardware
+// prefetchers follow poorly: single-token decode from memory ran 1.5 times slower than the
+// one-row kernel's single stream until each step fetched the next group's share of lines ahead,
+// the rows of a product being contiguous. (Prefetches never fault past the end.)
+[[gnu::always_inline]] inline void prefetch_next(const RowGroup& group, size_t b) {
+    constexpr size_t kStep = kDotRows * sizeof(BlockQ4_0);  // bytes of the group one block reads
+    const auto* ahead = reinterpret_cast<const char*>(group.next + b * kStep);
+    _mm_prefetch(ahead, _MM_HINT_T0);
+    _mm_prefetch(ahead + 64, _MM_HINT_T0);
+    _mm_prefetch(ahead + 128, _MM_HINT_T0);
+}
+
 // K tokens (token t's blocks at activations + t * stride) against the eight rows.
 template <size_t K>
 void q4_0_pass(const RowGroup& group, size_t rows, const std::byte* activations, size_t stride,
@@ -119,6 +133,7 @@ void q4_0_pass(const RowGroup& group, size_t rows, const std::byte* activations,
     __m256 sums[K];
     for (size_t t = 0; t < K; ++t) sums[t] = _mm256_setzero_ps();
     for (size_t b = 0; b < count / 32; ++b) {
+        prefetch_next(group, b);
         const __m256 weight_scales = q4_0_scales(group, b);
         const Quads quads = q4_0_quads(group, b);
         for (size_t t = 0; t < K; ++t) {
