@@ -17,6 +17,10 @@ namespace hearth {
 namespace {
 
 constexpr size_t kTileRows = 256;  // weight rows dequantised per sgemm call
+// Elements of a norm, rotation or gated activation that make one share of the pool's work: a decode
+// step's few rows of these take microseconds, less than waking the pool and waiting for it, so they
+// run on the calling thread (a row's numbers do not depend on which thread computes it).
+constexpr size_t kLeastShareElements = 8192;
 
 // x <- x / sqrt(mean(x^2) + epsilon) * weight, over weight.size() values.
 void rms_normalize(const float* x, const std::vector<float>& weight, float epsilon, float* out) {
@@ -343,7 +347,8 @@ void CpuBackend::run_head(std::span<const Segment<Element>> segments) {
 void CpuBackend::normalize(const float* in, const std::vector<float>& weight, int count,
                            float* out) {
     const size_t dim = weight.size();
-    m_pool.parallel_for(static_cast<size_t>(count), 1, [&](size_t begin, size_t end) {
+    const size_t grain = std::max<size_t>(1, kLeastShareElements / dim);
+    m_pool.parallel_for(static_cast<size_t>(count), grain, [&](size_t begin, size_t end) {
         for (size_t t = begin; t < end; ++t) {
             rms_normalize(in + t * dim, weight, m_config.rms_epsilon, out + t * dim);
         }
@@ -538,7 +543,8 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
     // Per token: biases, per-head norms, rotation (its angles computed once for all heads), the
     // K/V write into its own sequence's cache; every segment's tokens in one dispatch, as a
     // batched decode step has one token in each.
-    m_pool.parallel_for(static_cast<size_t>(count), 1, [&](size_t begin, size_t end) {
+    const size_t rope_grain = std::max<size_t>(1, kLeastShareElements / (query_dim + 2 * kv_dim));
+    m_pool.parallel_for(static_cast<size_t>(count), rope_grain, [&](size_t begin, size_t end) {
         float cosines[kernels::kMaxAttentionHeadDim / 2], sines[kernels::kMaxAttentionHeadDim / 2];
         size_t s = 0;
         for (size_t row = begin; row < end; ++row) {
@@ -608,7 +614,8 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
     // loop takes (and which its scalar tail) never depends on the other rows of the step.
     constexpr size_t kBlock = 4096;
     const size_t blocks = (ffn + kBlock - 1) / kBlock;
-    m_pool.parallel_for(blocks * count, 1, [&](size_t begin, size_t end) {
+    const size_t grain = std::max<size_t>(1, kLeastShareElements / std::min(ffn, kBlock));
+    m_pool.parallel_for(blocks * count, grain, [&](size_t begin, size_t end) {
         for (size_t item = begin; item < end; ++item) {
             const size_t offset = (item / blocks) * ffn + (item % blocks) * kBlock;
             const size_t size = std::min(kBlock, ffn - (item % blocks) * kBlock);
