@@ -137,7 +137,12 @@ void ScreenshotTour::next() {
                 return source ? source(m_window.global_settings().model_folders)
                               : std::vector<core::ModelEntry>{};
             };
-            ui::ModelPicker picker(scan, 4096, &m_window);
+            ui::ModelPicker picker(
+                scan,
+                {.requested_context = m_window.current_conversation()->settings().context_length,
+                 .loaded_path = m_window.model_path(),
+                 .folders = m_window.global_settings().model_folders},
+                &m_window);
             picker.show();
             save(picker, "model-picker");
             start_server();

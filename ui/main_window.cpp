@@ -275,10 +275,20 @@ void MainWindow::open_model_picker() {
         return m_model_source ? m_model_source(m_settings.model_folders)
                               : std::vector<core::ModelEntry>{};
     };
-    ModelPicker picker(scan, m_model_context > 0 ? m_model_context : kDefaultContextCap, this);
+    const core::Conversation* conversation = current_conversation();
+    ModelPicker picker(
+        scan,
+        {.requested_context = conversation ? conversation->settings().context_length : 0,
+         .loaded_path = m_model_path,
+         .folders = m_settings.model_folders},
+        this);
     connect(&picker, &ModelPicker::addFolderRequested, this, [this](const QString& folder) {
         if (m_settings.model_folders.contains(folder)) return;
         m_settings.model_folders.append(folder);
+        emit globalSettingsChanged(m_settings);
+    });
+    connect(&picker, &ModelPicker::removeFolderRequested, this, [this](const QString& folder) {
+        m_settings.model_folders.removeAll(folder);
         emit globalSettingsChanged(m_settings);
     });
     if (picker.exec() == QDialog::Accepted && !picker.selected_path().isEmpty()) {

@@ -68,6 +68,7 @@ public:
     ChatView* chat_view() const { return m_chat; }
     PerformanceDashboard* dashboard() const { return m_dashboard; }
     const core::GlobalSettings& global_settings() const { return m_settings; }
+    const QString& model_path() const { return m_model_path; }  // of the loaded model
     // What the loaded model's chat template lets a conversation choose (the settings' Thinking
     // and Reasoning effort).
     const hearth::TemplateChoices& template_choices() const { return m_template_choices; }

@@ -1,8 +1,11 @@
-// Lists the GGUF files Hearth can find with what matters before loading one: architecture,
-// size, quantisation, context, chat template, and the exact memory it needs at a context length.
+// Lists the GGUF files Hearth can find with what matters before loading one: file, architecture,
+// size, quantisation, context, chat template, and the memory it needs at the context a load
+// would get; which one is loaded, and why a file cannot be used. Sorts by any column, filters
+// by name, architecture or file, and keeps the user's list of extra model folders.
 #pragma once
 
 #include <QDialog>
+#include <QStringList>
 
 #include <functional>
 #include <vector>
@@ -10,6 +13,8 @@
 #include "app/core/model_catalog.h"
 #include "engine/model/model_info.h"
 
+class QLineEdit;
+class QListWidget;
 class QSpinBox;
 class QTableWidget;
 class QPushButton;
@@ -20,25 +25,57 @@ class ModelPicker final : public QDialog {
     Q_OBJECT
 
 public:
+    enum Column {
+        kName,
+        kFile,
+        kArchitecture,  // or, for a file that cannot be used, why
+        kParameters,
+        kQuantization,
+        kSize,
+        kContext,
+        kTemplate,
+        kMemory,
+        kColumns
+    };
+
+    // What the window knows when it opens the picker.
+    struct Setup {
+        int requested_context = 0;  // the conversation's setting; 0: each model's own, capped
+        QString loaded_path;        // the model in use, marked in the list
+        QStringList folders;        // model folders the user added (they can remove them)
+    };
+
     using Scan = std::function<std::vector<core::ModelEntry>()>;
-    ModelPicker(Scan scan, int context_length, QWidget* parent = nullptr);
+    ModelPicker(Scan scan, Setup setup, QWidget* parent = nullptr);
 
     QString selected_path() const;
     int row_count() const;
     const std::vector<core::ModelEntry>& entries() const { return m_entries; }
+    const QStringList& folders() const { return m_folders; }
     void rescan();
 
 signals:
     void addFolderRequested(const QString& folder);
+    void removeFolderRequested(const QString& folder);
 
 private:
+    QLayout* make_folder_controls();
     void fill();
+    void fill_row(int row, size_t entry);
     void update_memory();
+    void apply_filter();
+    void remove_selected_folder();
+    const core::ModelEntry* entry_at(int row) const;
 
     Scan m_scan;
+    QString m_loaded_path;
+    QStringList m_folders;
     std::vector<core::ModelEntry> m_entries;
     QTableWidget* m_table = nullptr;
+    QLineEdit* m_filter = nullptr;
     QSpinBox* m_context = nullptr;
+    QListWidget* m_folder_list = nullptr;
+    QPushButton* m_remove_folder = nullptr;
     QPushButton* m_load = nullptr;
 };
 

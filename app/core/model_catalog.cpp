@@ -6,12 +6,18 @@
 #include <set>
 
 #include "app/gguf_files.h"
+#include "engine/compute/backend_factory.h"
 
 namespace hearth::core {
 
 QString own_models_folder() {
     return QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
            QStringLiteral("/models");
+}
+
+int chosen_context(const ModelInfo& info, int requested) {
+    if (requested > 0) return requested;
+    return std::min(std::max(info.context_length, 1), kDefaultContextCap);
 }
 
 std::vector<std::filesystem::path> model_folders(const QStringList& user_folders) {
@@ -51,6 +57,7 @@ std::vector<ModelEntry> scan_models(const std::vector<std::filesystem::path>& fo
             entry.info = read_model_info(file);
         } catch (const std::exception& problem) {
             entry.error = QString::fromStdString(problem.what());
+            entry.info.file_bytes = std::filesystem::file_size(file, error);  // sorts by size
         }
         entries.push_back(std::move(entry));
     }

@@ -22,6 +22,11 @@ struct ModelEntry {
 // not exist yet).
 QString own_models_folder();
 
+// The context length loading `info` gets: `requested` (a conversation's setting) where set,
+// otherwise the model's trained length capped as the engine caps it; the memory a model needs
+// is only meaningful at this length.
+int chosen_context(const ModelInfo& info, int requested);
+
 // Existing folders to search, Hearth's own first, without duplicates.
 std::vector<std::filesystem::path> model_folders(const QStringList& user_folders);
 

@@ -61,5 +61,18 @@ TEST(ModelCatalog, BrokenFilesAreListedWithTheReason) {
     EXPECT_TRUE(entries[1].error.contains("cut.gguf"));
 }
 
+// Loading a model gets the conversation's context where it sets one, otherwise the model's
+// trained length up to the engine's cap: phi3 was trained on 16384 tokens, the story model on
+// 2048, the synthetic qwen3 on 512.
+TEST(ModelCatalog, TheChosenContextFollowsTheSettingOrTheModel) {
+    const auto folder = test::shared_dir() / "models";
+    const auto info = [&](const char* file) { return read_model_info(folder / file); };
+    EXPECT_EQ(chosen_context(info("synth-phi3-256.gguf"), 0), 4096);
+    EXPECT_EQ(chosen_context(info("stories260K.gguf"), 0), 2048);
+    EXPECT_EQ(chosen_context(info("synth-qwen3-256.gguf"), 0), 512);
+    EXPECT_EQ(chosen_context(info("synth-phi3-256.gguf"), 1000), 1000);
+    EXPECT_EQ(chosen_context(info("synth-qwen3-256.gguf"), 8192), 8192);
+}
+
 }  // namespace
 }  // namespace hearth::core
