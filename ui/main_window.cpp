@@ -20,6 +20,7 @@
 #include "engine/compute/backend_factory.h"
 #include "ui/chat_view.h"
 #include "ui/conversation_sidebar.h"
+#include "ui/dashboard_dock.h"
 #include "ui/markdown_view.h"
 #include "ui/model_header.h"
 #include "ui/named_button.h"
@@ -79,9 +80,7 @@ MainWindow::MainWindow(core::GlobalSettings settings, QWidget* parent)
     splitter->setSizes({220, 880});
     setCentralWidget(splitter);
     m_dashboard = new PerformanceDashboard;
-    auto* dock = new QDockWidget(tr("Performance"), this);
-    dock->setObjectName(QStringLiteral("dashboardDock"));
-    dock->setWidget(m_dashboard);
+    auto* dock = new DashboardDock(m_dashboard, this);
     addDockWidget(Qt::RightDockWidgetArea, dock);
     dock->hide();
     connect(m_header, &ModelHeader::dashboardToggled, dock, &QDockWidget::setVisible);
