@@ -1,6 +1,6 @@
 // hearth: the desktop app. Wires the window to the engine thread and loads the last model used,
 // or the bundled one.
-//   hearth [MODEL.gguf] [--screenshots DIR]
+//   hearth [MODEL.gguf] [--screenshots DIR] [--tour-status FILE]
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
@@ -13,6 +13,7 @@
 #include "app/engine_controller.h"
 #include "app/screenshot_tour.h"
 #include "app/server_controller.h"
+#include "app/tour_status.h"
 #include "app/wiring.h"
 #include "ui/main_window.h"
 #include "ui/theme.h"
@@ -28,6 +29,11 @@ int main(int argc, char** argv) {
         QStringLiteral("screenshots"),
         QStringLiteral("Save a tour of the window to DIR, then quit."), QStringLiteral("DIR"));
     parser.addOption(screenshots);
+    const QCommandLineOption tour_status(
+        QStringLiteral("tour-status"),
+        QStringLiteral("Keep FILE up to date with what a driver sending input events needs."),
+        QStringLiteral("FILE"));
+    parser.addOption(tour_status);
     parser.process(application);
 
     auto settings = hearth::core::load_global_settings();
@@ -58,6 +64,9 @@ int main(int argc, char** argv) {
                      });
     if (parser.isSet(screenshots)) {
         hearth::start_screenshot_tour(window, engine, parser.value(screenshots));
+    }
+    if (parser.isSet(tour_status)) {
+        hearth::start_tour_status(window, engine, parser.value(tour_status));
     }
     window.show();
 

@@ -4,7 +4,9 @@
 #   packaging/setup.sh test  installs what is missing, builds, runs the whole test suite, then
 #                            builds and runs it again under AddressSanitizer + UBSan, then
 #                            runs every fuzz target (tests/fuzz/) for a short fixed time
-# Both are idempotent: with nothing missing and nothing changed they only re-check.
+#   packaging/setup.sh tour [DIR]  installs what is missing, builds, and saves the screenshot
+#                            tour's pictures to DIR (default build/screenshots)
+# All are idempotent: with nothing missing and nothing changed they only re-check.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +24,8 @@ packages=(
 # dbus-run-session and gnome-keyring-daemon give the API-key test a real Secret Service.
 test_tools=(curl:curl node:nodejs npm:npm dbus-run-session:dbus-daemon
     gnome-keyring-daemon:gnome-keyring)
+# What only the screenshot tour (packaging/screenshots.sh) runs, in the same form.
+tour_tools=(Xvfb:xvfb xvfb-run:xvfb xdotool:xdotool import:imagemagick)
 # The Node packages the OpenAI client test uses, pinned by its package-lock.json.
 node_test_dir=tests/app/server/openai_client
 # Seconds each fuzz target runs in `test` (two at a time on two cores; 10 targets, about a
@@ -96,8 +100,15 @@ case "${1:-}" in
             -DCMAKE_CXX_COMPILER=clang++ -DHEARTH_FUZZ=ON -DHEARTH_BUILD_GUI=OFF
         tests/fuzz/run_fuzzers.sh build-fuzz "$fuzz_seconds"
         ;;
+    tour)
+        # The screenshot tour drives the real window with real X input events: an X server of
+        # its own, xdotool to send the events, ImageMagick's import to take the pictures.
+        install_missing "${tour_tools[@]}"
+        build build-release -DCMAKE_BUILD_TYPE=Release -DHEARTH_BUILD_TESTS=OFF
+        HEARTH_APP=build-release/app/hearth exec packaging/screenshots.sh "${2:-build/screenshots}"
+        ;;
     *)
-        echo "usage: $0 run|test" >&2
+        echo "usage: $0 run|test|tour [DIR]" >&2
         exit 2
         ;;
 esac

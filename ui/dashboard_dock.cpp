@@ -3,6 +3,7 @@
 #include <QEvent>
 #include <QMainWindow>
 #include <QScrollArea>
+#include <QScrollBar>
 #include <QTimer>
 
 #include <algorithm>
@@ -18,16 +19,25 @@ DashboardDock::DashboardDock(PerformanceDashboard* dashboard, QWidget* parent)
     auto* scroll = new QScrollArea;
     scroll->setObjectName(QStringLiteral("dashboardScroll"));
     scroll->setFrameShape(QFrame::NoFrame);
-    // The dashboard fills the dock where it fits and scrolls where it does not.
+    // The dashboard fills the dock's width and scrolls where it is too tall.
     scroll->setWidgetResizable(true);
+    // Its figures sit under their names, so it needs height, not width: it scrolls down only.
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     scroll->setWidget(dashboard);
-    scroll->setMinimumWidth(kMinimumWidth);
     setWidget(scroll);
     if (parent != nullptr) parent->installEventFilter(this);
 }
 
-int DashboardDock::width_for(int window_width) {
-    return std::clamp(window_width / 4, kMinimumWidth, kMaximumWidth);
+int DashboardDock::width_for(int window_width, int least) {
+    return std::clamp(window_width / 4, least, std::max(least, kMaximumWidth));
+}
+
+int DashboardDock::least_width() const {
+    const auto* scroll = static_cast<const QScrollArea*>(widget());
+    // The dashboard's own least width, beside the scroll bar it gets when taller than the dock.
+    return std::max(kMinimumWidth, scroll->widget()->minimumSizeHint().width() +
+                                       scroll->verticalScrollBar()->sizeHint().width() +
+                                       2 * scroll->frameWidth());
 }
 
 bool DashboardDock::eventFilter(QObject* watched, QEvent* event) {
@@ -47,7 +57,9 @@ void DashboardDock::fit() {
     auto* window = qobject_cast<QMainWindow*>(parentWidget());
     if (window == nullptr || !isVisible() || isFloating()) return;
     if (window->dockWidgetArea(this) == Qt::BottomDockWidgetArea) return;
-    window->resizeDocks({this}, {width_for(window->width())}, Qt::Horizontal);
+    const int least = least_width();
+    widget()->setMinimumWidth(least);
+    window->resizeDocks({this}, {width_for(window->width(), least)}, Qt::Horizontal);
 }
 
 }  // namespace hearth::ui

@@ -17,8 +17,9 @@ public:
     DashboardDock(PerformanceDashboard* dashboard, QWidget* parent = nullptr);
 
     // The width the dock takes beside the chat in a window `window_width` wide: a quarter of
-    // it, between these bounds, so that in an 800-pixel window the chat keeps the most room.
-    static int width_for(int window_width);
+    // it, at least `least` (what the dashboard needs), at most kMaximumWidth, so that in an
+    // 800-pixel window the chat keeps the most room.
+    static int width_for(int window_width, int least);
     static constexpr int kMinimumWidth = 200;
     static constexpr int kMaximumWidth = 420;
 
@@ -30,6 +31,7 @@ private:
     // Gives the dock its width for the window's current size (QMainWindow would otherwise
     // take all of a shrinking window's loss from the chat).
     void fit();
+    int least_width() const;
 };
 
 }  // namespace hearth::ui

@@ -63,12 +63,13 @@ ModelPicker::ModelPicker(Scan scan, Setup setup, QWidget* parent)
     m_table->setAccessibleName(tr("Models"));
     m_table->setHorizontalHeaderLabels({tr("Name"), tr("File"), tr("Architecture"),
                                         tr("Parameters"), tr("Quantisation"), tr("File size"),
-                                        tr("Trained context"), tr("Chat template"), tr("Memory")});
+                                        tr("Memory"), tr("Trained context"), tr("Chat template")});
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
     m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    m_table->horizontalHeader()->setSectionResizeMode(kName, QHeaderView::Stretch);
+    m_table->horizontalHeader()->setSectionResizeMode(kArchitecture, QHeaderView::Interactive);
+    m_table->horizontalHeader()->setStretchLastSection(true);
     m_table->horizontalHeader()->setSortIndicatorShown(true);
     m_table->verticalHeader()->hide();
 
@@ -104,7 +105,7 @@ ModelPicker::ModelPicker(Scan scan, Setup setup, QWidget* parent)
     layout->addWidget(m_table, 1);
     layout->addLayout(make_folder_controls());
     layout->addWidget(buttons);
-    resize(1100, 480);
+    resize(1200, 520);
 
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -118,8 +119,10 @@ ModelPicker::ModelPicker(Scan scan, Setup setup, QWidget* parent)
     m_table->horizontalHeader()->setSortIndicator(kName, Qt::AscendingOrder);
     rescan();
     // After the table's own handler has sorted: hidden rows are hidden by position.
-    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this,
-            &ModelPicker::apply_filter);
+    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this, [this] {
+        apply_filter();
+        span_refusals();
+    });
 }
 
 // The folders the user added, which the catalog searches besides the usual places.
@@ -197,6 +200,8 @@ void ModelPicker::fill() {
     update_memory();
     m_table->setSortingEnabled(true);
     apply_filter();
+    span_refusals();
+    m_table->resizeColumnToContents(kArchitecture);
     for (int row = 0; row < m_table->rowCount(); ++row) {
         const auto* shown = entry_at(row);
         if (canonical(QString::fromStdString(shown->info.path.string())) == m_loaded_path) {
@@ -263,6 +268,18 @@ void ModelPicker::update_memory() {
     m_table->setSortingEnabled(sorting);
 }
 
+// A refused file's reason runs over the columns its metadata would fill, so the architecture
+// column keeps the width of a family's name. Spans belong to positions, not items: they are
+// laid again after each sort.
+void ModelPicker::span_refusals() {
+    m_table->clearSpans();
+    for (int row = 0; row < m_table->rowCount(); ++row) {
+        const auto* entry = entry_at(row);
+        if (entry != nullptr && !entry->error.isEmpty())
+            m_table->setSpan(row, kArchitecture, 1, kSize - kArchitecture);
+    }
+}
+
 void ModelPicker::apply_filter() {
     const QString words = m_filter->text().trimmed();
     for (int row = 0; row < m_table->rowCount(); ++row) {
@@ -273,6 +290,10 @@ void ModelPicker::apply_filter() {
         }
         m_table->setRowHidden(row, !shown);
     }
+    // A hidden row stays selected otherwise, and Load would load a file the user cannot see.
+    const auto selected = m_table->selectionModel()->selectedRows();
+    if (!selected.isEmpty() && m_table->isRowHidden(selected.front().row()))
+        m_table->clearSelection();
 }
 
 QString ModelPicker::selected_path() const {

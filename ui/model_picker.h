@@ -32,9 +32,9 @@ public:
         kParameters,
         kQuantization,
         kSize,
+        kMemory,  // at the context a load would get
         kContext,
         kTemplate,
-        kMemory,
         kColumns
     };
 
@@ -64,6 +64,7 @@ private:
     void fill_row(int row, size_t entry);
     void update_memory();
     void apply_filter();
+    void span_refusals();
     void remove_selected_folder();
     const core::ModelEntry* entry_at(int row) const;
 

@@ -87,6 +87,8 @@ PerformanceDashboard::PerformanceDashboard(QWidget* parent)
     setObjectName(QStringLiteral("dashboard"));
     setAccessibleName(tr("Performance"));
     auto* figures = new QFormLayout;
+    // Each figure under its name: the dock beside the chat is narrow.
+    figures->setRowWrapPolicy(QFormLayout::WrapAllRows);
     figures->addRow(tr("Time to first token"), m_first_token);
     figures->addRow(tr("Prefill"), m_prefill);
     figures->addRow(tr("Tokens generated"), m_tokens);
@@ -114,6 +116,9 @@ PerformanceDashboard::PerformanceDashboard(QWidget* parent)
     layout->addWidget(m_generations, 2);
     layout->addLayout(benchmark);
     layout->addWidget(m_benchmarks, 1);
+
+    // Names and figures wrap rather than widen the dock (a narrow window's third column).
+    for (auto* label : findChildren<QLabel*>(Qt::FindDirectChildrenOnly)) label->setWordWrap(true);
 
     m_frame.setSingleShot(true);
     m_frame.setInterval(16);

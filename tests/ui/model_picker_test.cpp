@@ -67,6 +67,13 @@ TEST(ModelPicker, ShowsEveryEntryOfTheCatalogWithItsFileName) {
     ModelPicker picker(shared_scan(), {});
     EXPECT_EQ(static_cast<size_t>(picker.row_count()), picker.entries().size());
     const auto& table = table_of(picker);
+    const std::map<int, QString> headers{{Column::kName, "Name"},
+                                         {Column::kFile, "File"},
+                                         {Column::kArchitecture, "Architecture"},
+                                         {Column::kSize, "File size"},
+                                         {Column::kMemory, "Memory"}};
+    for (const auto& [column, header] : headers)
+        EXPECT_EQ(table.horizontalHeaderItem(column)->text(), header);
     // Each family by its usual name, with its parameters and memory.
     const std::map<QString, QString> families{
         {"stories260K.gguf", "Llama"},        {"synth-qwen3-256.gguf", "Qwen3"},
