@@ -46,9 +46,26 @@ QString front_window(const ui::MainWindow& window) {
     return QStringLiteral("main");
 }
 
+// The rows of `table` in view, counted from the top as a user sees them (hidden rows, such as
+// those a filter leaves out, do not count): where each is, and its cells' text.
+void add_rows(const QTableView& table, QMap<QString, QString>& lines) {
+    const auto* model = table.model();
+    int shown = 0;
+    for (int row = 0; row < model->rowCount(); ++row) {
+        const QRect rect = table.visualRect(model->index(row, 0));
+        if (table.isRowHidden(row) || !table.viewport()->rect().intersects(rect)) continue;
+        const QString key = QStringLiteral("%1.row.%2").arg(table.objectName()).arg(shown++);
+        lines["at." + key] = point_text(table.viewport()->mapToGlobal(rect.center()));
+        QStringList cells;
+        for (int column = 0; column < model->columnCount(); ++column)
+            cells << model->index(row, column).data().toString();
+        lines["text." + key] = cells.join(QStringLiteral(" | "));
+    }
+}
+
 // Screen positions of the named controls a user can click or type into, of the rows of named
-// lists and of the column headers of named tables. Where several controls share a name (each
-// answer's Regenerate), the lowest on screen wins: the latest message's.
+// lists and tables and of the column headers of named tables. Where several controls share a name
+// (each answer's Regenerate), the lowest on screen wins: the latest message's.
 void add_positions(QMap<QString, QString>& lines) {
     QMap<QString, QPoint> at;
     for (QWidget* top : QApplication::topLevelWidgets()) {
@@ -63,6 +80,7 @@ void add_positions(QMap<QString, QString>& lines) {
             auto found = at.find(widget->objectName());
             if (found == at.end() || centre.y() >= found->y()) at[widget->objectName()] = centre;
             if (auto* table = qobject_cast<QTableView*>(widget)) {
+                add_rows(*table, lines);
                 const QHeaderView* header = table->horizontalHeader();
                 for (int column = 0; column < header->count(); ++column) {
                     const int x =

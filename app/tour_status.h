@@ -6,7 +6,7 @@
 // it changes, as KEY=VALUE lines:
 //   winid=…  geometry=X Y W H  model=FILE  answers=N  generating=0|1  window=NAME
 //   conversation=TITLE  dashboard=0|1  rows.LIST=N  at.NAME=X Y  at.LIST.ROW=X Y
-//   text.LIST.ROW=TEXT  at.TABLE.column.N=X Y
+//   text.LIST.ROW=TEXT  at.TABLE.row.N=X Y  text.TABLE.row.N=CELL | CELL …  at.TABLE.column.N=X Y
 #pragma once
 
 #include <QObject>

@@ -25,9 +25,13 @@
 #                                                                         -> dashboard-800x600.png
 #   search         Ctrl+F (clicks the search box where the shortcut is missing), type a word,
 #                  click the first hit                      -> search.png, search-opened.png
+#   other-model    New chat, then load synth-qwen3-256.gguf through the Models dialog (filter,
+#                  double click) and ask it something (needs ../shared/models) -> other-model.png
 #
 # Adding a scene: write a function scene_NAME below with the helpers (ask, click, press,
-# type_text, wait_for, try_wait, wait_until with has/present/absent, shot, shot_screen) and add NAME to `scenes`.
+# double_click, type_text, load_model, wait_for, try_wait, wait_until with has/present/absent/
+# differs, shot, shot_screen) and add NAME to `scenes`, e.g.
+#   scene_thinking() { load_model synth-qwen3-256.gguf; ask "Why is the sky blue?"; shot thinking; }
 # The app describes itself in $status (`hearth --tour-status FILE`, app/tour_status.h): the
 # answers finished, the dialog in front, the conversation shown, and `at.NAME=X Y`, the screen
 # position of every named control, so `click NAME` clicks the control whose objectName is NAME.
@@ -110,6 +114,7 @@ wait_until() {
 has() { [ "$(status "$1")" = "$2" ]; }
 present() { [ -n "$(status "$1")" ]; }
 absent() { [ -z "$(status "$1")" ]; }
+differs() { [ "$(status "$1")" != "$2" ]; }
 # Whether the app reports KEY=VALUE within SECONDS (default 5); says nothing if not.
 try_wait() { wait_until "${3:-5}" has "$1" "$2"; }
 # Waits until the app reports KEY=VALUE (SECONDS, default 30), or fails the tour.
@@ -126,6 +131,14 @@ click() {
     xdotool mousemove --sync $at click 1
 }
 
+double_click() {
+    local at
+    wait_until 5 present "at.$1" || fail "nothing named '$1' on screen"
+    at=$(status "at.$1")
+    # shellcheck disable=SC2086  # "X Y"
+    xdotool mousemove --sync $at click --repeat 2 --delay 80 1
+}
+
 # Real key presses, in xdotool's names: press ctrl+comma, press Return.
 press() { xdotool key --clearmodifiers "$@"; }
 type_text() { xdotool type --delay 12 -- "$1"; }
@@ -138,6 +151,19 @@ ask() {
     type_text "$1"
     press Return
     wait_for answers $((before + 1)) 120
+}
+
+# Loads FILE (a name the Models dialog lists, e.g. synth-qwen3-256.gguf) as a user does: the
+# Models dialog, its filter, a double click on the one row left.
+load_model() {
+    click chooseModel
+    wait_for window modelPicker
+    click modelFilter
+    type_text "$1"
+    wait_until 5 absent at.models.row.1 || fail "more than one model matches '$1'"
+    double_click models.row.0
+    wait_for model "$1" 60
+    wait_for window main
 }
 
 # A picture of the main window as it is on the X screen (after a paint).
@@ -171,8 +197,10 @@ scene_regenerate() {
 }
 
 scene_second_chat() {
+    local before
+    before=$(status conversation)
     click newChat
-    wait_for conversation "New chat"
+    wait_until 5 differs conversation "$before" || fail "New chat opened no new conversation"
     ask "The little dog found a ball."
     shot second-chat
 }
@@ -243,7 +271,15 @@ scene_search() {
     shot search-opened
 }
 
-scenes=(first-answer regenerate second-chat switch settings models dashboard search)
+scene_other_model() {
+    [ -d ../shared/models ] || { echo "tour: no ../shared/models; other-model skipped" >&2; return; }
+    click newChat
+    load_model synth-qwen3-256.gguf
+    ask "Hello"
+    shot other-model
+}
+
+scenes=(first-answer regenerate second-chat switch settings models dashboard search other-model)
 [ $# -gt 0 ] && scenes=("$@")  # later scenes expect what earlier ones made: first-answer first
 
 # ---- the run -------------------------------------------------------------------------------
