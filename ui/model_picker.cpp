@@ -142,10 +142,10 @@ QLayout* ModelPicker::make_folder_controls() {
     folder_buttons->addWidget(add_folder);
     folder_buttons->addWidget(m_remove_folder);
     folder_buttons->addStretch();
-    auto* label = new QLabel(tr("Also searched:\nthese folders"));
+    auto* label = new QLabel(tr("Your model folders:"));
     label->setToolTip(
-        tr("Besides Hearth's own models folder and those of LM Studio, GPT4All, "
-           "Jan and the Hugging Face cache"));
+        tr("Hearth also looks in its own models folder and in those of LM Studio, "
+           "GPT4All, Jan and the Hugging Face cache"));
     auto* folders = new QHBoxLayout;
     folders->addWidget(label);
     folders->addWidget(m_folder_list, 1);
