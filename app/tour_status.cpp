@@ -141,7 +141,7 @@ QString TourStatus::snapshot() const {
     lines["answers"] = QString::number(m_answers);
     lines["generating"] = m_window.generating() ? QStringLiteral("1") : QStringLiteral("0");
     lines["window"] = front_window(m_window);
-    auto* conversation = const_cast<ui::MainWindow&>(m_window).current_conversation();
+    auto* conversation = m_window.current_conversation();
     lines["conversation"] = conversation ? conversation->title() : QString();
     const auto* dock = m_window.findChild<QDockWidget*>(QStringLiteral("dashboardDock"));
     lines["dashboard"] = dock && dock->isVisible() ? QStringLiteral("1") : QStringLiteral("0");
