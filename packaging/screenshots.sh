@@ -122,9 +122,24 @@ wait_for() {
     try_wait "$1" "$2" "${3:-30}" || fail "waited ${3:-30} s for $1=$2 (it is '$(status "$1")')"
 }
 
+# Waits until the app's status has stopped changing (for three of its tenth-of-a-second
+# polls): after a key or a click, controls can move (a filter narrows a table's columns)
+# before the file says where they are now.
+settle() {
+    local last="" now quiet=0 tries=0
+    while [ "$quiet" -lt 3 ] && [ "$tries" -lt 50 ]; do
+        now=$(cat "$status" 2>/dev/null)
+        if [ "$now" = "$last" ]; then quiet=$((quiet + 1)); else quiet=0; fi
+        last=$now
+        tries=$((tries + 1))
+        sleep 0.1
+    done
+}
+
 # A real mouse click on the control named NAME (its objectName), where the app says it is.
 click() {
     local at
+    settle
     wait_until 5 present "at.$1" || fail "no control named '$1' on screen"
     at=$(status "at.$1")
     # shellcheck disable=SC2086  # "X Y"
@@ -133,6 +148,7 @@ click() {
 
 double_click() {
     local at
+    settle
     wait_until 5 present "at.$1" || fail "nothing named '$1' on screen"
     at=$(status "at.$1")
     # shellcheck disable=SC2086  # "X Y"
@@ -235,8 +251,8 @@ scene_models() {
     shot_screen models
     click modelFilter
     type_text "gemma"
-    click models.column.6  # the Memory column's header: sorted by the memory each needs
-    sleep 0.2  # the filter and the sort run on each key press and click
+    click models.column.5  # the Memory column's header: sorted by the memory each needs
+    settle
     shot_screen models-filtered
     press Escape
     wait_for window main

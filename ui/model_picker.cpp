@@ -61,9 +61,9 @@ ModelPicker::ModelPicker(Scan scan, Setup setup, QWidget* parent)
     m_table = new QTableWidget(0, kColumns);
     m_table->setObjectName(QStringLiteral("models"));
     m_table->setAccessibleName(tr("Models"));
-    m_table->setHorizontalHeaderLabels({tr("Name"), tr("File"), tr("Architecture"),
-                                        tr("Parameters"), tr("Quantisation"), tr("File size"),
-                                        tr("Memory"), tr("Trained context"), tr("Chat template")});
+    m_table->setHorizontalHeaderLabels({tr("Name"), tr("File"), tr("File size"), tr("Architecture"),
+                                        tr("Parameters"), tr("Memory"), tr("Quantisation"),
+                                        tr("Trained context"), tr("Chat template")});
     m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
     m_table->setSelectionMode(QAbstractItemView::SingleSelection);
     m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -229,6 +229,7 @@ void ModelPicker::fill_row(int row, size_t index) {
         return item;
     };
     const QString file = QString::fromStdString(info.path.filename().string());
+    set(kSize, byte_size_text(info.file_bytes), static_cast<double>(info.file_bytes));
     const QString name = entry.error.isEmpty() ? QString::fromStdString(info.name)
                                                : QString::fromStdString(info.path.stem().string());
     auto* name_item = set(kName, loaded ? tr("%1 (loaded)").arg(name) : name);
@@ -238,14 +239,12 @@ void ModelPicker::fill_row(int row, size_t index) {
         set(kArchitecture,
             QString::fromStdString(load_error_text(entry.error.toStdString(), info.path.string())));
         for (int column = kParameters; column < kColumns; ++column) set(column, {}, -1);
-        set(kSize, byte_size_text(info.file_bytes), static_cast<double>(info.file_bytes));
         return;
     }
     set(kArchitecture, QString::fromStdString(architecture_text(info.architecture)));
     set(kParameters, QString::fromStdString(parameter_count_text(info.parameters)),
         static_cast<double>(info.parameters));
     set(kQuantization, QString::fromStdString(quantization_text(info)));
-    set(kSize, byte_size_text(info.file_bytes), static_cast<double>(info.file_bytes));
     set(kContext, QString::number(info.context_length), info.context_length);
     set(kTemplate, QString::fromStdString(info.chat_family));
     set(kMemory, {}, 0);
@@ -276,7 +275,7 @@ void ModelPicker::span_refusals() {
     for (int row = 0; row < m_table->rowCount(); ++row) {
         const auto* entry = entry_at(row);
         if (entry != nullptr && !entry->error.isEmpty())
-            m_table->setSpan(row, kArchitecture, 1, kSize - kArchitecture);
+            m_table->setSpan(row, kArchitecture, 1, kColumns - kArchitecture);
     }
 }
 

@@ -28,11 +28,11 @@ public:
     enum Column {
         kName,
         kFile,
-        kArchitecture,  // or, for a file that cannot be used, why
-        kParameters,
-        kQuantization,
         kSize,
+        kArchitecture,  // or, for a file that cannot be used, why (over the columns after it)
+        kParameters,
         kMemory,  // at the context a load would get
+        kQuantization,
         kContext,
         kTemplate,
         kColumns
