@@ -78,7 +78,10 @@ work="$(mktemp -d)"
 status="$work/status"
 app_pid=""
 cleanup() {
-    [ -n "$app_pid" ] && kill "$app_pid" 2>/dev/null && wait "$app_pid" 2>/dev/null
+    if [ -n "$app_pid" ]; then
+        kill "$app_pid" 2>/dev/null || true
+        wait "$app_pid" 2>/dev/null || true  # its status is the TERM it was sent
+    fi
     rm -rf "$work"
 }
 trap cleanup EXIT

@@ -39,9 +39,10 @@ TEST_F(MainWindowLayoutTest, TheDashboardSharesAnEightHundredBySixHundredWindow)
     type_and_send("Once upon a time");
     ASSERT_TRUE(wait_finished());
     auto* performance = m_window.findChild<QPushButton*>("showDashboard");
-    QTest::mouseClick(performance, Qt::LeftButton);
     m_window.resize(800, 600);
-    QTest::qWait(50);  // the resize and the layouts it starts
+    QTest::qWait(50);
+    QTest::mouseClick(performance, Qt::LeftButton);
+    QTest::qWait(50);  // the dock's showing and the layouts it starts
     QCoreApplication::processEvents();
 
     EXPECT_EQ(m_window.size(), QSize(800, 600));
@@ -64,6 +65,7 @@ TEST_F(MainWindowLayoutTest, TheDashboardSharesAnEightHundredBySixHundredWindow)
     const auto* dock = m_window.findChild<QDockWidget*>("dashboardDock");
     const auto* conversations = m_window.findChild<QListWidget*>("conversations");
     EXPECT_GE(chat->width(), 320);
+    EXPECT_GE(chat->height(), 200) << "the chat is squeezed to " << chat->height() << " pixels";
     EXPECT_GT(chat->width(), dock->width());
     EXPECT_GT(chat->width(), conversations->width());
     EXPECT_GE(dock->width(), 180);
