@@ -6,15 +6,16 @@
 #include <QPushButton>
 #include <QVBoxLayout>
 
+#include "ui/elided_label.h"
 #include "ui/named_button.h"
 
 namespace hearth::ui {
 
 ModelHeader::ModelHeader(QWidget* parent) : QWidget(parent) {
-    m_model = new QLabel(tr("No model loaded"));
+    // Shortened rather than widening the window past a small screen or wrapping word by word
+    // beside the buttons: a model's name can be long.
+    m_model = new ElidedLabel(tr("No model loaded"));
     m_model->setObjectName(QStringLiteral("model"));
-    // Wrapped rather than widening the window past a small screen: a model's name can be long.
-    m_model->setWordWrap(true);
     auto* choose = named_button(tr("Models…"), "chooseModel", tr("Choose a model"));
     m_load_progress = new QProgressBar;
     m_load_progress->setObjectName(QStringLiteral("loadProgress"));
@@ -57,6 +58,7 @@ ModelHeader::ModelHeader(QWidget* parent) : QWidget(parent) {
 
 void ModelHeader::show_model(const QString& text, const QString& purpose) {
     m_model->setText(text);
+    m_model->update_tooltip();
     m_purpose->setText(purpose);
     m_purpose->setVisible(!purpose.isEmpty());
 }

@@ -12,6 +12,8 @@ class QPushButton;
 
 namespace hearth::ui {
 
+class ElidedLabel;
+
 class ModelHeader final : public QWidget {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(ModelHeader)
@@ -35,7 +37,7 @@ signals:
     void dashboardToggled(bool shown);
 
 private:
-    QLabel* m_model = nullptr;
+    ElidedLabel* m_model = nullptr;
     QLabel* m_purpose = nullptr;
     QLabel* m_notice = nullptr;
     QProgressBar* m_load_progress = nullptr;
