@@ -9,6 +9,8 @@
 # them it runs the in-process tour instead.
 #
 # Scenes, in order (each starts where the one before left the window):
+#   welcome        the empty chat at start: what the bundled model is, how to get another
+#                                                                         -> welcome.png
 #   first-answer   click the message box, type a question, press Enter; the answer, its
 #                  figures and Continue                                  -> first-answer.png
 #   regenerate     click the answer's Regenerate; version 2/2 replaces it -> regenerated.png
@@ -23,6 +25,8 @@
 #   dashboard      the window resized to 800×600, click Performance: the dashboard docked
 #                  beside the chat (then hidden, the window back to its size)
 #                                                                         -> dashboard-800x600.png
+#   new-chat       Ctrl+N twice: one empty chat is listed, not two; Ctrl+L puts the cursor in
+#                  the message box                                        -> new-chat.png
 #   search         Ctrl+F (clicks the search box where the shortcut is missing), type a word,
 #                  click the first hit                      -> search.png, search-opened.png
 #   other-model    New chat, then load synth-qwen3-256.gguf through the Models dialog (filter,
@@ -202,6 +206,26 @@ shot_screen() {
 
 # ---- scenes --------------------------------------------------------------------------------
 
+scene_welcome() {
+    wait_until 5 present at.welcome || fail "an empty chat shows no welcome"
+    shot welcome
+}
+
+scene_new_chat() {
+    local before
+    before=$(status conversation)
+    press ctrl+n
+    wait_until 5 differs conversation "$before" || fail "Ctrl+N opened no new conversation"
+    local listed
+    listed=$(grep -c '^at.conversations\.' "$status")
+    press ctrl+n
+    settle
+    [ "$(grep -c '^at.conversations\.' "$status")" = "$listed" ] ||
+        fail "a second Ctrl+N listed another empty chat"
+    press ctrl+l
+    shot new-chat
+}
+
 scene_first_answer() {
     ask "Once upon a time"
     shot first-answer
@@ -298,7 +322,8 @@ scene_other_model() {
     shot other-model
 }
 
-scenes=(first-answer regenerate second-chat switch settings models dashboard search other-model)
+scenes=(welcome first-answer regenerate second-chat switch settings models dashboard new-chat
+    search other-model)
 [ $# -gt 0 ] && scenes=("$@")  # later scenes expect what earlier ones made: first-answer first
 
 # ---- the run -------------------------------------------------------------------------------
