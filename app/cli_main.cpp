@@ -33,6 +33,10 @@ void print_stats(const hearth::GenerationResult& result, uint64_t seed) {
         stats.prefill_tokens_per_second(), stats.time_to_first_token_ns / 1e6,
         stats.generated_tokens, stats.decode_tokens_per_second(),
         hearth::stop_reason_name(stats.stop_reason), seed);
+    if (stats.reasoning_tokens > 0) {
+        fmt::print(stderr, " | reasoning: {} tokens, {:.2f} s", stats.reasoning_tokens,
+                   stats.reasoning_ns / 1e9);
+    }
     if (stats.draft_tokens > 0) {
         fmt::print(stderr, " | drafts: {} accepted of {} ({:.0f}%)", stats.accepted_draft_tokens,
                    stats.draft_tokens, 100.0 * stats.acceptance_rate());
@@ -140,7 +144,9 @@ int run_generation(const hearth::CliOptions& options) {
         return 0;
     }
     const auto request = generation_request(options, engine, context);
+    // The model's reasoning goes to stderr, so that stdout holds the answer alone.
     const hearth::GenerationSink sink{.on_chunk = [](const hearth::TokenChunk& chunk) {
+        std::cerr << chunk.reasoning << std::flush;
         std::cout << chunk.text << std::flush;
         return true;
     }};

@@ -20,7 +20,8 @@ DecodeLoop::DecodeLoop(DecodeContext context, const GenerationRequest& request,
       m_request(request),
       m_sink(sink),
       m_sampler(request.sampler),
-      m_stop_strings(request.stop_strings) {
+      m_stop_strings(request.stop_strings),
+      m_splitter(request.reasoning) {
     if (request.grammar) {
         if (!m_context.trie) throw std::invalid_argument("JSON mode needs the vocabulary's trie");
         m_constraint.emplace(request.grammar, m_context.trie, m_context.tokenizer);
@@ -187,10 +188,14 @@ bool DecodeLoop::emit(int32_t token) {
     m_sampler.accept(token);
     if (m_constraint) m_constraint->accept(token);
 
-    const auto out = m_stop_strings.push(m_utf8.push(m_context.tokenizer.token_to_piece(token)));
+    const bool was_reasoning = m_splitter.in_reasoning();
+    const auto split = m_splitter.push(m_utf8.push(piece(token)));
+    const auto out = m_stop_strings.push(split.answer);
     m_chunk.tokens.push_back(token);
     m_chunk.token_times_ns.push_back(now);
     m_chunk.text += out.text;
+    m_chunk.reasoning += split.reasoning;
+    m_tally.count(now, was_reasoning, m_splitter, m_chunk, stats);
     if (out.stopped) {
         stop(StopReason::StopString);
     } else if (m_constraint && m_constraint->finished()) {
@@ -212,10 +217,22 @@ bool DecodeLoop::emit(int32_t token) {
     return !m_stopped;
 }
 
+// gpt-oss's channel markers are control tokens, which print nothing: the splitter reads them
+// (and nobody else sees them).
+std::string DecodeLoop::piece(int32_t token) const {
+    std::string text = m_context.tokenizer.token_to_piece(token);
+    if (text.empty() && m_request.reasoning.markup == ReasoningMarkup::Harmony) {
+        std::string marker = m_context.tokenizer.token_to_piece(token, true);
+        if (is_harmony_marker(marker)) return marker;
+    }
+    return text;
+}
+
 bool DecodeLoop::hand_off(int64_t now_ns) {
     m_last_handoff_ns = now_ns;
     if (m_chunk.empty()) return true;
     m_result.text += m_chunk.text;
+    m_result.reasoning += m_chunk.reasoning;
     const bool go_on = !m_sink.on_chunk || m_sink.on_chunk(m_chunk);
     m_chunk.clear();
     return go_on;
@@ -225,7 +242,10 @@ bool DecodeLoop::hand_off(int64_t now_ns) {
 void DecodeLoop::finish() {
     auto& stats = m_result.stats;
     if (stats.stop_reason != StopReason::StopString) {
-        const auto out = m_stop_strings.push(m_utf8.flush());
+        const auto split = m_splitter.push(m_utf8.flush());
+        const auto tail = m_splitter.flush();
+        m_chunk.reasoning += split.reasoning + tail.reasoning;
+        const auto out = m_stop_strings.push(split.answer + tail.answer);
         m_chunk.text += out.text;
         if (out.stopped) {
             stats.stop_reason = StopReason::StopString;
@@ -234,6 +254,7 @@ void DecodeLoop::finish() {
         }
     }
     hand_off(elapsed_ns());
+    m_tally.finish(stats);
     if (stats.generated_tokens > 0) {
         stats.decode_ns = stats.token_times_ns.back() - stats.token_times_ns.front();
     }

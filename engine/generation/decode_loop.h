@@ -13,10 +13,12 @@
 
 #include "engine/compute/backend.h"
 #include "engine/generation/generation_request.h"
+#include "engine/generation/reasoning_tally.h"
 #include "engine/generation/stop_strings.h"
 #include "engine/generation/token_history.h"
 #include "engine/grammar/json_constraint.h"
 #include "engine/grammar/token_trie.h"
+#include "engine/text/reasoning_splitter.h"
 #include "engine/text/tokenizer.h"
 #include "engine/text/utf8_buffer.h"
 
@@ -57,6 +59,7 @@ private:
     // Takes one generated token through stop checks, text assembly and hand-off; false ends
     // the generation.
     bool emit(int32_t token);
+    std::string piece(int32_t token) const;  // the token's text as the splitter reads it
     void stop(StopReason reason);
     bool cancelled() const;
     bool hand_off(int64_t now_ns);  // false: the sink asked to stop
@@ -70,6 +73,8 @@ private:
     std::optional<JsonConstraint> m_constraint;
     StopStrings m_stop_strings;
     Utf8Buffer m_utf8;
+    ReasoningSplitter m_splitter;
+    ReasoningTally m_tally;
     GenerationResult m_result;
     TokenChunk m_chunk;
     std::vector<int32_t> m_run;  // tokens accepted during the current Backend::decode call

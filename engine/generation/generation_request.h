@@ -15,6 +15,7 @@
 #include "engine/generation/sampler.h"
 #include "engine/generation/token_chunk.h"
 #include "engine/grammar/json_grammar.h"
+#include "engine/text/reasoning_splitter.h"
 
 namespace hearth {
 
@@ -45,6 +46,9 @@ struct GenerationRequest {
     std::shared_ptr<Drafter> drafter;
     std::shared_ptr<const JsonGrammar> grammar;  // JSON mode when set
     HandoffSettings handoff;
+    // How the model marks reasoning after this prompt: the loop hands reasoning over apart
+    // from the answer. None for raw text prompts.
+    ReasoningFormat reasoning;
     const std::atomic<bool>* cancel = nullptr;  // checked before every forward step
     // Facts about how the prompt was built (a chat template that fell back to its family's
     // built-in format), passed on at the front of the result's notices.
@@ -66,7 +70,8 @@ struct GenerationSink {
 struct GenerationResult {
     GenerationStats stats;
     std::vector<int32_t> tokens;  // generated, without an end-of-generation token
-    std::string text;             // everything the chunks carried, joined
+    std::string text;             // the answer: everything the chunks' text carried, joined
+    std::string reasoning;        // the chunks' reasoning, joined
     Notices notices;              // what overflow dropped, why it stopped early, a GPU lost
 };
 

@@ -33,6 +33,10 @@ struct GenerationStats {
     int accepted_draft_tokens = 0;        // speculative: proposed tokens that matched
     int dropped_tokens = 0;               // context overflow: tokens taken out of the cache
     StopReason stop_reason = StopReason::MaxTokens;
+    int reasoning_tokens = 0;  // generated tokens that were reasoning, not answer
+    // From the first reasoning token to the first answer token (to the last token when the
+    // answer never began); 0 without reasoning.
+    int64_t reasoning_ns = 0;
 
     double prefill_tokens_per_second() const {
         return prefill_ns > 0 ? prefilled_tokens * 1e9 / static_cast<double>(prefill_ns) : 0.0;

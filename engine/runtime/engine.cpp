@@ -160,6 +160,7 @@ GenerationRequest Engine::chat_generation_request(const ChatRequest& chat,
     const auto prompt = build_chat_prompt(*m_chat_template, *m_tokenizer, chat.messages, render);
     GenerationRequest request;
     request.prompt = prompt.tokens;
+    request.reasoning = m_chat_template->reasoning_format(prompt.text);
     if (!m_chat_template->fallback_reason().empty()) {
         request.notices.push_back(
             {.kind = NoticeKind::TemplateFallback, .detail = m_chat_template->fallback_reason()});
@@ -261,11 +262,19 @@ GenerationResult Engine::resume_on_cpu(int64_t conversation, int context_length,
     GenerationRequest request = failed;
     request.prompt.insert(request.prompt.end(), streamed.tokens.begin(), streamed.tokens.end());
     request.max_tokens = std::max(0, failed.max_tokens - static_cast<int>(streamed.tokens.size()));
+    // The resumed part starts where the streamed one stood: inside the reasoning or the answer.
+    if (!streamed.text.empty()) {
+        request.reasoning.start = ReasoningStart::Answer;
+    } else if (!streamed.reasoning.empty()) {
+        request.reasoning.start = ReasoningStart::Reasoning;
+    }
     auto result = m_sessions.acquire(conversation, context_length, *m_backend, *m_tokenizer)
                       .generate(request, sink);
     result.tokens.insert(result.tokens.begin(), streamed.tokens.begin(), streamed.tokens.end());
     result.text = streamed.text + result.text;
+    result.reasoning = streamed.reasoning + result.reasoning;
     result.stats.generated_tokens += static_cast<int>(streamed.tokens.size());
+    result.stats.reasoning_tokens += streamed.reasoning_tokens;
     result.notices.insert(result.notices.begin(), std::move(lost));
     return result;
 }

@@ -12,6 +12,7 @@
 #include "engine/format/gguf_file.h"
 #include "engine/text/chat_message.h"
 #include "engine/text/jinja/template.h"
+#include "engine/text/reasoning_splitter.h"
 #include "engine/text/template_messages.h"
 #include "engine/text/vocabulary.h"
 
@@ -75,6 +76,12 @@ public:
     // Whether ChatRenderOptions::reasoning_effort changes the prompt (gpt-oss).
     bool has_reasoning_effort() const { return m_reads_reasoning_effort; }
     TemplateChoices choices() const { return {has_thinking_switch(), has_reasoning_effort()}; }
+    // How the model marks reasoning in a generation that follows `prompt_text`, a prompt this
+    // template rendered (a built-in formatter's prompt has no reasoning markup).
+    ReasoningFormat reasoning_format(std::string_view prompt_text) const {
+        return m_fallback_reason.empty() ? hearth::reasoning_format(m_source, prompt_text)
+                                         : ReasoningFormat{};
+    }
 
     // Throws jinja::TemplateRaised with the template's own message when it rejects the
     // conversation, and jinja::RenderError for other failures.

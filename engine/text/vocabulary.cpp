@@ -35,7 +35,8 @@ void add_end_markers(Vocabulary& vocab) {
     static const char* const kEndMarkers[] = {
         "<|eot_id|>",      "<|eom_id|>",    "<|im_end|>",
         "<|end|>",         "<end_of_turn>", "<|endoftext|>",
-        "<|end_of_text|>", "</s>",          "<｜end▁of▁sentence｜>"};
+        "<|end_of_text|>", "</s>",          "<｜end▁of▁sentence｜>",
+        "<|return|>",      "<|call|>"};
     auto& ends = vocab.end_of_generation;
     for (int32_t id = 0; id < vocab.size(); ++id) {
         auto& kind = vocab.kinds[id];
@@ -45,6 +46,17 @@ void add_end_markers(Vocabulary& vocab) {
         kind = TokenKind::Control;
         if (std::find(ends.begin(), ends.end(), id) == ends.end()) ends.push_back(id);
     }
+    // gpt-oss ends a message with <|end|> and goes on (the reasoning on the analysis channel,
+    // then the answer on the final one); its turn ends with <|return|> or <|call|>. As in
+    // llama.cpp, a vocabulary with both of those does not stop at <|end|>.
+    const auto id_of = [&](std::string_view text) {
+        const auto found = std::find(vocab.tokens.begin(), vocab.tokens.end(), text);
+        return found == vocab.tokens.end() ? -1
+                                           : static_cast<int32_t>(found - vocab.tokens.begin());
+    };
+    const int32_t end = id_of("<|end|>");
+    if (end >= 0 && id_of("<|return|>") >= 0 && id_of("<|call|>") >= 0)
+        ends.erase(std::remove(ends.begin(), ends.end(), end), ends.end());
 }
 
 }  // namespace

@@ -8,9 +8,23 @@ namespace hearth::test {
 
 std::filesystem::path model_with_template(const TempDirectory& directory, const std::string& model,
                                           const std::string& chat_template) {
+    return model_with_template(directory, model, chat_template, {});
+}
+
+std::filesystem::path model_with_template(const TempDirectory& directory, const std::string& model,
+                                          const std::string& chat_template,
+                                          const std::map<int32_t, std::string>& token_texts) {
     const auto file = GgufFile::open(model_path(model));
     GgufWriter writer(static_cast<uint32_t>(file->alignment()));
-    for (const auto& [key, value] : file->metadata()) writer.set(key, value);
+    for (const auto& [key, value] : file->metadata()) {
+        if (key != "tokenizer.ggml.tokens" || token_texts.empty()) {
+            writer.set(key, value);
+            continue;
+        }
+        GgufArray tokens = *value.as_array();
+        for (const auto& [id, text] : token_texts) tokens.items.at(id) = GgufValue(text);
+        writer.set(key, GgufValue(std::move(tokens)));
+    }
     writer.set("tokenizer.chat_template", GgufValue(chat_template));
     for (const auto& tensor : file->tensors()) {
         writer.add_tensor(tensor.name, tensor.type, tensor.shape,

@@ -3,7 +3,9 @@
 // with one write a copy of a model whose weights the engine runs, the template added.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 
 #include "tests/support/temp_files.h"
@@ -15,5 +17,11 @@ namespace hearth::test {
 // tokenizer.chat_template; every other key and every tensor as in the original.
 std::filesystem::path model_with_template(const TempDirectory& directory, const std::string& model,
                                           const std::string& chat_template);
+
+// As above, with the texts of some tokens replaced (id -> text): a real model's greedy output
+// made to carry a marker (`</think>`) at a known place, its weights untouched.
+std::filesystem::path model_with_template(const TempDirectory& directory, const std::string& model,
+                                          const std::string& chat_template,
+                                          const std::map<int32_t, std::string>& token_texts);
 
 }  // namespace hearth::test

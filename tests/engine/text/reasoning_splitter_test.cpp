@@ -1,0 +1,130 @@
+// The split of a model's output into reasoning and answer, on prompts the shared templates
+// render (Qwen3 with thinking on and off, a DeepSeek-R1 distill, gpt-oss), with the output fed
+// whole and one byte at a time: markers split across tokens must split the same way.
+#include "engine/text/reasoning_splitter.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/text/chat_template.h"
+#include "tests/support/template_fixtures.h"
+
+namespace hearth {
+namespace {
+
+ChatTemplate fixture_chat_template(const std::string& family) {
+    const auto fixture = test::template_fixture(family);
+    return ChatTemplate(test::fixture_template(family), test::fixture_text(fixture, "bos_token"),
+                        test::fixture_text(fixture, "eos_token"));
+}
+
+// The prompt a front end sends for one question, and the format read from it.
+ReasoningFormat format_after_question(const std::string& family,
+                                      std::optional<bool> enable_thinking = std::nullopt) {
+    const auto chat = fixture_chat_template(family);
+    ChatRenderOptions options;
+    options.now = test::fixture_now();
+    options.enable_thinking = enable_thinking;
+    const std::vector<ChatMessage> question{{.role = "user", .content = "What is 2+2?"}};
+    const std::string prompt = chat.render(question, options);
+    return chat.reasoning_format(prompt);
+}
+
+SplitText split_whole(ReasoningFormat format, std::string_view output) {
+    ReasoningSplitter splitter(format);
+    SplitText out = splitter.push(output);
+    const SplitText tail = splitter.flush();
+    out.reasoning += tail.reasoning;
+    out.answer += tail.answer;
+    return out;
+}
+
+SplitText split_bytewise(ReasoningFormat format, std::string_view output) {
+    ReasoningSplitter splitter(format);
+    SplitText out;
+    for (const char byte : output) {
+        const SplitText part = splitter.push(std::string_view(&byte, 1));
+        out.reasoning += part.reasoning;
+        out.answer += part.answer;
+    }
+    const SplitText tail = splitter.flush();
+    out.reasoning += tail.reasoning;
+    out.answer += tail.answer;
+    return out;
+}
+
+void expect_split(ReasoningFormat format, std::string_view output, const std::string& reasoning,
+                  const std::string& answer) {
+    for (const auto& split : {split_whole(format, output), split_bytewise(format, output)}) {
+        EXPECT_EQ(split.reasoning, reasoning) << output;
+        EXPECT_EQ(split.answer, answer) << output;
+    }
+}
+
+TEST(ReasoningSplitterTest, Qwen3ThinkingOnMayOpenABlock) {
+    const auto format = format_after_question("qwen3");
+    EXPECT_EQ(format, (ReasoningFormat{ReasoningMarkup::ThinkTags, ReasoningStart::MayOpen}));
+    expect_split(format, "<think>\nTwo and two.\n</think>\n\nIt is 4.", "Two and two.\n",
+                 "It is 4.");
+    // A model that answers straight away keeps its text as it came, `<` included.
+    expect_split(format, "<b>4</b>", "", "<b>4</b>");
+    expect_split(format, " 4", "", " 4");
+}
+
+TEST(ReasoningSplitterTest, Qwen3ThinkingOffIsAllAnswer) {
+    const auto format = format_after_question("qwen3", false);
+    EXPECT_EQ(format, (ReasoningFormat{ReasoningMarkup::ThinkTags, ReasoningStart::Answer}));
+    expect_split(format, "It is 4. <think>not this</think>", "",
+                 "It is 4. <think>not this</think>");
+}
+
+TEST(ReasoningSplitterTest, DeepSeekDistillStartsInsideTheBlock) {
+    const auto format = format_after_question("deepseek-r1-distill");
+    EXPECT_EQ(format, (ReasoningFormat{ReasoningMarkup::ThinkTags, ReasoningStart::Reasoning}));
+    expect_split(format, "Two and two make four.\n</think>\n\nThe answer is 4.",
+                 "Two and two make four.\n", "The answer is 4.");
+    // Cut off while reasoning: everything so far is reasoning, a partial marker included.
+    expect_split(format, "Still thinking </thi", "Still thinking </thi", "");
+}
+
+TEST(ReasoningSplitterTest, GptOssAnalysisChannelIsReasoning) {
+    const auto format = format_after_question("gpt-oss");
+    EXPECT_EQ(format, (ReasoningFormat{ReasoningMarkup::Harmony, ReasoningStart::MayOpen}));
+    expect_split(format,
+                 "<|channel|>analysis<|message|>User asks 2+2. Easy.<|end|>"
+                 "<|start|>assistant<|channel|>final<|message|>2 + 2 = 4.",
+                 "User asks 2+2. Easy.", "2 + 2 = 4.");
+    // Straight to the final channel, and output that is no harmony at all.
+    expect_split(format, "<|channel|>final<|message|>4", "", "4");
+    expect_split(format, "four", "", "four");
+}
+
+TEST(ReasoningSplitterTest, GptOssPromptInsideAnalysisStartsInReasoning) {
+    const auto chat = fixture_chat_template("gpt-oss");
+    const std::string prompt = "<|start|>assistant<|channel|>analysis<|message|>Let me see";
+    EXPECT_EQ(chat.reasoning_format(prompt),
+              (ReasoningFormat{ReasoningMarkup::Harmony, ReasoningStart::Reasoning}));
+    const std::string final_prompt = "<|start|>assistant<|channel|>final<|message|>The";
+    EXPECT_EQ(chat.reasoning_format(final_prompt),
+              (ReasoningFormat{ReasoningMarkup::Harmony, ReasoningStart::Answer}));
+}
+
+TEST(ReasoningSplitterTest, TemplatesWithoutReasoningPassTextThrough) {
+    const auto format = format_after_question("llama-3.1-instruct");
+    EXPECT_EQ(format.markup, ReasoningMarkup::None);
+    expect_split(format, "  <think>kept</think> as is", "", "  <think>kept</think> as is");
+}
+
+TEST(ReasoningSplitterTest, DecidingUntilTheOpeningMarkerIsWhole) {
+    ReasoningSplitter splitter({ReasoningMarkup::ThinkTags, ReasoningStart::MayOpen});
+    EXPECT_TRUE(splitter.deciding());
+    EXPECT_TRUE(splitter.push("<thi").answer.empty());
+    EXPECT_TRUE(splitter.deciding());
+    splitter.push("nk>");
+    EXPECT_FALSE(splitter.deciding());
+    EXPECT_TRUE(splitter.in_reasoning());
+    EXPECT_EQ(splitter.push("hm</think>ok").answer, "ok");
+    EXPECT_FALSE(splitter.in_reasoning());
+}
+
+}  // namespace
+}  // namespace hearth
