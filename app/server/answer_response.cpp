@@ -72,7 +72,7 @@ private:
         if (!event) event = m_stream->next(kPoll);
         if (!event) return still_connected(sink);
         if (const auto* chunk = std::get_if<TokenChunk>(&*event)) {
-            return write(sink, m_frames.text(chunk->text));
+            return write(sink, m_frames.text(*chunk));
         }
         m_finished = true;
         const auto* result = std::get_if<GenerationResult>(&*event);

@@ -11,6 +11,8 @@ Value chat_choice(const GenerationResult& result) {
     jinja::Object message;
     message.set("role", Value("assistant"));
     message.set("content", Value(result.text));
+    // Where llama-server and DeepSeek's API put the reasoning; absent when the model had none.
+    if (!result.reasoning.empty()) message.set("reasoning_content", Value(result.reasoning));
     message.set("refusal", Value(jinja::None{}));
     jinja::Object choice;
     choice.set("index", Value(0));

@@ -34,6 +34,17 @@ Value StreamFrames::choice(std::string_view text, bool role, const std::string* 
     return Value(std::move(choice));
 }
 
+Value StreamFrames::reasoning_choice(std::string_view reasoning) const {
+    jinja::Object delta;
+    delta.set("reasoning_content", Value(std::string(reasoning)));
+    jinja::Object choice;
+    choice.set("index", Value(0));
+    choice.set("delta", Value(std::move(delta)));
+    choice.set("logprobs", Value(jinja::None{}));
+    choice.set("finish_reason", Value(jinja::None{}));
+    return Value(std::move(choice));
+}
+
 jinja::Object StreamFrames::chunk_envelope() const {
     const bool chat = m_identity.endpoint == Endpoint::ChatCompletions;
     return envelope(m_identity, chat ? "chat.completion.chunk" : "text_completion");
@@ -54,6 +65,13 @@ std::string StreamFrames::opening() const {
 std::string StreamFrames::text(std::string_view text) const {
     if (text.empty()) return {};
     return chunk(choice(text, false, nullptr));
+}
+
+std::string StreamFrames::text(const TokenChunk& chunk) const {
+    std::string frames;
+    if (!chunk.reasoning.empty() && m_identity.endpoint == Endpoint::ChatCompletions)
+        frames = this->chunk(reasoning_choice(chunk.reasoning));
+    return frames + text(chunk.text);
 }
 
 std::string StreamFrames::closing(const GenerationResult& result) const {

@@ -13,6 +13,8 @@
 #include "engine/runtime/engine.h"
 #include "engine/text/jinja/json.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
+#include "tests/support/templated_model.h"
 
 namespace hearth::server {
 namespace {
@@ -23,11 +25,11 @@ using jinja::Value;
 constexpr const char* kModel = "stories260K.gguf";
 constexpr int kContext = 256;
 
-std::unique_ptr<Engine> cpu_engine() {
+std::unique_ptr<Engine> cpu_engine(const std::filesystem::path& model = test::model_path(kModel)) {
     auto engine = std::make_unique<Engine>(
         EngineOptions{.backends = {.self_test_model = test::model_path(kModel)},
                       .backend = {.kind = BackendPreference::Kind::Cpu, .threads = 2}});
-    engine->load(test::model_path(kModel));
+    engine->load(model);
     return engine;
 }
 
@@ -92,7 +94,7 @@ class ApiServerTest : public testing::Test {
 protected:
     void start(SchedulerOptions scheduling = {.rows = 2, .context_length = kContext},
                ApiServerOptions options = {}) {
-        m_engine = cpu_engine();
+        m_engine = cpu_engine(m_model);
         m_scheduler = std::make_unique<BatchScheduler>(*m_engine, scheduling);
         options.host = "127.0.0.1";
         options.port = 0;
@@ -122,6 +124,7 @@ protected:
         return eventually([&] { return m_scheduler->counters().rows_busy == 0; });
     }
 
+    std::filesystem::path m_model = test::model_path(kModel);
     std::unique_ptr<Engine> m_engine;
     std::unique_ptr<BatchScheduler> m_scheduler;
     std::unique_ptr<ApiServer> m_server;
@@ -217,6 +220,51 @@ TEST_F(ApiServerTest, AStreamedAnswerIsFramedAsOpenAIFramesIt) {
     EXPECT_TRUE(at(usage, "choices").as_array().empty());
     EXPECT_EQ(at(usage, "usage.completion_tokens").as_int(), 16);
     EXPECT_EQ(at(usage, "usage.prompt_tokens").as_int(), expected.stats.prompt_tokens);
+}
+
+// A reasoning model (here stories260K behind a DeepSeek-R1 distill's template, whose prompt
+// opens the reasoning block) answers with its reasoning in reasoning_content, streamed and
+// not, and content holds the answer alone; /v1/completions stays raw text.
+TEST_F(ApiServerTest, ReasoningGoesToReasoningContent) {
+    const test::TempDirectory directory;
+    m_model =
+        test::model_with_template(directory, kModel, test::fixture_template("deepseek-r1-distill"));
+    start();
+    const auto expected = cpu_engine(m_model)->chat(chat_request(16, {.temperature = 0.0f}), {});
+    ASSERT_FALSE(expected.reasoning.empty());
+    ASSERT_EQ(expected.stats.reasoning_tokens, 16);
+    const auto whole =
+        post("/v1/chat/completions", chat_body(R"("max_tokens":16,"temperature":0)"));
+    ASSERT_TRUE(whole);
+    ASSERT_EQ(whole->status, 200) << whole->body;
+    const Value body = jinja::parse_json(whole->body);
+    const Value& message = at(at(body, "choices").as_array().at(0), "message");
+    EXPECT_EQ(at(message, "reasoning_content").as_string(), expected.reasoning);
+    EXPECT_EQ(at(message, "content").as_string(), "");
+
+    const auto streamed =
+        post("/v1/chat/completions", chat_body(R"("max_tokens":16,"temperature":0,"stream":true)"));
+    ASSERT_TRUE(streamed);
+    const auto payloads = sse_payloads(streamed->body);
+    std::string reasoning;
+    std::string content;
+    for (size_t i = 0; i + 1 < payloads.size(); ++i) {
+        const Value chunk = jinja::parse_json(payloads[i]);
+        const Value& delta = at(at(chunk, "choices").as_array().at(0), "delta");
+        if (const Value* part = delta.as_object().find("reasoning_content"))
+            reasoning += part->as_string();
+        if (const Value* part = delta.as_object().find("content")) content += part->as_string();
+    }
+    EXPECT_EQ(reasoning, expected.reasoning);
+    EXPECT_EQ(content, "");
+
+    const auto raw =
+        post("/v1/completions", R"({"prompt":"Once upon a time","max_tokens":12,"temperature":0})");
+    ASSERT_TRUE(raw);
+    const Value raw_body = jinja::parse_json(raw->body);
+    const Value& choice = at(raw_body, "choices").as_array().at(0);
+    EXPECT_FALSE(at(choice, "text").as_string().empty());
+    EXPECT_EQ(choice.as_object().find("reasoning_content"), nullptr);
 }
 
 TEST_F(ApiServerTest, CompletionsContinueTheTextAsTheEngineDoes) {
