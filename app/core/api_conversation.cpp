@@ -51,6 +51,7 @@ Conversation api_conversation(const ChatRequest& request, const GenerationResult
         if (message.role != "user" && message.role != "assistant") continue;
         if (message.role == "assistant" && message.content.empty()) continue;  // tool calls only
         parent = conversation.add(parent, text(message.role), text(message.content));
+        conversation.find(parent)->reasoning = text(message.reasoning);
     }
     const int answer = conversation.add(parent, QStringLiteral("assistant"), text(result.text));
     GenerationRecord record;
@@ -60,6 +61,7 @@ Conversation api_conversation(const ChatRequest& request, const GenerationResult
     record.sampler = request.sampler;
     record.stats = result.stats;
     conversation.find(answer)->generation = record;
+    conversation.find(answer)->reasoning = text(result.reasoning);
     return conversation;
 }
 

@@ -42,6 +42,9 @@ struct Message {
     int parent = -1;  // -1: a first message
     QString role;     // "user" or "assistant"
     QString text;
+    // An answer's reasoning, apart from its text (the answer); its token count and time are in
+    // the generation's stats.
+    QString reasoning;
     qint64 created_ms = 0;  // since the epoch
     bool finished = true;   // false while streaming, or if the answer was cut off
     std::optional<GenerationRecord> generation;

@@ -10,7 +10,11 @@ ChatRequest chat_request(const Conversation& conversation) {
         request.messages.push_back({"system", settings.system_prompt.toStdString()});
     for (const int id : conversation.thread()) {
         const Message* message = conversation.find(id);
-        request.messages.push_back({message->role.toStdString(), message->text.toStdString()});
+        ChatMessage sent{message->role.toStdString(), message->text.toStdString()};
+        // The template decides what earlier reasoning the model sees (Qwen3 keeps the latest,
+        // DeepSeek drops it, gpt-oss reads `thinking`); Continue needs the answer's own.
+        sent.reasoning = message->reasoning.toStdString();
+        request.messages.push_back(std::move(sent));
     }
     request.context_length = settings.context_length;
     request.max_tokens = settings.max_tokens;

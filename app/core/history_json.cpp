@@ -94,7 +94,9 @@ QJsonObject stats_to_json(const GenerationStats& stats) {
             {"draft_tokens", stats.draft_tokens},
             {"accepted_draft_tokens", stats.accepted_draft_tokens},
             {"dropped_tokens", stats.dropped_tokens},
-            {"stop_reason", static_cast<int>(stats.stop_reason)}};
+            {"stop_reason", static_cast<int>(stats.stop_reason)},
+            {"reasoning_tokens", stats.reasoning_tokens},
+            {"reasoning_ns", static_cast<double>(stats.reasoning_ns)}};
 }
 
 GenerationStats stats_from_json(const QJsonObject& json) {
@@ -111,6 +113,8 @@ GenerationStats stats_from_json(const QJsonObject& json) {
     stats.draft_tokens = json["draft_tokens"].toInt();
     stats.accepted_draft_tokens = json["accepted_draft_tokens"].toInt();
     stats.dropped_tokens = json["dropped_tokens"].toInt();
+    stats.reasoning_tokens = json["reasoning_tokens"].toInt();
+    stats.reasoning_ns = static_cast<int64_t>(json["reasoning_ns"].toDouble());
     stats.stop_reason = static_cast<StopReason>(json["stop_reason"].toInt());
     return stats;
 }
@@ -144,6 +148,7 @@ QByteArray conversation_to_json(const Conversation& conversation) {
                          {"text", message.text},
                          {"created", static_cast<double>(message.created_ms)},
                          {"finished", message.finished}};
+        if (!message.reasoning.isEmpty()) item["reasoning"] = message.reasoning;
         if (message.generation) item["generation"] = generation_to_json(*message.generation);
         messages.append(item);
     }
@@ -179,6 +184,7 @@ Conversation conversation_from_json(const QByteArray& json) {
         message.parent = item["parent"].toInt(-1);
         message.role = item["role"].toString();
         message.text = item["text"].toString();
+        message.reasoning = item["reasoning"].toString();  // absent before reasoning was kept
         message.created_ms = static_cast<qint64>(item["created"].toDouble());
         message.finished = item["finished"].toBool(true);
         if (item.contains("generation"))

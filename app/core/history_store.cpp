@@ -50,6 +50,11 @@ const char* const kVersion3[] = {
     "INTEGER NOT NULL, generation_rate REAL NOT NULL)",
 };
 
+// Version 4: an answer's reasoning, kept apart from its text (and out of full-text search).
+const char* const kVersion4[] = {
+    "ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT ''",
+};
+
 // QtSql binds a null QString as SQL NULL; every text column here is NOT NULL.
 QString not_null(const QString& text) {
     return text.isNull() ? QStringLiteral("") : text;
@@ -81,7 +86,7 @@ QString fts_query(const QString& query) {
 
 HistoryStore::HistoryStore(const QString& path, int up_to)
     : m_connection(QStringLiteral("history-") + QUuid::createUuid().toString(QUuid::Id128)) {
-    if (open(path)) migrate(up_to);
+    if (open(path) && migrate(up_to)) m_keeps_reasoning = schema_version() >= 4;
 }
 
 HistoryStore::~HistoryStore() {
@@ -167,7 +172,7 @@ bool HistoryStore::migrate(int up_to) {
         }
         return database.commit();
     };
-    return step(1, kVersion1) && step(2, kVersion2) && step(3, kVersion3);
+    return step(1, kVersion1) && step(2, kVersion2) && step(3, kVersion3) && step(4, kVersion4);
 }
 
 std::vector<StoredConversation> HistoryStore::conversations() const {
@@ -196,11 +201,13 @@ std::optional<Conversation> HistoryStore::load(int id) const {
     conversation.settings() = settings_from_json(json_object(header.value(2).toString()));
 
     QSqlQuery messages(database);
-    messages.prepare(QStringLiteral(
-        "SELECT m.id, m.parent, m.role, m.text, m.created, m.finished, g.model_file, "
-        "g.model_sha256, g.backend, g.seed, g.sampler, g.stats FROM messages m LEFT JOIN "
-        "generations g ON g.conversation = m.conversation AND g.message = m.id WHERE "
-        "m.conversation = ? ORDER BY m.id"));
+    messages.prepare(
+        QStringLiteral(
+            "SELECT m.id, m.parent, m.role, m.text, m.created, m.finished, g.model_file, "
+            "g.model_sha256, g.backend, g.seed, g.sampler, g.stats, %1 FROM messages m LEFT JOIN "
+            "generations g ON g.conversation = m.conversation AND g.message = m.id WHERE "
+            "m.conversation = ? ORDER BY m.id")
+            .arg(m_keeps_reasoning ? QStringLiteral("m.reasoning") : QStringLiteral("''")));
     messages.addBindValue(id);
     if (!messages.exec()) return std::nullopt;
     while (messages.next()) {
@@ -211,6 +218,7 @@ std::optional<Conversation> HistoryStore::load(int id) const {
         message.text = messages.value(3).toString();
         message.created_ms = messages.value(4).toLongLong();
         message.finished = messages.value(5).toBool();
+        message.reasoning = messages.value(12).toString();
         if (!messages.value(6).isNull()) {
             GenerationRecord record;
             record.model_file = messages.value(6).toString();
@@ -262,10 +270,15 @@ bool HistoryStore::save_message(int conversation, const Message& message) {
     auto database = QSqlDatabase::database(m_connection);
     database.transaction();
     QSqlQuery query(database);
-    query.prepare(QStringLiteral(
-        "INSERT INTO messages(conversation, id, parent, role, text, created, finished) VALUES "
-        "(?, ?, ?, ?, ?, ?, ?) ON CONFLICT(conversation, id) DO UPDATE SET text = excluded.text, "
-        "finished = excluded.finished"));
+    query.prepare(
+        QStringLiteral("INSERT INTO messages(conversation, id, parent, role, text, created, "
+                       "finished%1) VALUES "
+                       "(?, ?, ?, ?, ?, ?, ?%2) ON CONFLICT(conversation, id) DO UPDATE SET text = "
+                       "excluded.text, finished = excluded.finished%3")
+            .arg(m_keeps_reasoning ? QStringLiteral(", reasoning") : QString(),
+                 m_keeps_reasoning ? QStringLiteral(", ?") : QString(),
+                 m_keeps_reasoning ? QStringLiteral(", reasoning = excluded.reasoning")
+                                   : QString()));
     query.addBindValue(conversation);
     query.addBindValue(message.id);
     query.addBindValue(message.parent);
@@ -274,6 +287,7 @@ bool HistoryStore::save_message(int conversation, const Message& message) {
     query.addBindValue(not_null(message.text));
     query.addBindValue(message.created_ms);
     query.addBindValue(message.finished ? 1 : 0);
+    if (m_keeps_reasoning) query.addBindValue(not_null(message.reasoning));
     bool ok = query.exec();
     QString error = ok ? QString() : query.lastError().text();
     if (ok && message.generation) {

@@ -40,7 +40,7 @@ struct GenerationSummary {
 
 class HistoryStore final {
 public:
-    static constexpr int kSchemaVersion = 3;
+    static constexpr int kSchemaVersion = 4;
 
     // Opens (creating or migrating) the database at `path`. `up_to` stops migrations at an
     // earlier version: only tests of the migrations use it.
@@ -83,6 +83,9 @@ private:
 
     QString m_connection;
     QString m_problem;
+    // Whether the messages table has the reasoning column (version 4): a store that tests stop
+    // at an earlier version writes and reads what that version held.
+    bool m_keeps_reasoning = false;
 };
 
 }  // namespace hearth::core

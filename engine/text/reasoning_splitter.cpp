@@ -108,7 +108,7 @@ ReasoningSplitter::ReasoningSplitter(ReasoningFormat format) : m_markup(format.m
 SplitText ReasoningSplitter::push(std::string_view text) {
     SplitText out;
     if (m_state == State::Plain) {
-        emit(out, text);
+        give_out(out, text);
         return out;
     }
     m_pending += text;
@@ -124,7 +124,7 @@ SplitText ReasoningSplitter::flush() {
         return out;
     }
     if (m_state == State::Opening) m_state = State::Plain;
-    emit(out, m_pending);
+    give_out(out, m_pending);
     m_pending.clear();
     return out;
 }
@@ -144,7 +144,7 @@ void ReasoningSplitter::step(SplitText& out) {
                 progress = step_content(out);
                 break;
             case State::Plain:
-                emit(out, m_pending);
+                give_out(out, m_pending);
                 m_pending.clear();
                 progress = false;
                 break;
@@ -211,11 +211,11 @@ bool ReasoningSplitter::step_content(SplitText& out) {
         size_t held = 0;
         for (const auto candidate : markers)
             held = std::max(held, partial_marker(m_pending, candidate));
-        emit(out, std::string_view(m_pending).substr(0, m_pending.size() - held));
+        give_out(out, std::string_view(m_pending).substr(0, m_pending.size() - held));
         m_pending.erase(0, m_pending.size() - held);
         return false;
     }
-    emit(out, std::string_view(m_pending).substr(0, found));
+    give_out(out, std::string_view(m_pending).substr(0, found));
     // `<|end|>` closes the message; a header that follows directly stays to be read.
     const size_t consumed = marker == kEnd || marker == kCloseThink ? marker.size() : 0;
     m_pending.erase(0, found + consumed);
@@ -224,7 +224,7 @@ bool ReasoningSplitter::step_content(SplitText& out) {
     return true;
 }
 
-void ReasoningSplitter::emit(SplitText& out, std::string_view text) {
+void ReasoningSplitter::give_out(SplitText& out, std::string_view text) {
     if (m_at_part_start) {
         const size_t first = text.find_first_not_of(" \n\t\r");
         if (first == std::string_view::npos) return;

@@ -67,7 +67,7 @@ private:
     bool step_opening(SplitText& out);
     bool step_header();
     bool step_content(SplitText& out);
-    void emit(SplitText& out, std::string_view text);
+    void give_out(SplitText& out, std::string_view text);
 
     ReasoningMarkup m_markup;
     State m_state;

@@ -4,6 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include "engine/runtime/engine.h"
+#include "engine/text/chat_prompt.h"
+#include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
+#include "tests/support/templated_model.h"
+
 namespace hearth::core {
 namespace {
 
@@ -93,6 +99,71 @@ TEST(ConversationRequest, ContinuingGivesTheAnswerSoFarAsTheMessageToGoOnWith) {
               (std::vector<std::pair<std::string, std::string>>{{"user", "Once upon a time"},
                                                                 {"assistant", "there was a"}}));
     EXPECT_EQ(request.max_tokens, asked.max_tokens);
+}
+
+// An answer's reasoning goes back with it, and the model's template decides what the model
+// sees: checked on the prompt tokens the engine receives, against the template's own render.
+class ReasoningSentBack : public testing::Test {
+protected:
+    // The prompt the engine builds for `request` on stories260K behind `family`'s template.
+    std::string prompt_text(const std::string& family, const ChatRequest& request) {
+        Engine engine({.backends = {.self_test_model = test::model_path("stories260K.gguf")},
+                       .backend = {.kind = BackendPreference::Kind::Cpu, .threads = 1}});
+        engine.load(test::model_with_template(m_directory, "stories260K.gguf",
+                                              test::fixture_template(family)));
+        const auto tokens = engine.chat_generation_request(request, {}, 4096).prompt;
+        const auto rendered =
+            build_chat_prompt(engine.chat_template(), engine.tokenizer(), request.messages,
+                              {.continue_final_message = request.continue_final_message});
+        EXPECT_EQ(tokens, rendered.tokens);
+        return rendered.text;
+    }
+
+    // A question, an answer that reasoned, and a follow-up; or that answer to continue.
+    static Conversation reasoned(bool follow_up) {
+        Conversation conversation(5, "sums");
+        const int question = conversation.add(-1, "user", "What is 2+2?");
+        const int answer = conversation.add(question, "assistant", "It is 4.");
+        conversation.find(answer)->reasoning = "Two and two make four.";
+        if (follow_up) conversation.add(answer, "user", "And 3+3?");
+        return conversation;
+    }
+
+    test::TempDirectory m_directory;
+};
+
+TEST_F(ReasoningSentBack, TheRequestCarriesEveryAnswersReasoning) {
+    const ChatRequest request = chat_request(reasoned(true));
+    ASSERT_EQ(request.messages.size(), 3u);
+    EXPECT_EQ(request.messages[1].reasoning, "Two and two make four.");
+    EXPECT_EQ(request.messages[0].reasoning, "");
+}
+
+// Qwen3 keeps the reasoning of answers after the last question only: a follow-up drops it,
+// Continue (the answer is the last message) keeps it in its <think> block.
+TEST_F(ReasoningSentBack, Qwen3KeepsOnlyTheReasoningAfterTheLastQuestion) {
+    const auto follow_up = prompt_text("qwen3", chat_request(reasoned(true)));
+    EXPECT_EQ(follow_up.find("Two and two"), std::string::npos) << follow_up;
+    EXPECT_NE(follow_up.find("It is 4."), std::string::npos);
+    const auto kept = prompt_text("qwen3", continue_request(reasoned(false)));
+    EXPECT_NE(kept.find("<think>\nTwo and two make four.\n</think>\n\nIt is 4."), std::string::npos)
+        << kept;
+}
+
+TEST_F(ReasoningSentBack, DeepSeekDropsEarlierReasoning) {
+    const auto prompt = prompt_text("deepseek-r1-distill", chat_request(reasoned(true)));
+    EXPECT_EQ(prompt.find("Two and two"), std::string::npos) << prompt;
+    EXPECT_NE(prompt.find("It is 4."), std::string::npos);
+}
+
+// gpt-oss reads `thinking`: the reasoning of the answer being continued goes on the analysis
+// channel.
+TEST_F(ReasoningSentBack, GptOssReadsItFromThinking) {
+    const auto kept = prompt_text("gpt-oss", continue_request(reasoned(false)));
+    EXPECT_NE(kept.find("<|channel|>analysis<|message|>Two and two make four."), std::string::npos)
+        << kept;
+    const auto follow_up = prompt_text("gpt-oss", chat_request(reasoned(true)));
+    EXPECT_EQ(follow_up.find("Two and two"), std::string::npos) << follow_up;
 }
 
 }  // namespace

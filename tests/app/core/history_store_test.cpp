@@ -78,6 +78,21 @@ protected:
         return conversation;
     }
 
+    // The columns of the messages table, read past the store.
+    QStringList message_columns() const {
+        QStringList names;
+        {
+            auto database = QSqlDatabase::addDatabase("QSQLITE", "columns");
+            database.setDatabaseName(path());
+            QSqlQuery columns(database);
+            if (database.open() && columns.exec("SELECT name FROM pragma_table_info('messages')")) {
+                while (columns.next()) names << columns.value(0).toString();
+            }
+        }
+        QSqlDatabase::removeDatabase("columns");
+        return names;
+    }
+
     test::TempDirectory m_directory;
 };
 
@@ -214,6 +229,66 @@ TEST_F(HistoryStoreTest, MigratesFromVersionTwo) {
     EXPECT_TRUE(store.save_benchmark({.created_ms = 1, .machine = "m", .build = "b"}));
     EXPECT_EQ(store.benchmarks().size(), 1u);
     EXPECT_TRUE(store.generations().empty());
+}
+
+// An answer's reasoning and its figures survive the database, a reopen, and an export and
+// import; an export from before reasoning was kept imports with none.
+TEST_F(HistoryStoreTest, AnAnswersReasoningIsStoredExportedAndImported) {
+    auto conversation = sample();
+    Message& answer = *conversation.find(2);
+    answer.reasoning = "The café is on the corner;\nsay so kindly.";
+    answer.generation->stats.reasoning_tokens = 154;
+    answer.generation->stats.reasoning_ns = 3'200'000'000;
+    {
+        HistoryStore store(path());
+        save_all(store, conversation);
+    }
+    HistoryStore reopened(path());
+    const auto loaded = reopened.load(conversation.id());
+    ASSERT_TRUE(loaded);
+    const Message& stored = *loaded->find(2);
+    EXPECT_EQ(stored.reasoning, answer.reasoning);
+    EXPECT_EQ(stored.text, "Around the **corner**.");
+    EXPECT_EQ(stored.generation->stats.reasoning_tokens, 154);
+    EXPECT_EQ(stored.generation->stats.reasoning_ns, 3'200'000'000);
+    EXPECT_EQ(loaded->find(3)->reasoning, "");
+    // Reasoning is not what the user searches their conversations for.
+    EXPECT_TRUE(reopened.search("kindly").empty());
+
+    const auto imported = conversation_from_json(conversation_to_json(*loaded));
+    EXPECT_EQ(imported.find(2)->reasoning, answer.reasoning);
+    EXPECT_EQ(imported.find(2)->generation->stats.reasoning_tokens, 154);
+    EXPECT_EQ(imported.find(2)->generation->stats.reasoning_ns, 3'200'000'000);
+    const QByteArray old_export = R"({"format": "hearth-conversation", "version": 1,
+        "title": "t", "messages": [{"id": 1, "parent": -1, "role": "user", "text": "Hi"},
+        {"id": 2, "parent": 1, "role": "assistant", "text": "Hello",
+         "generation": {"stats": {"generated_tokens": 1}}}]})";
+    const auto old = conversation_from_json(old_export);
+    EXPECT_EQ(old.find(2)->reasoning, "");
+    EXPECT_EQ(old.find(2)->generation->stats.reasoning_tokens, 0);
+}
+
+// A version-3 database file (made by the version-3 store) opens at the latest version: what it
+// held reads as before, with no reasoning, and reasoning saved afterwards is kept.
+TEST_F(HistoryStoreTest, MigratesFromVersionThreeToKeepReasoning) {
+    auto conversation = sample();
+    {
+        HistoryStore version3(path(), 3);
+        ASSERT_EQ(version3.schema_version(), 3);
+        save_all(version3, conversation);
+    }
+    EXPECT_FALSE(message_columns().contains("reasoning"));
+    HistoryStore store(path());
+    ASSERT_TRUE(store.available()) << store.problem().toStdString();
+    EXPECT_EQ(store.schema_version(), HistoryStore::kSchemaVersion);
+    auto loaded = store.load(conversation.id());
+    ASSERT_TRUE(loaded);
+    EXPECT_EQ(conversation_to_json(*loaded), conversation_to_json(conversation));
+    EXPECT_EQ(loaded->find(2)->reasoning, "");
+    EXPECT_TRUE(message_columns().contains("reasoning"));
+    loaded->find(2)->reasoning = "Now kept.";
+    ASSERT_TRUE(store.save_message(loaded->id(), *loaded->find(2)));
+    EXPECT_EQ(store.load(conversation.id())->find(2)->reasoning, "Now kept.");
 }
 
 // Each thinking choice (the template's default, on, off) survives the database, a changed
