@@ -1,8 +1,9 @@
 // hearth-gui-bench: how long the GUI event loop stalls while an answer streams at full speed.
 // A 1 ms timer on the GUI thread records the gap between its ticks; a gap is the longest the
 // window could not react (to a key, a repaint, the stop button). Two producers: a synthetic one
-// that floods the window with Markdown (prose and code) as fast as the hand-off allows, and the
-// real engine on the bundled model.
+// that floods the window with Markdown (prose and code) as fast as the hand-off allows (also
+// with its first half as reasoning, which streams into the answer's Thinking block first), and
+// the real engine on the bundled model.
 //   hearth-gui-bench [--tokens N] [--model MODEL.gguf]
 #include <fmt/format.h>
 #include <QApplication>
@@ -71,14 +72,21 @@ const char* const kPieces[] = {
     "}\n",         "```\n\n",        "- a list\n",  "- of items\n\n", "And `inline code` too. ",
     "1. a step\n", "2. another\n\n", "> a quote\n", "> goes on\n\n"};
 
-// Emits chunks like the decode loop does (8 tokens or 30 ms), at `rate` tokens per second.
-void synthetic_producer(hearth::ui::MainWindow* window, int conversation, int tokens, int rate) {
+// Emits chunks like the decode loop does (8 tokens or 30 ms), at `rate` tokens per second; the
+// first `reasoning` tokens are reasoning.
+void synthetic_producer(hearth::ui::MainWindow* window, int conversation, int tokens, int rate,
+                        int reasoning) {
     hearth::TokenChunk chunk;
     const auto start = std::chrono::steady_clock::now();
     auto last = start;
     for (int i = 0; i < tokens; ++i) {
         chunk.tokens.push_back(i);
-        chunk.text += kPieces[i % std::size(kPieces)];
+        if (i < reasoning) {
+            chunk.reasoning += kPieces[i % std::size(kPieces)];
+            ++chunk.reasoning_tokens;
+        } else {
+            chunk.text += kPieces[i % std::size(kPieces)];
+        }
         chunk.token_times_ns.push_back(i);
         const auto due = start + std::chrono::microseconds(1'000'000LL * (i + 1) / rate);
         std::this_thread::sleep_until(due);
@@ -92,6 +100,7 @@ void synthetic_producer(hearth::ui::MainWindow* window, int conversation, int to
     }
     hearth::GenerationResult result;
     result.stats.generated_tokens = tokens;
+    result.stats.reasoning_tokens = reasoning;
     QMetaObject::invokeMethod(window, "finishGeneration", Qt::QueuedConnection,
                               Q_ARG(int, conversation), Q_ARG(hearth::GenerationResult, result));
 }
@@ -153,19 +162,23 @@ int main(int argc, char** argv) {
         hearth::ui::MainWindow window;
         window.show();
         window.showModel(hearth::ModelInfo{.name = "synthetic"}, 4096, {});
-        for (const int rate : {200, 2000, 20000}) {
-            window.newConversation();
-            std::thread producer;
-            QObject::connect(
-                &window, &hearth::ui::MainWindow::generateRequested, &window,
-                [&](const hearth::ChatRequest& request) {
-                    producer = std::thread(synthetic_producer, &window, request.conversation,
-                                           tokens, rate);
-                },
-                Qt::SingleShotConnection);
-            const double seconds = measure_answer(window, meter, "Write a lot.");
-            producer.join();
-            meter.gaps.report(fmt::format("synthetic {} tok/s", rate).c_str(), seconds, tokens);
+        for (const bool reasoning : {false, true}) {
+            for (const int rate : {200, 2000, 20000}) {
+                window.newConversation();
+                std::thread producer;
+                QObject::connect(
+                    &window, &hearth::ui::MainWindow::generateRequested, &window,
+                    [&](const hearth::ChatRequest& request) {
+                        producer = std::thread(synthetic_producer, &window, request.conversation,
+                                               tokens, rate, reasoning ? tokens / 2 : 0);
+                    },
+                    Qt::SingleShotConnection);
+                const double seconds = measure_answer(window, meter, "Write a lot.");
+                producer.join();
+                meter.gaps.report(
+                    fmt::format("{} {} tok/s", reasoning ? "reasoning" : "synthetic", rate).c_str(),
+                    seconds, tokens);
+            }
         }
     }
     // The real engine, with the performance dashboard hidden and then shown: its charts must not

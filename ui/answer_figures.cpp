@@ -56,6 +56,20 @@ QString answer_figures_text(const GenerationStats& stats) {
     return figures.join(QStringLiteral(" · "));
 }
 
+QString thinking_progress_text(int tokens) {
+    return tokens > 0 ? tr("Thinking… %1 tokens").arg(tokens) : tr("Thinking…");
+}
+
+QString thinking_summary_text(int tokens, int64_t nanoseconds) {
+    QStringList figures;
+    if (nanoseconds > 0)
+        figures << tr("Thought for %1 s").arg(static_cast<double>(nanoseconds) / 1e9, 0, 'f', 1);
+    else
+        figures << tr("Thoughts");
+    if (tokens > 0) figures << tr("%1 tokens").arg(tokens);
+    return figures.join(QStringLiteral(" · "));
+}
+
 void AnswerProgress::prompt_laid_out(const GenerationStats& prompt) {
     m_prompt_in_cache = prompt.prompt_tokens - prompt.dropped_tokens;
     m_tokens_in_prompt = m_tokens;
@@ -66,13 +80,15 @@ void AnswerProgress::add(const TokenChunk& chunk) {
     if (m_first_ns < 0) m_first_ns = chunk.token_times_ns.front();
     m_last_ns = chunk.token_times_ns.back();
     m_tokens += static_cast<int>(chunk.token_times_ns.size());
+    m_reasoning_tokens += chunk.reasoning_tokens;
+    if (!chunk.text.empty()) m_answering = true;
 }
 
 QString AnswerProgress::status_text() const {
     const double rate = m_last_ns > m_first_ns
                             ? (m_tokens - 1) * 1e9 / static_cast<double>(m_last_ns - m_first_ns)
                             : 0.0;
-    return tr("Writing the answer: %1")
+    return (thinking() ? tr("Thinking…: %1") : tr("Writing the answer: %1"))
         .arg(speed_figures(m_tokens, rate, m_first_ns).join(QStringLiteral(" · ")));
 }
 

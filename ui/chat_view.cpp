@@ -40,6 +40,7 @@ void ChatView::show_conversation(const core::Conversation& conversation, int str
         m_widgets.clear();
     }
     m_streaming = nullptr;
+    m_streaming_widget = nullptr;
     const bool dark = is_dark();
     for (size_t i = 0; i < thread.size(); ++i) {
         const core::Message& message = *conversation.find(thread[i]);
@@ -61,13 +62,19 @@ void ChatView::show_conversation(const core::Conversation& conversation, int str
             if (message.id == streaming_id && !widget->context().streaming)
                 widget->view()->reopen();
             if (!(widget->context() == context)) widget->set_context(message, context);
-            if (message.id == streaming_id) m_streaming = widget->view();
+            if (message.id == streaming_id) {
+                m_streaming = widget->view();
+                m_streaming_widget = widget;
+            }
             continue;
         }
         auto* widget = new MessageWidget(message, context, dark, m_container);
         m_layout->insertWidget(m_layout->count() - 1, widget);
         m_widgets.push_back(widget);
-        if (message.id == streaming_id) m_streaming = widget->view();
+        if (message.id == streaming_id) {
+            m_streaming = widget->view();
+            m_streaming_widget = widget;
+        }
         connect(widget, &MessageWidget::regenerateRequested, this, &ChatView::regenerateRequested);
         connect(widget, &MessageWidget::continueRequested, this, &ChatView::continueRequested);
         connect(widget, &MessageWidget::editSubmitted, this, &ChatView::editSubmitted);
@@ -82,6 +89,8 @@ void ChatView::show_conversation(const core::Conversation& conversation, int str
 void ChatView::rebuild() {
     for (auto* widget : m_widgets) delete widget;
     m_widgets.clear();
+    m_streaming = nullptr;
+    m_streaming_widget = nullptr;
 }
 
 MessageWidget* ChatView::message_widget(int id) const {

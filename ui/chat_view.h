@@ -22,6 +22,8 @@ public:
     void show_conversation(const core::Conversation& conversation, int streaming_id);
     // The view of the answer being written, if it is on screen.
     MarkdownView* streaming_view() const { return m_streaming; }
+    // The answer being written, if it is on screen: where its streamed chunks go.
+    MessageWidget* streaming_widget() const { return m_streaming_widget; }
     MessageWidget* message_widget(int id) const;
     void scroll_to_end_if_following();
     // Forgets the widgets, so the next show_conversation builds them anew (after a theme change).
@@ -39,6 +41,7 @@ private:
     std::vector<MessageWidget*> m_widgets;
     int m_conversation = -1;  // whose messages m_widgets show
     MarkdownView* m_streaming = nullptr;
+    MessageWidget* m_streaming_widget = nullptr;
     bool m_following = true;
 };
 

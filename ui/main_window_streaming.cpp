@@ -171,12 +171,13 @@ void MainWindow::appendChunk(int conversation_id, const hearth::TokenChunk& chun
     core::Message* message = conversation ? conversation->find(m_streaming_message) : nullptr;
     if (message == nullptr) return;
     message->text += QString::fromStdString(chunk.text);
+    message->reasoning += QString::fromStdString(chunk.reasoning);
     if (m_saver) m_saver->update(*message);
     m_dashboard->add_chunk(chunk);
     m_progress.add(chunk);
     if (!m_progress_frame->isActive()) m_progress_frame->start();
     if (conversation_id == m_current) {
-        if (auto* view = m_chat->streaming_view()) view->append(QString::fromStdString(chunk.text));
+        if (auto* widget = m_chat->streaming_widget()) widget->append_streamed(chunk);
     }
 }
 

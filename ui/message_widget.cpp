@@ -10,6 +10,7 @@
 
 #include "ui/answer_figures.h"
 #include "ui/markdown_view.h"
+#include "ui/thinking_block.h"
 
 namespace hearth::ui {
 namespace {
@@ -62,7 +63,31 @@ MessageWidget::MessageWidget(const core::Message& message, const Context& contex
     m_layout = new QVBoxLayout(this);
     m_layout->addWidget(m_view);
     m_layout->addWidget(m_editor_page);
+    if (!message.reasoning.isEmpty()) {
+        const auto stats = message.generation ? message.generation->stats : GenerationStats{};
+        make_thinking_block()->set_finished(message.reasoning, stats.reasoning_tokens,
+                                            stats.reasoning_ns);
+    }
     set_context(message, context);
+}
+
+ThinkingBlock* MessageWidget::make_thinking_block() {
+    if (m_thinking == nullptr) {
+        m_thinking = new ThinkingBlock;
+        m_layout->insertWidget(m_layout->indexOf(m_view), m_thinking);
+    }
+    return m_thinking;
+}
+
+void MessageWidget::append_streamed(const TokenChunk& chunk) {
+    const int64_t first_ns = chunk.token_times_ns.empty() ? 0 : chunk.token_times_ns.front();
+    if (!chunk.reasoning.empty() || chunk.reasoning_tokens > 0) {
+        make_thinking_block()->append(QString::fromStdString(chunk.reasoning),
+                                      chunk.reasoning_tokens, first_ns);
+    }
+    if (chunk.text.empty()) return;
+    if (m_thinking != nullptr) m_thinking->answer_began(first_ns);
+    m_view->append(QString::fromStdString(chunk.text));
 }
 
 // The header (who, branch switcher, actions) depends on the message's place in the thread and
@@ -112,6 +137,11 @@ void MessageWidget::set_context(const core::Message& message, const Context& con
         connect(again, &QPushButton::clicked, this, [this] { emit regenerateRequested(m_id); });
     }
     m_layout->insertWidget(0, m_header);
+    // The answer is done: the engine's own reasoning figures replace those counted on the way.
+    if (m_thinking != nullptr && !context.streaming && message.generation) {
+        m_thinking->set_figures(message.generation->stats.reasoning_tokens,
+                                message.generation->stats.reasoning_ns);
+    }
     set_footer(message, context);
 }
 

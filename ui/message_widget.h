@@ -1,12 +1,14 @@
 // One message in the chat: who wrote it, its text (Markdown), and what can be done with it:
 // copy; regenerate (the last answer); edit and resend (a user message); switch between the
 // branches that editing and regenerating create; continue (the last answer, when the token
-// limit cut it off). Under an answer stand its figures.
+// limit cut it off). Under an answer stand its figures; above it, the model's reasoning, if it
+// reasoned (a ThinkingBlock).
 #pragma once
 
 #include <QFrame>
 
 #include "app/core/conversation.h"
+#include "engine/generation/token_chunk.h"
 
 class QLabel;
 class QPlainTextEdit;
@@ -16,6 +18,7 @@ class QVBoxLayout;
 namespace hearth::ui {
 
 class MarkdownView;
+class ThinkingBlock;
 
 class MessageWidget final : public QFrame {
     Q_OBJECT
@@ -36,6 +39,10 @@ public:
     const Context& context() const { return m_context; }
     void set_context(const core::Message& message, const Context& context);
     MarkdownView* view() const { return m_view; }
+    // The reasoning above the answer; null when the model has not reasoned.
+    ThinkingBlock* thinking_block() const { return m_thinking; }
+    // What streamed in: reasoning to the thinking block, answer text to the view.
+    void append_streamed(const TokenChunk& chunk);
     void begin_edit();
     void set_note(const QString& note);
 
@@ -48,6 +55,7 @@ signals:
 private:
     // Under an answer: its figures, and Continue where it can be continued.
     void set_footer(const core::Message& message, const Context& context);
+    ThinkingBlock* make_thinking_block();
 
     int m_id;
     bool m_user;
@@ -56,6 +64,7 @@ private:
     QWidget* m_header = nullptr;
     QWidget* m_footer = nullptr;
     MarkdownView* m_view = nullptr;
+    ThinkingBlock* m_thinking = nullptr;
     QWidget* m_editor_page = nullptr;
     QPlainTextEdit* m_editor = nullptr;
     QLabel* m_note = nullptr;

@@ -11,8 +11,12 @@
 #include <QTest>
 
 #include "tests/support/chat_window_test.h"
+#include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
+#include "tests/support/templated_model.h"
 #include "ui/message_widget.h"
 #include "ui/performance_dashboard.h"
+#include "ui/thinking_block.h"
 
 namespace hearth {
 namespace {
@@ -109,6 +113,37 @@ TEST_F(StreamingStatusTest, TheFiguresUnderAnAnswerAreTheEnginesOwn) {
         EXPECT_TRUE(figures.contains(fact))
             << fact.toStdString() << " not in " << figures.toStdString();
     }
+}
+
+// A reasoning model (stories260K behind a DeepSeek-R1 distill's template, whose prompt opens
+// the reasoning block, so all it writes is reasoning): the status line says it is thinking,
+// the answer shows a Thinking block that streams, and the message keeps the reasoning apart
+// from its (empty) answer, with the engine's count under the block.
+TEST_F(StreamingStatusTest, AReasoningModelIsShownThinking) {
+    const test::TempDirectory directory;
+    const auto model = test::model_with_template(directory, "stories260K.gguf",
+                                                 test::fixture_template("deepseek-r1-distill"));
+    ASSERT_TRUE(load(QString::fromStdString(model.string())));
+    QSignalSpy chunks(m_engine->worker(), &InferenceWorker::tokensReady);
+    ASSERT_NO_FATAL_FAILURE(start_long_answer(chunks));
+    ASSERT_NO_FATAL_FAILURE(wait_chunks(chunks, 2));
+    EXPECT_TRUE(m_status->text().startsWith(QStringLiteral("Thinking…")))
+        << m_status->text().toStdString();
+    const int id = last_message();
+    const auto* block = widget_for(id)->thinking_block();
+    ASSERT_NE(block, nullptr);
+    EXPECT_TRUE(block->thinking());
+    EXPECT_TRUE(block->expanded());
+    ASSERT_NO_FATAL_FAILURE(stop());
+    const core::Message& message = *m_window.current_conversation()->find(id);
+    EXPECT_EQ(message.text, "");
+    EXPECT_FALSE(message.reasoning.isEmpty());
+    ASSERT_TRUE(message.generation);
+    const auto& stats = message.generation->stats;
+    EXPECT_EQ(stats.reasoning_tokens, stats.generated_tokens);
+    EXPECT_TRUE(widget_for(id)->thinking_block()->summary().endsWith(
+        QStringLiteral("%1 tokens").arg(stats.reasoning_tokens)))
+        << widget_for(id)->thinking_block()->summary().toStdString();
 }
 
 }  // namespace
