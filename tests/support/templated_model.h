@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 
 #include "tests/support/temp_files.h"
@@ -19,9 +20,11 @@ std::filesystem::path model_with_template(const TempDirectory& directory, const 
                                           const std::string& chat_template);
 
 // As above, with the texts of some tokens replaced (id -> text): a real model's greedy output
-// made to carry a marker (`</think>`) at a known place, its weights untouched.
+// made to carry a marker (`</think>`) at a known place, its weights untouched. Tokens in
+// `control` become control tokens (as chat formats' markers are).
 std::filesystem::path model_with_template(const TempDirectory& directory, const std::string& model,
                                           const std::string& chat_template,
-                                          const std::map<int32_t, std::string>& token_texts);
+                                          const std::map<int32_t, std::string>& token_texts,
+                                          const std::set<int32_t>& control = {});
 
 }  // namespace hearth::test

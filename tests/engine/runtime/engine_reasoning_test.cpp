@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <map>
+#include <set>
 
 #include "engine/runtime/engine.h"
 #include "tests/support/shared_data.h"
@@ -27,14 +28,15 @@ class EngineReasoningTest : public testing::Test {
 protected:
     // An engine on stories260K with `family`'s template, some token texts replaced.
     std::unique_ptr<Engine> load(const std::string& family,
-                                 const std::map<int32_t, std::string>& token_texts = {}) {
+                                 const std::map<int32_t, std::string>& token_texts = {},
+                                 const std::set<int32_t>& control = {}) {
         auto engine = std::make_unique<Engine>(
             EngineOptions{.backends = {.self_test_model = test::model_path("stories260K.gguf")},
                           .backend = {.kind = BackendPreference::Kind::Cpu, .threads = 1}});
         const auto directory = std::make_shared<test::TempDirectory>();
         m_directories.push_back(directory);
-        engine->load(test::model_with_template(*directory, "stories260K.gguf",
-                                               test::fixture_template(family), token_texts));
+        engine->load(test::model_with_template(
+            *directory, "stories260K.gguf", test::fixture_template(family), token_texts, control));
         return engine;
     }
 
@@ -87,6 +89,21 @@ protected:
         return tokens.size() - 1;
     }
 
+    // `answer` (the same tokens as `plain`) split at `close`: tokens up to it (it included) are
+    // reasoning, whose text begins at `first` (after the opening markers); from `answer_from`
+    // on, the answer.
+    static void expect_split(const Engine& engine, const Answer& answer, const Answer& plain,
+                             size_t first, size_t close, size_t answer_from) {
+        ASSERT_EQ(answer.request.prompt, plain.request.prompt);
+        ASSERT_EQ(answer.result.tokens, plain.result.tokens);
+        const auto& tokens = answer.result.tokens;
+        EXPECT_EQ(answer.result.stats.reasoning_tokens, static_cast<int>(close) + 1);
+        EXPECT_EQ(answer.result.reasoning, text_of(engine, tokens, first, close));
+        EXPECT_EQ(answer.result.text, text_of(engine, tokens, answer_from, tokens.size()));
+        EXPECT_EQ(answer.chunk_reasoning, answer.result.reasoning);
+        EXPECT_EQ(answer.chunk_reasoning_tokens, answer.result.stats.reasoning_tokens);
+    }
+
     std::vector<std::shared_ptr<test::TempDirectory>> m_directories;
 };
 
@@ -116,16 +133,9 @@ TEST_F(EngineReasoningTest, TheClosingMarkerHandsOverToTheAnswer) {
     const size_t close = unique_step(plain, 6);
     const auto engine = load("deepseek-r1-distill", {{plain.result.tokens[close], "</think>"}});
     const auto answer = ask(*engine);
-    ASSERT_EQ(answer.request.prompt, plain.request.prompt);
-    const auto& result = answer.result;
-    ASSERT_EQ(result.tokens, plain.result.tokens);
-    EXPECT_EQ(result.stats.reasoning_tokens, static_cast<int>(close) + 1);
-    EXPECT_EQ(result.reasoning, text_of(*engine, result.tokens, 0, close));
-    EXPECT_EQ(result.text, text_of(*engine, result.tokens, close + 1, result.tokens.size()));
-    EXPECT_EQ(answer.chunk_reasoning, result.reasoning);
-    EXPECT_EQ(answer.chunk_reasoning_tokens, result.stats.reasoning_tokens);
-    const auto& times = result.stats.token_times_ns;
-    EXPECT_EQ(result.stats.reasoning_ns, times[close + 1] - times[0]);
+    expect_split(*engine, answer, plain, 0, close, close + 1);
+    const auto& times = answer.result.stats.token_times_ns;
+    EXPECT_EQ(answer.result.stats.reasoning_ns, times[close + 1] - times[0]);
 }
 
 // Qwen3 thinking: the model opens the block itself; the opening token counts as reasoning.
@@ -138,12 +148,7 @@ TEST_F(EngineReasoningTest, Qwen3OpensAndClosesItsBlock) {
     const size_t close = unique_step(plain, 6);
     const auto engine = load(
         "qwen3", {{plain.result.tokens[0], "<think>"}, {plain.result.tokens[close], "</think>"}});
-    const auto answer = ask(*engine);
-    ASSERT_EQ(answer.result.tokens, plain.result.tokens);
-    EXPECT_EQ(answer.result.stats.reasoning_tokens, static_cast<int>(close) + 1);
-    EXPECT_EQ(answer.result.reasoning, text_of(*engine, answer.result.tokens, 1, close));
-    EXPECT_EQ(answer.result.text,
-              text_of(*engine, answer.result.tokens, close + 1, answer.result.tokens.size()));
+    expect_split(*engine, ask(*engine), plain, 1, close, close + 1);
 }
 
 // Qwen3 with thinking off renders an empty block: whatever follows is the answer.
@@ -168,13 +173,42 @@ TEST_F(EngineReasoningTest, GptOssChannelsSplitTheOutput) {
         load("gpt-oss", {{plain.result.tokens[0], "<|channel|>analysis<|message|>"},
                          {plain.result.tokens[close], "<|end|><|start|>assistant"},
                          {plain.result.tokens[close + 1], "<|channel|>final<|message|>"}});
-    const auto answer = ask(*engine);
-    ASSERT_EQ(answer.request.prompt, plain.request.prompt);
-    ASSERT_EQ(answer.result.tokens, plain.result.tokens);
-    EXPECT_EQ(answer.result.stats.reasoning_tokens, static_cast<int>(close) + 1);
-    EXPECT_EQ(answer.result.reasoning, text_of(*engine, answer.result.tokens, 1, close));
-    EXPECT_EQ(answer.result.text,
-              text_of(*engine, answer.result.tokens, close + 2, answer.result.tokens.size()));
+    expect_split(*engine, ask(*engine), plain, 1, close, close + 2);
+}
+
+// gpt-oss's markers are control tokens, which print nothing: the splitter reads them all the
+// same. (<|channel|> is the one the prompt of a first question lacks, so the prompt, and with
+// it the output, stays the same when it becomes a control token.)
+TEST_F(EngineReasoningTest, GptOssControlMarkersReachTheSplitter) {
+    const auto plain = ask(*load("gpt-oss"));
+    const size_t close = unique_step(plain, 6, 2);
+    const int32_t channel = plain.result.tokens[0];
+    const auto engine = load("gpt-oss",
+                             {{channel, "<|channel|>"},
+                              {plain.result.tokens[1], "analysis<|message|>"},
+                              {plain.result.tokens[close], "<|end|><|start|>assistant"},
+                              {plain.result.tokens[close + 1], "<|channel|>final<|message|>"}},
+                             {channel});
+    ASSERT_TRUE(engine->tokenizer().token_to_piece(channel).empty());
+    expect_split(*engine, ask(*engine), plain, 2, close, close + 2);
+}
+
+// gpt-oss's <|end|> closes a message and the model goes on (from the analysis channel to the
+// final one); its turn ends at <|return|> or <|call|>. A vocabulary without those two still
+// ends at <|end|>, as Phi-3's does.
+TEST_F(EngineReasoningTest, EndEndsTheTurnUnlessReturnAndCallDo) {
+    const int32_t end = 500;
+    const int32_t return_id = 501;
+    const int32_t call = 502;
+    const auto phi3 = load("gpt-oss", {{end, "<|end|>"}}, {end});
+    EXPECT_TRUE(phi3->tokenizer().is_end_of_generation(end));
+    const auto gpt_oss =
+        load("gpt-oss", {{end, "<|end|>"}, {return_id, "<|return|>"}, {call, "<|call|>"}},
+             {end, return_id, call});
+    EXPECT_FALSE(gpt_oss->tokenizer().is_end_of_generation(end));
+    EXPECT_TRUE(gpt_oss->tokenizer().is_end_of_generation(return_id));
+    EXPECT_TRUE(gpt_oss->tokenizer().is_end_of_generation(call));
+    EXPECT_TRUE(gpt_oss->tokenizer().token_to_piece(end).empty());  // never in the text
 }
 
 }  // namespace
