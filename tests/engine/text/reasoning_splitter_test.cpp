@@ -86,6 +86,20 @@ TEST(ReasoningSplitterTest, DeepSeekDistillStartsInsideTheBlock) {
     expect_split(format, "Still thinking </thi", "Still thinking </thi", "");
 }
 
+// The prompt decides, not the family: this QwQ template opens the block in its generation
+// prompt and closes it again unless enable_thinking is set; SmolLM3 lets the model open it, or
+// closes an empty one when thinking is off.
+TEST(ReasoningSplitterTest, QwqAndSmolLm3FollowTheirPrompts) {
+    EXPECT_EQ(format_after_question("qwq", true),
+              (ReasoningFormat{ReasoningMarkup::ThinkTags, ReasoningStart::Reasoning}));
+    EXPECT_EQ(format_after_question("qwq"),
+              (ReasoningFormat{ReasoningMarkup::ThinkTags, ReasoningStart::Answer}));
+    EXPECT_EQ(format_after_question("smollm3"),
+              (ReasoningFormat{ReasoningMarkup::ThinkTags, ReasoningStart::MayOpen}));
+    EXPECT_EQ(format_after_question("smollm3", false),
+              (ReasoningFormat{ReasoningMarkup::ThinkTags, ReasoningStart::Answer}));
+}
+
 TEST(ReasoningSplitterTest, GptOssAnalysisChannelIsReasoning) {
     const auto format = format_after_question("gpt-oss");
     EXPECT_EQ(format, (ReasoningFormat{ReasoningMarkup::Harmony, ReasoningStart::MayOpen}));
