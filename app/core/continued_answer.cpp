@@ -14,6 +14,9 @@ GenerationStats continued_stats(const GenerationStats& before, const GenerationS
     stats.draft_tokens += before.draft_tokens;
     stats.accepted_draft_tokens += before.accepted_draft_tokens;
     stats.dropped_tokens += before.dropped_tokens;
+    // An answer cut off while reasoning goes on reasoning: both parts' reasoning counts.
+    stats.reasoning_tokens += before.reasoning_tokens;
+    stats.reasoning_ns += before.reasoning_ns;
     // One time line: the continuation's times follow the first part's last token, so the gaps
     // between tokens (the latency histogram) stay true; the wait between the two requests is
     // not the engine's and is left out.

@@ -42,6 +42,8 @@ TEST(ContinuedAnswer, TheFiguresCountBothPartsOfTheAnswer) {
     before.token_times_ns = {100, 200, 300};
     before.time_to_first_token_ns = 100;
     before.stop_reason = StopReason::MaxTokens;
+    before.reasoning_tokens = 3;  // cut off while it reasoned
+    before.reasoning_ns = 200;
     GenerationStats after;
     after.prompt_tokens = 8;
     after.cached_tokens = 7;
@@ -51,6 +53,8 @@ TEST(ContinuedAnswer, TheFiguresCountBothPartsOfTheAnswer) {
     after.token_times_ns = {40, 90};
     after.time_to_first_token_ns = 40;
     after.stop_reason = StopReason::EndOfGeneration;
+    after.reasoning_tokens = 1;
+    after.reasoning_ns = 40;
     const GenerationStats stats = continued_stats(before, after);
     EXPECT_EQ(stats.generated_tokens, 5);
     EXPECT_EQ(stats.decode_ns, 250);
@@ -60,6 +64,8 @@ TEST(ContinuedAnswer, TheFiguresCountBothPartsOfTheAnswer) {
     EXPECT_EQ(stats.prefilled_tokens, 1);
     EXPECT_EQ(stats.time_to_first_token_ns, 40);
     EXPECT_EQ(stats.stop_reason, StopReason::EndOfGeneration);
+    EXPECT_EQ(stats.reasoning_tokens, 4);
+    EXPECT_EQ(stats.reasoning_ns, 240);
 }
 
 }  // namespace
