@@ -208,6 +208,13 @@ struct RemoteClient::Exchange {
         chunk.token_times_ns.push_back(now);
         answer.result.text += delta.content;
         answer.result.stats.token_times_ns.push_back(now);
+        // Reasoning streams apart from the answer, as the local engine's does (TokenChunk).
+        if (!delta.reasoning.empty()) {
+            chunk.reasoning += delta.reasoning;
+            ++chunk.reasoning_tokens;
+            answer.result.reasoning += delta.reasoning;
+            ++answer.result.stats.reasoning_tokens;
+        }
     }
 
     bool take_events(const char* data, size_t size) {

@@ -275,14 +275,18 @@ TEST(RemoteClientFaults, RealServersStreamsOverTcpAtRandomCuts) {
             ScriptedHttpServer server(script);
             RemoteClient client({.base_url = server.url()});
             std::string streamed;
+            std::string streamed_reasoning;
             const RemoteAnswer answer =
                 client.chat("m", story_request(8), {.on_chunk = [&](const TokenChunk& chunk) {
                                 streamed += chunk.text;
+                                streamed_reasoning += chunk.reasoning;
                                 return true;
                             }});
             EXPECT_EQ(answer.result.text, stream.content);
             EXPECT_EQ(streamed, stream.content);
             EXPECT_EQ(answer.reasoning, stream.reasoning);
+            EXPECT_EQ(answer.result.reasoning, stream.reasoning);
+            EXPECT_EQ(streamed_reasoning, stream.reasoning);  // apart from the answer, as it came
             EXPECT_EQ(answer.finish_reason, stream.finish_reason);
             EXPECT_EQ(answer.result.stats.generated_tokens, stream.completion_tokens);
             EXPECT_EQ(answer.result.stats.prompt_tokens, stream.prompt_tokens);
