@@ -1,7 +1,7 @@
 #include "engine/text/reasoning_splitter.h"
 
 #include <algorithm>
-#include <array>
+#include <span>
 
 namespace hearth {
 namespace {
@@ -13,6 +13,9 @@ constexpr std::string_view kMessage = "<|message|>";
 constexpr std::string_view kStart = "<|start|>";
 constexpr std::string_view kEnd = "<|end|>";
 constexpr std::string_view kAnalysis = "analysis";
+// What ends a part: the reasoning block's close; a harmony message's end, or the next header.
+constexpr std::string_view kThinkBoundaries[] = {kCloseThink};
+constexpr std::string_view kHarmonyBoundaries[] = {kEnd, kStart, kChannel};
 // A harmony header longer than this is not one: the text goes out as answer rather than wait.
 constexpr size_t kLongestHeader = 256;
 
@@ -195,9 +198,8 @@ bool ReasoningSplitter::step_header() {
 // end waits.
 bool ReasoningSplitter::step_content(SplitText& out) {
     const bool harmony = m_markup == ReasoningMarkup::Harmony;
-    const std::array<std::string_view, 3> markers =
-        harmony ? std::array{kEnd, kStart, kChannel}
-                : std::array{kCloseThink, kCloseThink, kCloseThink};
+    const std::span<const std::string_view> markers =
+        harmony ? std::span<const std::string_view>(kHarmonyBoundaries) : kThinkBoundaries;
     size_t found = std::string::npos;
     std::string_view marker;
     for (const auto candidate : markers) {
