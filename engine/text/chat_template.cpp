@@ -118,7 +118,11 @@ std::string ChatTemplate::render_continuation(const std::vector<ChatMessage>& me
     const std::string core = trimmed(answer);
     if (core.empty()) {  // nothing written yet: the answer starts as any answer does
         options.add_generation_prompt = true;
-        return render(std::vector(messages.begin(), messages.end() - 1), options);
+        std::string text = render(std::vector(messages.begin(), messages.end() - 1), options);
+        // Cut off while it reasoned: it goes on reasoning where it stopped.
+        const std::string& reasoning = messages.back().reasoning;
+        if (!reasoning.empty()) text += reopened_reasoning(reasoning_format(text), reasoning);
+        return text;
     }
     options.add_generation_prompt = false;
     const std::string text = render(template_messages(messages, m_reasoning), options);

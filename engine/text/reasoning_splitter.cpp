@@ -77,6 +77,17 @@ bool is_harmony_marker(std::string_view token_text) {
            token_text == kEnd || token_text == "<|constrain|>";
 }
 
+std::string reopened_reasoning(ReasoningFormat format, std::string_view reasoning) {
+    if (format.markup == ReasoningMarkup::None) return {};
+    if (format.start == ReasoningStart::Reasoning) return std::string(reasoning);
+    if (format.markup == ReasoningMarkup::ThinkTags)
+        return std::string(kOpenThink) + "\n" + std::string(reasoning);
+    if (format.start == ReasoningStart::MayOpen)
+        return std::string(kChannel) + std::string(kAnalysis) + std::string(kMessage) +
+               std::string(reasoning);
+    return {};  // inside gpt-oss's final message already: reasoning cannot come back
+}
+
 ReasoningFormat reasoning_format(std::string_view template_source, std::string_view prompt_text) {
     const auto mentions = [&](std::string_view text) {
         return template_source.find(text) != std::string_view::npos;

@@ -40,6 +40,11 @@ ReasoningFormat reasoning_format(std::string_view template_source, std::string_v
 // control tokens that stay out of text, except that the splitter must read them.
 bool is_harmony_marker(std::string_view token_text);
 
+// What follows a prompt in `format` so that the model is back inside `reasoning` it had
+// written (an answer cut off while it reasoned, continued): the opening markup the prompt lacks,
+// then the reasoning. Empty where the markup has no reasoning to go back to.
+std::string reopened_reasoning(ReasoningFormat format, std::string_view reasoning);
+
 struct SplitText {
     std::string reasoning;
     std::string answer;

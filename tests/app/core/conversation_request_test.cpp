@@ -105,13 +105,17 @@ TEST(ConversationRequest, ContinuingGivesTheAnswerSoFarAsTheMessageToGoOnWith) {
 // sees: checked on the prompt tokens the engine receives, against the template's own render.
 class ReasoningSentBack : public testing::Test {
 protected:
-    // The prompt the engine builds for `request` on stories260K behind `family`'s template.
-    std::string prompt_text(const std::string& family, const ChatRequest& request) {
+    // The prompt the engine builds for `request` on stories260K behind `family`'s template;
+    // `format` receives how the engine will read what follows it.
+    std::string prompt_text(const std::string& family, const ChatRequest& request,
+                            ReasoningFormat* format = nullptr) {
         Engine engine({.backends = {.self_test_model = test::model_path("stories260K.gguf")},
                        .backend = {.kind = BackendPreference::Kind::Cpu, .threads = 1}});
         engine.load(test::model_with_template(m_directory, "stories260K.gguf",
                                               test::fixture_template(family)));
-        const auto tokens = engine.chat_generation_request(request, {}, 4096).prompt;
+        const auto generation = engine.chat_generation_request(request, {}, 4096);
+        const auto& tokens = generation.prompt;
+        if (format != nullptr) *format = generation.reasoning;
         const auto rendered =
             build_chat_prompt(engine.chat_template(), engine.tokenizer(), request.messages,
                               {.continue_final_message = request.continue_final_message});
@@ -164,6 +168,26 @@ TEST_F(ReasoningSentBack, GptOssReadsItFromThinking) {
         << kept;
     const auto follow_up = prompt_text("gpt-oss", chat_request(reasoned(true)));
     EXPECT_EQ(follow_up.find("Two and two"), std::string::npos) << follow_up;
+}
+
+// An answer the token limit cut off while it reasoned (no answer text yet) goes on reasoning
+// when continued: the prompt ends inside its reasoning block, whatever markup the model uses.
+TEST_F(ReasoningSentBack, ContinuingAnAnswerCutOffWhileReasoningReopensItsReasoning) {
+    Conversation conversation(6, "sums");
+    const int question = conversation.add(-1, "user", "What is 2+2?");
+    const int answer = conversation.add(question, "assistant", "");
+    conversation.find(answer)->reasoning = "Two and two";
+    const ChatRequest request = continue_request(conversation);
+    const std::pair<const char*, const char*> cases[] = {
+        {"qwen3", "<|im_start|>assistant\n<think>\nTwo and two"},
+        {"deepseek-r1-distill", "<｜Assistant｜><think>\nTwo and two"},
+        {"gpt-oss", "<|start|>assistant<|channel|>analysis<|message|>Two and two"}};
+    for (const auto& [family, tail] : cases) {
+        ReasoningFormat format;
+        const auto prompt = prompt_text(family, request, &format);
+        EXPECT_TRUE(prompt.ends_with(tail)) << family << ": " << prompt;
+        EXPECT_EQ(format.start, ReasoningStart::Reasoning) << family;
+    }
 }
 
 }  // namespace
