@@ -12,7 +12,7 @@
 #include "engine/compute/backend_factory.h"
 #include "ui/chat_view.h"
 #include "ui/main_window.h"
-#include "ui/markdown_view.h"
+#include "ui/message_widget.h"
 #include "ui/model_header.h"
 #include "ui/performance_dashboard.h"
 #include "ui/prompt_edit.h"
