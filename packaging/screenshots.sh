@@ -29,6 +29,11 @@
 #                  the message box                                        -> new-chat.png
 #   search         Ctrl+F (clicks the search box where the shortcut is missing), type a word,
 #                  click the first hit                      -> search.png, search-opened.png
+#   thinking       New chat, load a copy of the bundled model behind DeepSeek-R1's template
+#                  (its prompt ends inside <think>, so everything it writes is reasoning; made by
+#                  build/bench/hearth-retemplate); the Thinking block streams, then reads
+#                  "Thought for … · N tokens"; a click on it folds it      -> thinking.png,
+#                                                                         thinking-folded.png
 #   other-model    New chat, then load synth-qwen3-256.gguf through the Models dialog (filter,
 #                  double click) and ask it something (needs ../shared/models) -> other-model.png
 #
@@ -314,6 +319,25 @@ scene_search() {
     shot search-opened
 }
 
+scene_thinking() {
+    local template="../shared/fixtures/chat_templates/deepseek-r1-distill.json"
+    [ -f "$template" ] && [ -x build/bench/hearth-retemplate ] ||
+        { echo "tour: no DeepSeek template or hearth-retemplate; thinking skipped" >&2; return; }
+    local models="$HOME/.local/share/Hearth/Hearth/models"
+    mkdir -p "$models"
+    python3 -c 'import json, sys; sys.stdout.write(json.load(open(sys.argv[1]))["template"])' \
+        "$template" >"$work/deepseek.jinja"
+    build/bench/hearth-retemplate resources/models/stories260K.gguf \
+        "$models/stories-thinking.gguf" "$work/deepseek.jinja"
+    click newChat
+    load_model stories-thinking.gguf
+    ask "Tell me a story"
+    shot thinking
+    click thinkingToggle
+    sleep 0.3
+    shot thinking-folded
+}
+
 scene_other_model() {
     [ -d ../shared/models ] || { echo "tour: no ../shared/models; other-model skipped" >&2; return; }
     click newChat
@@ -323,7 +347,7 @@ scene_other_model() {
 }
 
 scenes=(welcome first-answer regenerate second-chat switch settings models dashboard new-chat
-    search other-model)
+    search thinking other-model)
 [ $# -gt 0 ] && scenes=("$@")  # later scenes expect what earlier ones made: first-answer first
 
 # ---- the run -------------------------------------------------------------------------------
