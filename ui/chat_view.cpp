@@ -17,7 +17,9 @@ ChatView::ChatView(QWidget* parent)
     setAccessibleName(tr("Messages"));
     setWidgetResizable(true);
     setWidget(m_container);
-    m_layout->addStretch();
+    // A stretch factor, not just a spacer: space the messages do not fill (an answer whose
+    // Thinking block folded) goes below them, not into a message view that may grow.
+    m_layout->addStretch(1);
     // Following the end unless the user scrolled up to read.
     connect(verticalScrollBar(), &QScrollBar::valueChanged, this,
             [this](int value) { m_following = value >= verticalScrollBar()->maximum() - 40; });

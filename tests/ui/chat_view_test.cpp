@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include <QCoreApplication>
+
 #include "ui/markdown_view.h"
 #include "ui/message_widget.h"
 
@@ -40,6 +42,28 @@ TEST(ChatView, SwitchingConversationsShowsTheSelectedOneInEveryOrder) {
                                    conversation->find(conversation->thread()[1])->text};
         EXPECT_EQ(shown(view, *conversation), expected);
     }
+}
+
+}  // namespace
+}  // namespace hearth::ui
+
+namespace hearth::ui {
+namespace {
+
+// Space the messages leave free goes below them: a question's box keeps its own height in a
+// tall view, also next to an answer whose Thinking block is folded (it once took the space).
+TEST(ChatView, MessagesKeepTheirHeightsInATallView) {
+    core::Conversation conversation = one_question(1, "Tell me a story", "Once upon a time.");
+    const int answer = conversation.thread().back();
+    conversation.find(answer)->reasoning = QStringLiteral("A story, then.");
+    ChatView view;
+    view.resize(900, 900);
+    view.show_conversation(conversation, -1);
+    view.show();
+    QCoreApplication::processEvents();
+    const MessageWidget* question = view.message_widget(conversation.thread().front());
+    ASSERT_NE(question, nullptr);
+    EXPECT_LE(question->height(), question->sizeHint().height() + 2);
 }
 
 }  // namespace
