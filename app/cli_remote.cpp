@@ -77,7 +77,9 @@ int run_remote(const CliOptions& options, std::ostream& out, std::ostream& log) 
     try {
         const remote::RemoteAnswer answer = client.chat(options.model_path, chat_request(options),
                                                         sink, nullptr, !options.no_stream);
-        if (!answer.reasoning.empty()) log << "reasoning: " << answer.reasoning << '\n';
+        if (!answer.result.reasoning.empty()) {
+            log << "reasoning: " << answer.result.reasoning << '\n';
+        }
         out << std::endl;
         print_figures(answer, log);
     } catch (const remote::RemoteError& error) {

@@ -200,7 +200,6 @@ struct RemoteClient::Exchange {
             ended = true;
         }
         if (delta.done) ended = true;
-        answer.reasoning += delta.reasoning;
         if (delta.content.empty() && delta.reasoning.empty()) return;
         // Servers send one token per event; each event's arrival is that token's time.
         const int64_t now = nanoseconds(Clock::now() - start);

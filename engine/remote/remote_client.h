@@ -18,8 +18,9 @@
 namespace hearth::remote {
 
 struct RemoteAnswer {
-    GenerationResult result;  // text, client-side timings, usage's token counts, stop reason
-    std::string reasoning;    // what the server sent as reasoning, apart from the answer
+    // The answer (text), its reasoning apart (reasoning), client-side timings, the usage's
+    // token counts and the stop reason.
+    GenerationResult result;
     std::string finish_reason;
     // Settings of the request that the API has no field for, and ones sent in extension
     // fields only some servers read (see ChatRequestBody).
