@@ -7,6 +7,7 @@
 #include <charconv>
 #include <chrono>
 #include <exception>
+#include <optional>
 #include <thread>
 
 #include "engine/remote/chat_request_body.h"
@@ -107,12 +108,30 @@ httplib::Headers request_headers(const RemoteEndpoint& endpoint, bool stream) {
     return headers;
 }
 
+// Why `host` does not resolve, or nothing when it does. Asked only after a connection failed,
+// so that a name DNS does not know is told apart from a refused connection without a second
+// lookup on every request.
+std::optional<std::string> lookup_failure(const std::string& host) {
+    addrinfo hints{};
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    addrinfo* found = nullptr;
+    const int status = getaddrinfo(host.c_str(), nullptr, &hints, &found);
+    if (found != nullptr) freeaddrinfo(found);
+    if (status == 0) return std::nullopt;
+    return gai_strerror(status);
+}
+
 // The failure when the HTTP exchange itself did not complete.
 RemoteError transport_error(httplib::Error error, const ParsedUrl& url,
                             const RemoteEndpoint& endpoint, bool replied) {
     const std::string where = url.origin();
     switch (error) {
         case httplib::Error::Connection:
+            if (const auto unknown = lookup_failure(url.host)) {
+                return {RemoteFailure::HostNotFound,
+                        "Could not find the host '" + url.host + "': " + *unknown};
+            }
             return {RemoteFailure::Refused, "Could not connect to " + where +
                                                 " (the connection was refused or the host is "
                                                 "unreachable)"};
@@ -316,21 +335,7 @@ RemoteClient::RemoteClient(RemoteEndpoint endpoint)
 
 RemoteClient::~RemoteClient() = default;
 
-void RemoteClient::check_host() const {
-    addrinfo hints{};
-    hints.ai_family = AF_UNSPEC;
-    hints.ai_socktype = SOCK_STREAM;
-    addrinfo* found = nullptr;
-    const int status = getaddrinfo(m_url.host.c_str(), nullptr, &hints, &found);
-    if (found != nullptr) freeaddrinfo(found);
-    if (status != 0) {
-        throw RemoteError(RemoteFailure::HostNotFound,
-                          "Could not find the host '" + m_url.host + "': " + gai_strerror(status));
-    }
-}
-
 std::vector<std::string> RemoteClient::models() {
-    check_host();
     auto client = make_client(m_endpoint, m_url);
     const httplib::Result result =
         client->Get(m_url.api_path + "/models", request_headers(m_endpoint, false));
@@ -344,7 +349,6 @@ std::vector<std::string> RemoteClient::models() {
 RemoteAnswer RemoteClient::chat(const std::string& model, const ChatRequest& request,
                                 const GenerationSink& sink, const std::atomic<bool>* cancel,
                                 bool stream) {
-    check_host();
     const ChatRequestBody body = chat_request_body(model, request, stream);
     auto client = make_client(m_endpoint, m_url);
     Exchange exchange{m_endpoint, sink, cancel};

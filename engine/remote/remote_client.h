@@ -50,7 +50,6 @@ public:
 
 private:
     struct Exchange;
-    void check_host() const;
 
     RemoteEndpoint m_endpoint;
     ParsedUrl m_url;
