@@ -5,10 +5,9 @@
 #include "engine/generation/prefill.h"
 
 namespace hearth {
+
 ModelDrafter::ModelDrafter(Backend& backend, int capacity, int vocabulary_size)
-    : m_backend(backend),
-      m_sequence(backend.create_sequence(capacity)),
-      m_vocabulary_size(vocabulary_size) {}
+    : m_backend(backend), m_capacity(capacity), m_vocabulary_size(vocabulary_size) {}
 
 std::vector<float> ModelDrafter::catch_up(std::span<const int32_t> history) {
     const auto differs =
@@ -26,9 +25,12 @@ std::vector<float> ModelDrafter::catch_up(std::span<const int32_t> history) {
 std::vector<int32_t> ModelDrafter::propose(std::span<const int32_t> history, int max_tokens) {
     std::vector<int32_t> drafts;
     // A conversation past the draft's context, or an empty one, gets no guesses.
-    const int room = m_sequence->capacity() - static_cast<int>(history.size());
+    const int room = m_capacity - static_cast<int>(history.size());
     max_tokens = std::min(max_tokens, room);
     if (history.empty() || max_tokens <= 0) return drafts;
+    // The cache is made at the first proposal: an answer that never drafts (a sampled one, where
+    // the decode loop does not speculate) costs no KV memory.
+    if (!m_sequence) m_sequence = m_backend.create_sequence(m_capacity);
     std::vector<float> logits = catch_up(history);
     while (true) {
         const int32_t token = argmax(logits);

@@ -24,8 +24,9 @@ private:
     std::vector<float> catch_up(std::span<const int32_t> history);
 
     Backend& m_backend;
-    std::unique_ptr<Sequence> m_sequence;
-    std::vector<int32_t> m_cached;  // the tokens the draft cache holds, in order
+    int m_capacity;
+    std::unique_ptr<Sequence> m_sequence;  // made at the first proposal
+    std::vector<int32_t> m_cached;         // the tokens the draft cache holds, in order
     int m_vocabulary_size;
 };
 
