@@ -8,8 +8,8 @@
 
 #include "engine/compute/backend_factory.h"
 #include "engine/compute/vulkan/device.h"
-#include "engine/generation/model_drafter.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
+#include "engine/generation/model_drafter.h"
 #include "engine/generation/session.h"
 #include "engine/grammar/json_schema.h"
 #include "engine/model/load_error.h"

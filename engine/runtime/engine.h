@@ -60,7 +60,7 @@ struct DecodeSettings {
     // Greedy answers verify drafts in batched passes: the draft model's (load_draft), else
     // prompt-lookup drafts.
     bool speculative = false;
-    int chunk_tokens = 8;      // tokens per hand-off to the sink
+    int chunk_tokens = 8;  // tokens per hand-off to the sink
 };
 
 class Engine final {

@@ -314,8 +314,10 @@ namespace {
 // --draft: another file of the same vocabulary drafts, and the answer is the same text; a file
 // of another vocabulary is refused naming the difference.
 TEST(Cli, ADraftModelLeavesTheGreedyAnswerAsItWas) {
-    const QStringList base{"-m", shared_model("synth-llama-256-F16.gguf"), "-p",
-                           "Once upon a time", "-n", "24", "--temp", "0"};
+    const QStringList base{"-m",     shared_model("synth-llama-256-F16.gguf"),
+                           "-p",     "Once upon a time",
+                           "-n",     "24",
+                           "--temp", "0"};
     const auto plain = run_cli(base);
     ASSERT_EQ(plain.exit_code, 0) << plain.err;
     const auto drafted =
