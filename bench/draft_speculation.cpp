@@ -11,6 +11,7 @@
 #include "engine/generation/prefill.h"
 #include "engine/generation/session.h"
 #include "engine/runtime/draft_model.h"
+#include "engine/runtime/speed_measurement.h"
 #include "engine/text/tokenizer.h"
 
 namespace hearth::bench {
@@ -26,19 +27,12 @@ double seconds_since(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-std::vector<int32_t> filler(int count, int vocabulary) {
-    std::vector<int32_t> tokens(static_cast<size_t>(count));
-    for (int i = 0; i < count; ++i)
-        tokens[static_cast<size_t>(i)] = 1 + (i * 7919) % (vocabulary - 1);
-    return tokens;
-}
-
 // Median seconds of one forward pass of `count` tokens (all rows' logits, as verification
 // needs) after kDepth cached tokens.
 double pass_seconds(Backend& backend, int vocabulary, int count, int repetitions) {
     auto sequence = backend.create_sequence(kDepth + 16);
-    run_prefill(backend, *sequence, filler(kDepth, vocabulary));
-    const auto tokens = filler(count, vocabulary);
+    run_prefill(backend, *sequence, speed_test_prompt(kDepth, vocabulary));
+    const auto tokens = speed_test_prompt(count, vocabulary);
     std::vector<double> times;
     for (int r = 0; r < repetitions + 1; ++r) {
         const auto start = Clock::now();
