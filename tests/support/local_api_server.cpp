@@ -4,11 +4,11 @@
 
 namespace hearth::test {
 
-std::unique_ptr<Engine> cpu_engine(const std::string& model, int threads) {
+std::unique_ptr<Engine> cpu_engine(const std::filesystem::path& model, int threads) {
     auto engine = std::make_unique<Engine>(
         EngineOptions{.backends = {.self_test_model = model_path(kServedModel)},
                       .backend = {.kind = BackendPreference::Kind::Cpu, .threads = threads}});
-    engine->load(model_path(model));
+    engine->load(model.empty() ? model_path(kServedModel) : model);
     return engine;
 }
 

@@ -2,6 +2,7 @@
 // smallest shared model on the CPU: what the remote-engine tests talk to over real sockets.
 #pragma once
 
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -15,8 +16,8 @@ namespace hearth::test {
 inline constexpr const char* kServedModel = "stories260K.gguf";
 inline constexpr int kServedContext = 256;
 
-// An engine with the shared model `model` loaded on the CPU backend.
-std::unique_ptr<Engine> cpu_engine(const std::string& model = kServedModel, int threads = 2);
+// An engine with `model` (by default the served shared model) loaded on the CPU backend.
+std::unique_ptr<Engine> cpu_engine(const std::filesystem::path& model = {}, int threads = 2);
 
 // The conversation the server tests ask about, greedy, at most `max_tokens` answer tokens.
 ChatRequest story_request(int max_tokens);

@@ -12,6 +12,7 @@
 
 #include "engine/runtime/engine.h"
 #include "engine/text/jinja/json.h"
+#include "tests/support/local_api_server.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/templated_model.h"
@@ -25,13 +26,7 @@ using jinja::Value;
 constexpr const char* kModel = "stories260K.gguf";
 constexpr int kContext = 256;
 
-std::unique_ptr<Engine> cpu_engine(const std::filesystem::path& model = test::model_path(kModel)) {
-    auto engine = std::make_unique<Engine>(
-        EngineOptions{.backends = {.self_test_model = test::model_path(kModel)},
-                      .backend = {.kind = BackendPreference::Kind::Cpu, .threads = 2}});
-    engine->load(model);
-    return engine;
-}
+using test::cpu_engine;
 
 // A member of a parsed JSON object, by a dotted path ("usage.prompt_tokens"); fails the test
 // (and throws) when it is missing.
