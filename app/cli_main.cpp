@@ -19,6 +19,7 @@
 #include "engine/grammar/json_schema.h"
 #include "engine/runtime/engine.h"
 #include "engine/text/jinja/value.h"
+#include "packaging/build_info.h"
 
 namespace {
 
@@ -183,6 +184,10 @@ int main(int argc, char** argv) {
             hearth::parse_cli_options(std::vector<std::string>(argv + 1, argv + argc));
         if (options.help) {
             std::cout << hearth::cli_usage();
+            return 0;
+        }
+        if (options.version) {
+            std::cout << "hearth-cli " << hearth::build_info::kVersionLine << '\n';
             return 0;
         }
         return run(options);

@@ -68,6 +68,7 @@ std::string cli_usage() {
            "                  [--system TEXT] [--no-stream] [--think on|off] [sampling options]\n"
            "       hearth-cli --remote URL [--api-key-env VAR] --list-models\n"
            "       hearth-cli --list-devices\n"
+           "       hearth-cli --version\n"
            "\n"
            "Without -m the bundled model is used. Text streams to stdout; a line of\n"
            "performance figures goes to stderr at the end. --chat sends the message through the\n"
@@ -139,6 +140,8 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
         };
         if (option == "-h" || option == "--help") {
             options.help = true;
+        } else if (option == "--version") {
+            options.version = true;
         } else if (option == "--tokenize") {
             options.mode = CliMode::Tokenize;
         } else if (option == "--detokenize") {
@@ -250,7 +253,8 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
     const bool needs_prompt =
         (options.mode == CliMode::Generate || options.mode == CliMode::Chat) &&
         !options.list_models;
-    if (!options.help && needs_prompt && options.prompt.empty() && options.prompt_ids.empty()) {
+    if (!options.help && !options.version && needs_prompt && options.prompt.empty() &&
+        options.prompt_ids.empty()) {
         throw std::invalid_argument("no prompt: give -p PROMPT or --prompt-ids");
     }
     if (options.mode == CliMode::DumpLogits && options.prompt_ids.empty()) {

@@ -64,6 +64,7 @@ struct CliOptions {
     bool list_models = false;       // --list-models: the remote server's models
     bool no_stream = false;         // --no-stream: ask the server for one whole answer
     bool help = false;
+    bool version = false;  // --version: the version and the commit it was built from
 };
 
 // Throws std::invalid_argument with a message naming the bad option.

@@ -1,11 +1,16 @@
 // hearth: the desktop app. Wires the window to the engine thread and loads the last model used,
 // or the bundled one.
 //   hearth [MODEL.gguf] [--screenshots DIR] [--tour-status FILE]
+//   hearth --version
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QIcon>
 #include <QStandardPaths>
+
+#include <cstring>
+#include <iostream>
 
 #include "app/bundled_model.h"
 #include "app/core/app_settings.h"
@@ -15,15 +20,39 @@
 #include "app/server_controller.h"
 #include "app/tour_status.h"
 #include "app/wiring.h"
+#include "packaging/build_info.h"
 #include "ui/main_window.h"
 #include "ui/theme.h"
 
+namespace {
+
+// Whether the command line asks only for the version: answered before QApplication exists, so
+// it works where no window can open (a terminal over ssh, a package's install test).
+bool asks_for_version(int argc, char** argv) {
+    for (int i = 1; i < argc; ++i) {
+        if (std::strcmp(argv[i], "--version") == 0 || std::strcmp(argv[i], "-v") == 0) return true;
+    }
+    return false;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+    if (asks_for_version(argc, argv)) {
+        std::cout << "hearth " << hearth::build_info::kVersionLine << '\n';
+        return 0;
+    }
     QApplication application(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Hearth"));
     QApplication::setOrganizationName(QStringLiteral("Hearth"));
+    QApplication::setApplicationVersion(QString::fromUtf8(hearth::build_info::kVersionLine));
+    // The installed desktop entry and icon (packaging/): Wayland matches the window to the entry
+    // by this name, and the window shows the icon the theme has for it.
+    QApplication::setDesktopFileName(QStringLiteral("io.github.hearth.Hearth"));
+    QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("io.github.hearth.Hearth")));
     QCommandLineParser parser;
     parser.addHelpOption();
+    parser.addVersionOption();  // listed by --help; answered above
     parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("A GGUF model to load."));
     const QCommandLineOption screenshots(
         QStringLiteral("screenshots"),

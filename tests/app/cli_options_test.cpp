@@ -105,6 +105,7 @@ TEST(CliOptions, RefusesBadInputWithAMessageNamingIt) {
     EXPECT_EQ(message({"--chat", "-p", "x", "--tools", "t.json"}),
               "--tools needs --render-template");
     EXPECT_TRUE(parse_cli_options({"--help"}).help);
+    EXPECT_TRUE(parse_cli_options({"--version"}).version);  // needs no prompt
 }
 
 }  // namespace

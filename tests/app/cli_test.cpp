@@ -11,6 +11,7 @@
 #include "engine/compute/vulkan/device.h"
 #include "engine/text/jinja/json.h"
 #include "engine/text/jinja/template.h"
+#include "tests/support/build_version.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
@@ -48,6 +49,13 @@ TEST(Cli, PrintsTheFixtureTextForEveryStoriesPrompt) {
         EXPECT_NE(result.err.find("tok/s"), std::string::npos);
         EXPECT_NE(result.err.find("time to first token"), std::string::npos);
     }
+}
+
+// A rebuild after a new commit must report that commit: the header is regenerated at every build.
+TEST(Cli, VersionNamesTheVersionAndTheCommitOfTheTree) {
+    const auto result = run_cli({"--version"});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    test::expect_version_line(result.out, "hearth-cli");
 }
 
 TEST(Cli, UsesTheBundledModelWithoutDashM) {
