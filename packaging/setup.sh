@@ -21,9 +21,11 @@ packages=(
 )
 # What only the tests run, as command:package, installed when the command is missing: a Node.js
 # from elsewhere (NodeSource's has npm inside) must not get Debian's npm beside it.
-# dbus-run-session and gnome-keyring-daemon give the API-key test a real Secret Service.
+# dbus-run-session and gnome-keyring-daemon give the API-key test a real Secret Service;
+# desktop-file-validate and appstreamcli check the desktop entry and metainfo the package installs.
 test_tools=(curl:curl node:nodejs npm:npm dbus-run-session:dbus-daemon
-    gnome-keyring-daemon:gnome-keyring)
+    gnome-keyring-daemon:gnome-keyring desktop-file-validate:desktop-file-utils
+    appstreamcli:appstream)
 # What only the screenshot tour (packaging/screenshots.sh) runs, in the same form.
 tour_tools=(Xvfb:xvfb xvfb-run:xvfb xdotool:xdotool import:imagemagick)
 # The Node packages the OpenAI client test uses, pinned by its package-lock.json.
