@@ -5,8 +5,9 @@
 # 1. lintian reports no errors on the package (its warnings are printed);
 # 2. `apt-get install ./hearth_*.deb` in a fresh root pulls in every dependency;
 # 3. inside it, hearth-cli writes the bundled model's known continuation, both programs print
-#    their version and commit, the app starts its Qt platform (offscreen), the desktop entry,
-#    metainfo and icons are where a desktop looks for them;
+#    their version and commit, the app opens its window (offscreen) on the bundled model and
+#    takes its screenshot tour, the desktop entry, metainfo and icons are where a desktop
+#    looks for them;
 # 4. `apt-get remove --purge hearth` leaves none of the package's files behind.
 # The first run builds the Debian 12 root with debootstrap (a few minutes) and keeps it as a
 # tarball in $HEARTH_ROOT_CACHE (default /var/cache/hearth/test-install); every run unpacks a
@@ -106,6 +107,16 @@ done
 step "the app starts its Qt platform (offscreen) and lists its options"
 in_root env QT_QPA_PLATFORM=offscreen hearth --help | grep -q -- '--version' ||
     fail "hearth --help did not run"
+
+step "the app opens its window on the bundled model and takes its screenshot tour (offscreen)"
+# The whole app from the package: the window, the engine thread, the SQLite history (Qt's driver
+# is a run-time dependency shlibdeps cannot see) and the in-process server.
+in_root env QT_QPA_PLATFORM=offscreen timeout 300 hearth --screenshots /tmp/tour ||
+    fail "hearth --screenshots did not finish"
+pictures=$(find "$root/tmp/tour" -name '*.png' | wc -l)
+[ "$pictures" -gt 0 ] || fail "the tour saved no pictures"
+[ -f "$root/root/.local/share/Hearth/Hearth/history.sqlite" ] || fail "the app kept no history"
+echo "$pictures pictures; history in /root/.local/share/Hearth/Hearth/history.sqlite"
 
 step "desktop entry, metainfo, icons and the bundled model are installed"
 for file in /usr/share/applications/io.github.hearth.Hearth.desktop \
