@@ -2,7 +2,9 @@
 // Keyring, KWallet — through QtKeychain), never the plain settings file. Where no keyring
 // answers (a bare desktop, a headless machine), a key goes to a file only its owner can read,
 // and the result says so and names the file, so the window can tell the user where it is.
-// The calls wait for the keyring; make them off the GUI thread (the engine's worker does).
+// The calls wait for the keyring; make them off the GUI thread (the engine's worker does). Any
+// thread may call: the calls run one at a time on one thread of the process's (QtKeychain
+// cannot take jobs from several).
 #pragma once
 
 #include <QString>
