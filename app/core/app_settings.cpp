@@ -7,6 +7,39 @@
 #include "engine/serving/batch_scheduler.h"
 
 namespace hearth::core {
+namespace {
+
+// A connection without a name or an address (a hand-edited file) is left out: nothing could
+// reach it, and its name would not find its key.
+std::vector<RemoteConnection> load_connections(QSettings& store) {
+    std::vector<RemoteConnection> connections;
+    const int count = store.beginReadArray("remote/connections");
+    for (int i = 0; i < count; ++i) {
+        store.setArrayIndex(i);
+        RemoteConnection connection{
+            .name = store.value("name").toString(),
+            .base_url = store.value("baseUrl").toString(),
+            .trusted_certificate = store.value("trustedCertificate").toString()};
+        if (!connection.name.isEmpty() && !connection.base_url.isEmpty())
+            connections.push_back(std::move(connection));
+    }
+    store.endArray();
+    return connections;
+}
+
+void save_connections(QSettings& store, const std::vector<RemoteConnection>& connections) {
+    store.remove("remote/connections");  // a shorter list must not keep the old tail
+    store.beginWriteArray("remote/connections", static_cast<int>(connections.size()));
+    for (size_t i = 0; i < connections.size(); ++i) {
+        store.setArrayIndex(static_cast<int>(i));
+        store.setValue("name", connections[i].name);
+        store.setValue("baseUrl", connections[i].base_url);
+        store.setValue("trustedCertificate", connections[i].trusted_certificate);
+    }
+    store.endArray();
+}
+
+}  // namespace
 
 GlobalSettings load_global_settings() {
     QSettings store;
@@ -42,6 +75,7 @@ GlobalSettings load_global_settings() {
     }
     store.endArray();
     settings.new_chat_prompt = store.value("prompts/newChat").toString();
+    settings.connections = load_connections(store);
     return settings;
 }
 
@@ -70,6 +104,7 @@ void save_global_settings(const GlobalSettings& settings) {
     }
     store.endArray();
     store.setValue("prompts/newChat", settings.new_chat_prompt);
+    save_connections(store, settings.connections);
 }
 
 bool valid_api_key(const QString& key) {

@@ -6,6 +6,7 @@
 
 #include <vector>
 
+#include "app/core/remote_connection.h"
 #include "app/core/system_prompt_presets.h"
 
 namespace hearth::core {
@@ -46,6 +47,9 @@ struct GlobalSettings {
     // The preset new chats start with; empty: none. A visible choice in the settings: a new chat
     // does not copy the system prompt of the chat that was open.
     QString new_chat_prompt;
+    // Remote engines the user connected to, in the order they were added. Their API keys are
+    // not here: ApiKeyStore keeps them, under each connection's name.
+    std::vector<RemoteConnection> connections;
 
     bool operator==(const GlobalSettings&) const = default;
 };

@@ -86,6 +86,30 @@ TEST_F(AppSettingsTest, AServerSettingItCannotUseFallsBack) {
     EXPECT_TRUE(load_global_settings().server.api_key.isEmpty());
 }
 
+// Remote connections come back in their order, a shorter list replaces a longer one, and one a
+// hand edit left without a name or an address is dropped.
+TEST_F(AppSettingsTest, RemoteConnectionsComeBack) {
+    GlobalSettings settings;
+    settings.connections = {
+        {.name = "gpu-box", .base_url = "http://gpu-box:8000/v1"},
+        {.name = "lab",
+         .base_url = "https://lab.example:8443",
+         .trusted_certificate = "/etc/hearth/lab.pem"},
+    };
+    save_global_settings(settings);
+    EXPECT_EQ(load_global_settings().connections, settings.connections);
+    settings.connections.erase(settings.connections.begin());
+    save_global_settings(settings);
+    EXPECT_EQ(load_global_settings().connections, settings.connections);
+
+    QSettings store;
+    store.beginWriteArray(QStringLiteral("remote/connections"));
+    store.setArrayIndex(1);
+    store.setValue(QStringLiteral("name"), QStringLiteral("no address"));
+    store.endArray();
+    EXPECT_EQ(load_global_settings().connections, settings.connections);
+}
+
 TEST(ApiKey, IsWhatAnAuthorizationHeaderCarries) {
     EXPECT_TRUE(valid_api_key(QString()));
     EXPECT_TRUE(valid_api_key(QStringLiteral("sk-hearth_0123.ABC~")));
