@@ -279,7 +279,8 @@ void MainWindow::open_model_picker() {
         scan,
         {.requested_context = conversation ? conversation->settings().context_length : 0,
          .loaded_path = m_model_path,
-         .folders = m_settings.model_folders},
+         .folders = m_settings.model_folders,
+         .connections = m_settings.connections},
         this);
     connect(&picker, &ModelPicker::addFolderRequested, this, [this](const QString& folder) {
         if (m_settings.model_folders.contains(folder)) return;
@@ -290,6 +291,11 @@ void MainWindow::open_model_picker() {
         m_settings.model_folders.removeAll(folder);
         emit globalSettingsChanged(m_settings);
     });
+    connect(&picker, &ModelPicker::connectionsChanged, this,
+            [this](const std::vector<core::RemoteConnection>& connections) {
+                m_settings.connections = connections;
+                emit globalSettingsChanged(m_settings);
+            });
     if (picker.exec() == QDialog::Accepted && !picker.selected_path().isEmpty()) {
         load_model(picker.selected_path());
     }

@@ -10,12 +10,14 @@
 #include <QListWidget>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
 #include "app/phrasing/architecture_text.h"
 #include "app/phrasing/load_error_text.h"
 #include "app/phrasing/quantization_text.h"
+#include "ui/connections_panel.h"
 
 namespace hearth::ui {
 namespace {
@@ -58,6 +60,51 @@ ModelPicker::ModelPicker(Scan scan, Setup setup, QWidget* parent)
       m_folders(std::move(setup.folders)) {
     setObjectName(QStringLiteral("modelPicker"));
     setWindowTitle(tr("Choose a model"));
+    const bool remote_in_use = setup.remote.has_value();
+    m_connections = new ConnectionsPanel(std::move(setup.connections), std::move(setup.remote),
+                                         std::move(setup.keys));
+    m_tabs = new QTabWidget;
+    m_tabs->setObjectName(QStringLiteral("modelSources"));
+    m_tabs->addTab(make_local_page(setup.requested_context), tr("Model files"));
+    m_tabs->addTab(m_connections, tr("Connections"));
+    if (remote_in_use) m_tabs->setCurrentWidget(m_connections);
+
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel);
+    m_load = buttons->addButton(tr("Load"), QDialogButtonBox::AcceptRole);
+    m_load->setObjectName(QStringLiteral("loadModel"));
+    m_load->setEnabled(false);
+
+    auto* layout = new QVBoxLayout(this);
+    layout->addWidget(m_tabs, 1);
+    layout->addWidget(buttons);
+    resize(1200, 520);
+
+    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+    connect(m_tabs, &QTabWidget::currentChanged, this, &ModelPicker::update_load_button);
+    connect(m_table, &QTableWidget::itemSelectionChanged, this, &ModelPicker::update_load_button);
+    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this] {
+        if (!selected_path().isEmpty()) accept();
+    });
+    connect(m_connections, &ConnectionsPanel::selectionChanged, this,
+            &ModelPicker::update_load_button);
+    connect(m_connections, &ConnectionsPanel::modelActivated, this, &QDialog::accept);
+    connect(m_connections, &ConnectionsPanel::connectionsChanged, this,
+            &ModelPicker::connectionsChanged);
+    connect(m_context, &QSpinBox::valueChanged, this, &ModelPicker::update_memory);
+    connect(m_filter, &QLineEdit::textChanged, this, &ModelPicker::apply_filter);
+    m_table->horizontalHeader()->setSortIndicator(kName, Qt::AscendingOrder);
+    rescan();
+    // After the table's own handler has sorted: hidden rows are hidden by position.
+    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this, [this] {
+        apply_filter();
+        span_refusals();
+    });
+    update_load_button();
+}
+
+// The local files: the table, its filter and the memory estimate's context, and the folders.
+QWidget* ModelPicker::make_local_page(int requested_context) {
     m_table = new QTableWidget(0, kColumns);
     m_table->setObjectName(QStringLiteral("models"));
     m_table->setAccessibleName(tr("Models"));
@@ -89,40 +136,22 @@ ModelPicker::ModelPicker(Scan scan, Setup setup, QWidget* parent)
     m_context->setSingleStep(1024);
     m_context->setSpecialValueText(tr("each model's own, up to 4096"));
     m_context->setSuffix(tr(" tokens"));
-    m_context->setValue(setup.requested_context);
+    m_context->setValue(requested_context);
     auto* controls = new QHBoxLayout;
     controls->addWidget(m_filter, 1);
     controls->addWidget(new QLabel(tr("Memory at a context of")));
     controls->addWidget(m_context);
 
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Cancel);
-    m_load = buttons->addButton(tr("Load"), QDialogButtonBox::AcceptRole);
-    m_load->setObjectName(QStringLiteral("loadModel"));
-    m_load->setEnabled(false);
-
-    auto* layout = new QVBoxLayout(this);
+    auto* page = new QWidget;
+    auto* layout = new QVBoxLayout(page);
     layout->addLayout(controls);
     layout->addWidget(m_table, 1);
     layout->addLayout(make_folder_controls());
-    layout->addWidget(buttons);
-    resize(1200, 520);
+    return page;
+}
 
-    connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
-    connect(m_table, &QTableWidget::itemSelectionChanged, this,
-            [this] { m_load->setEnabled(!selected_path().isEmpty()); });
-    connect(m_table, &QTableWidget::cellDoubleClicked, this, [this] {
-        if (!selected_path().isEmpty()) accept();
-    });
-    connect(m_context, &QSpinBox::valueChanged, this, &ModelPicker::update_memory);
-    connect(m_filter, &QLineEdit::textChanged, this, &ModelPicker::apply_filter);
-    m_table->horizontalHeader()->setSortIndicator(kName, Qt::AscendingOrder);
-    rescan();
-    // After the table's own handler has sorted: hidden rows are hidden by position.
-    connect(m_table->horizontalHeader(), &QHeaderView::sortIndicatorChanged, this, [this] {
-        apply_filter();
-        span_refusals();
-    });
+void ModelPicker::update_load_button() {
+    m_load->setEnabled(!selected_path().isEmpty() || selected_remote().has_value());
 }
 
 // The folders the user added, which the catalog searches besides the usual places.
@@ -295,7 +324,13 @@ void ModelPicker::apply_filter() {
         m_table->clearSelection();
 }
 
+std::optional<core::RemoteChoice> ModelPicker::selected_remote() const {
+    if (m_tabs->currentWidget() != m_connections) return std::nullopt;
+    return m_connections->selected();
+}
+
 QString ModelPicker::selected_path() const {
+    if (m_tabs->currentWidget() == m_connections) return {};
     const auto rows = m_table->selectionModel()->selectedRows();
     if (rows.isEmpty()) return {};
     const auto* entry = entry_at(rows.front().row());
