@@ -1,8 +1,9 @@
 // The Models dialog as the window opens it: it marks the model in use, estimates memory at the
-// conversation's context, and a folder removed there is gone from the saved settings.
+// conversation's context, and a folder removed or a connection edited there is saved.
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSignalSpy>
@@ -65,6 +66,35 @@ TEST_F(ModelPickerWindowTest, ShowsTheLoadedModelAndForgetsARemovedFolder) {
     EXPECT_TRUE(m_window.global_settings().model_folders.isEmpty());
     ASSERT_EQ(saved.size(), 1);  // main() saves each change to the settings file
     EXPECT_TRUE(saved.front().front().value<core::GlobalSettings>().model_folders.isEmpty());
+}
+
+// The window hands the picker its remote connections and saves what the user changes there.
+TEST_F(ModelPickerWindowTest, AnEditedConnectionIsSaved) {
+    auto global = m_window.global_settings();
+    global.connections = {{.name = "Lab", .base_url = "http://127.0.0.1:1/v1"}};
+    m_window.apply_global_settings(global);
+    QSignalSpy saved(&m_window, &ui::MainWindow::globalSettingsChanged);
+    const std::vector<core::RemoteConnection> edited{
+        {.name = "Lab", .base_url = "http://127.0.0.1:2/v1"}};
+
+    bool seen = false;
+    QTimer::singleShot(0, &m_window, [&] {
+        auto* picker = qobject_cast<ui::ModelPicker*>(QApplication::activeModalWidget());
+        ASSERT_NE(picker, nullptr);
+        seen = true;
+        const auto close = qScopeGuard([picker] { picker->reject(); });
+        auto* connections = picker->findChild<QListWidget*>("connections");
+        ASSERT_EQ(connections->count(), 1);
+        EXPECT_EQ(connections->currentItem()->text(), "Lab");
+        auto* url = picker->findChild<QLineEdit*>("connectionUrl");
+        url->setText("http://127.0.0.1:2/v1");
+        picker->findChild<QPushButton*>("saveConnection")->click();
+    });
+    m_window.open_model_picker();
+    ASSERT_TRUE(seen);
+    EXPECT_EQ(m_window.global_settings().connections, edited);
+    ASSERT_EQ(saved.size(), 1);
+    EXPECT_EQ(saved.front().front().value<core::GlobalSettings>().connections, edited);
 }
 
 }  // namespace
