@@ -1,5 +1,6 @@
 // The model picker's Connections tab over real sockets: hearth-server in this process (its API
-// key checked) and a scripted server that refuses, answers 401 or stalls. The settings go to a
+// key checked), a scripted server that refuses, answers 401 or stalls, and a TLS server with a
+// self-signed certificate. The settings go to a
 // temporary QSettings file. ctest runs this twice, as api_key_store_test: with no keyring (keys
 // go to the ApiKeyStore's fallback file, in a temporary folder) and inside a private D-Bus
 // session with a real GNOME Keyring (HEARTH_TEST_KEYRING=1). The panel's key calls run on the
@@ -15,17 +16,22 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QTabWidget>
 #include <QTest>
 
+#include <httplib.h>
+
 #include <memory>
+#include <thread>
 
 #include "app/core/app_settings.h"
 #include "engine/remote/remote_endpoint.h"
 #include "engine/remote/remote_error.h"
 #include "tests/support/local_api_server.h"
 #include "tests/support/scripted_http_server.h"
+#include "tests/support/self_signed_certificate.h"
 #include "tests/support/temp_files.h"
 #include "ui/model_picker.h"
 
@@ -171,6 +177,21 @@ TEST_F(ConnectionsTest, AConnectionsModelsAreListedAndOneIsChosenLikeAFile) {
     EXPECT_EQ(picker->selected_remote(), expected);
 }
 
+// A saved connection's models are listed when the user asks (Refresh), not on opening.
+TEST_F(ConnectionsTest, RefreshListsTheSelectedConnectionsModels) {
+    const test::LocalApiServer server;
+    const auto picker =
+        open_picker({{.name = "Workstation", .base_url = QString::fromStdString(server.url())}});
+    wait_until_idle(*picker);
+    EXPECT_TRUE(listed_models(*picker).isEmpty());
+    child<QPushButton>(*picker, "refreshModels").click();
+    EXPECT_TRUE(child<QProgressBar>(*picker, "listingProgress").isVisible());
+    wait_until_idle(*picker);
+    EXPECT_EQ(listed_models(*picker), QStringList{"stories260K"})
+        << text_of(*picker, "listingMessage").toStdString();
+    EXPECT_EQ(text_of(*picker, "listingMessage"), "1 model on Workstation.");
+}
+
 // The remote model in use is marked and chosen when the picker opens, before any listing.
 TEST_F(ConnectionsTest, TheRemoteModelInUseIsMarked) {
     const core::RemoteChoice current{
@@ -198,7 +219,7 @@ TEST_F(ConnectionsTest, AnAddressTheClientCannotUseIsRefusedWithItsReason) {
     EXPECT_TRUE(core::load_global_settings().connections.empty());
 }
 
-TEST_F(ConnectionsTest, NamesMustBeGivenAndUnique) {
+TEST_F(ConnectionsTest, NamesAndCertificateFilesAreChecked) {
     const auto picker = open_picker({{.name = "Lab", .base_url = "http://127.0.0.1:1"}});
     add_connection(*picker, "", "http://127.0.0.1:2");
     EXPECT_EQ(text_of(*picker, "connectionMessage"), "Give the connection a name.");
@@ -254,6 +275,35 @@ TEST_F(ConnectionsTest, EditingMovesTheKeyAndRemovingForgetsIt) {
     EXPECT_TRUE(core::load_global_settings().connections.empty());
     EXPECT_TRUE(keys().read("New name").key.isEmpty());
     EXPECT_EQ(text_of(*picker, "connectionMessage"), "Removed \"New name\" and its API key.");
+}
+
+// A server with a self-signed certificate, as a user's own GPU box has: the TLS failure is named
+// until its certificate is trusted for this connection, and then its models are listed.
+TEST_F(ConnectionsTest, ASelfSignedServerIsListedOnceItsCertificateIsTrusted) {
+    const test::CertificateFiles files = test::write_self_signed_certificate(m_folder.path());
+    httplib::SSLServer server(files.certificate.c_str(), files.key.c_str());
+    ASSERT_TRUE(server.is_valid());
+    server.Get("/v1/models", [](const httplib::Request&, httplib::Response& response) {
+        response.set_content(R"({"object":"list","data":[{"id":"box-70b","object":"model"}]})",
+                             "application/json");
+    });
+    const int port = server.bind_to_any_port("127.0.0.1");
+    const std::jthread serving([&] { server.listen_after_bind(); });
+    const auto stop = qScopeGuard([&] { server.stop(); });
+    const auto picker = open_picker();
+
+    add_connection(*picker, "Own box", QStringLiteral("https://127.0.0.1:%1/v1").arg(port));
+    EXPECT_TRUE(text_of(*picker, "listingMessage").contains("self-signed"))
+        << text_of(*picker, "listingMessage").toStdString();
+    EXPECT_TRUE(listed_models(*picker).isEmpty());
+
+    const QString certificate = QString::fromStdString(files.certificate.string());
+    type(*picker, "connectionCertificate", certificate);
+    child<QPushButton>(*picker, "saveConnection").click();
+    wait_until_idle(*picker);
+    EXPECT_EQ(listed_models(*picker), QStringList{"box-70b"})
+        << text_of(*picker, "listingMessage").toStdString();
+    EXPECT_EQ(panel(*picker).connections().front().trusted_certificate, certificate);
 }
 
 // A server that sends a reply's head and then nothing: while the client waits for the rest,
