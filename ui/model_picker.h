@@ -53,9 +53,8 @@ public:
         QStringList folders;        // model folders the user added (they can remove them)
         std::vector<core::RemoteConnection> connections;
         std::optional<core::RemoteChoice> remote;  // the remote model in use, marked
-        // Where the connections' API keys are kept (the keyring, or this file without one).
-        core::ApiKeyStore keys{QStringLiteral("hearth"),
-                               core::ApiKeyStore::default_fallback_file()};
+        // Where the connections' API keys are kept (the keyring, or a file without one).
+        core::ApiKeyStore keys = core::ApiKeyStore::for_app();
     };
 
     using Scan = std::function<std::vector<core::ModelEntry>()>;

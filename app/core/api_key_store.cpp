@@ -113,6 +113,10 @@ QString ApiKeyStore::default_fallback_file() {
            QStringLiteral("/api-keys.json");
 }
 
+ApiKeyStore ApiKeyStore::for_app() {
+    return {QStringLiteral("hearth"), default_fallback_file()};
+}
+
 KeyResult ApiKeyStore::store(const QString& connection, const QString& key) const {
     return on_keyring_thread([&]() -> KeyResult {
         if (!keyring_available()) return file_store(connection, key);

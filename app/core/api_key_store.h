@@ -32,6 +32,10 @@ public:
 
     // The default fallback: api-keys.json in the app's data folder.
     static QString default_fallback_file();
+    // Where the app keeps its connections' keys: the keyring's "hearth" service, or the default
+    // fallback file. The connections dialog stores them here and the engine's worker reads them
+    // here, so both must use this.
+    static ApiKeyStore for_app();
 
 private:
     KeyResult file_store(const QString& connection, const QString& key) const;
