@@ -12,6 +12,8 @@
 #include <QTest>
 #include <QTimer>
 
+#include <functional>
+
 #include "app/core/model_catalog.h"
 #include "tests/support/chat_window_test.h"
 #include "tests/support/shared_data.h"
@@ -21,6 +23,21 @@ namespace hearth::test {
 namespace {
 
 using ModelPickerWindowTest = ChatWindowTest;
+
+// Opens the window's model picker and runs `check` on it while it is shown (it is modal), then
+// closes it. False when no picker opened.
+bool with_open_picker(ui::MainWindow& window, const std::function<void(ui::ModelPicker*)>& check) {
+    bool seen = false;
+    QTimer::singleShot(0, &window, [&] {
+        auto* picker = qobject_cast<ui::ModelPicker*>(QApplication::activeModalWidget());
+        if (picker == nullptr) return;
+        seen = true;
+        const auto close = qScopeGuard([picker] { picker->reject(); });
+        check(picker);
+    });
+    window.open_model_picker();
+    return seen;
+}
 
 TEST_F(ModelPickerWindowTest, ShowsTheLoadedModelAndForgetsARemovedFolder) {
     const QString shared = QString::fromStdString((shared_dir() / "models").string());
@@ -36,12 +53,7 @@ TEST_F(ModelPickerWindowTest, ShowsTheLoadedModelAndForgetsARemovedFolder) {
     m_window.apply_conversation_settings(conversation);
     QSignalSpy saved(&m_window, &ui::MainWindow::globalSettingsChanged);
 
-    bool seen = false;
-    QTimer::singleShot(0, &m_window, [&] {
-        auto* picker = qobject_cast<ui::ModelPicker*>(QApplication::activeModalWidget());
-        ASSERT_NE(picker, nullptr);
-        seen = true;
-        const auto close = qScopeGuard([picker] { picker->reject(); });
+    ASSERT_TRUE(with_open_picker(m_window, [&](ui::ModelPicker* picker) {
         EXPECT_TRUE(picker->selected_path().endsWith("/synth-qwen3-256.gguf"));
         EXPECT_EQ(picker->findChild<QSpinBox*>("pickerContext")->value(), 1500);
         const auto& table = *picker->findChild<QTableWidget*>("models");
@@ -60,9 +72,7 @@ TEST_F(ModelPickerWindowTest, ShowsTheLoadedModelAndForgetsARemovedFolder) {
             EXPECT_FALSE(QString::fromStdString(entry.info.path.string()).startsWith(shared))
                 << entry.info.path;
         }
-    });
-    m_window.open_model_picker();
-    ASSERT_TRUE(seen);
+    }));
     EXPECT_TRUE(m_window.global_settings().model_folders.isEmpty());
     ASSERT_EQ(saved.size(), 1);  // main() saves each change to the settings file
     EXPECT_TRUE(saved.front().front().value<core::GlobalSettings>().model_folders.isEmpty());
@@ -77,21 +87,14 @@ TEST_F(ModelPickerWindowTest, AnEditedConnectionIsSaved) {
     const std::vector<core::RemoteConnection> edited{
         {.name = "Lab", .base_url = "http://127.0.0.1:2/v1"}};
 
-    bool seen = false;
-    QTimer::singleShot(0, &m_window, [&] {
-        auto* picker = qobject_cast<ui::ModelPicker*>(QApplication::activeModalWidget());
-        ASSERT_NE(picker, nullptr);
-        seen = true;
-        const auto close = qScopeGuard([picker] { picker->reject(); });
+    ASSERT_TRUE(with_open_picker(m_window, [&](ui::ModelPicker* picker) {
         auto* connections = picker->findChild<QListWidget*>("connections");
         ASSERT_EQ(connections->count(), 1);
         EXPECT_EQ(connections->currentItem()->text(), "Lab");
         auto* url = picker->findChild<QLineEdit*>("connectionUrl");
         url->setText("http://127.0.0.1:2/v1");
         picker->findChild<QPushButton*>("saveConnection")->click();
-    });
-    m_window.open_model_picker();
-    ASSERT_TRUE(seen);
+    }));
     EXPECT_EQ(m_window.global_settings().connections, edited);
     ASSERT_EQ(saved.size(), 1);
     EXPECT_EQ(saved.front().front().value<core::GlobalSettings>().connections, edited);
