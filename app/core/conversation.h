@@ -29,12 +29,19 @@ struct ConversationSettings {
 
 // How an answer was made: kept with it in the history.
 struct GenerationRecord {
-    QString model_file;
+    QString model_file;  // a local answer's model; empty for a remote one
     QString model_sha256;
     QString backend;
     uint64_t seed = 0;
     SamplerSettings sampler;
     GenerationStats stats;
+    // A remote engine's answer: the connection (its name and base URL) and the id of the model
+    // the server answered with; all empty for a local answer.
+    QString connection;
+    QString connection_url;
+    QString remote_model;
+
+    bool remote() const { return !remote_model.isEmpty(); }
 };
 
 struct Message {

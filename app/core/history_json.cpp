@@ -120,12 +120,19 @@ GenerationStats stats_from_json(const QJsonObject& json) {
 }
 
 QJsonObject generation_to_json(const GenerationRecord& record) {
-    return {{"model_file", record.model_file},
-            {"model_sha256", record.model_sha256},
-            {"backend", record.backend},
-            {"seed", big(record.seed)},
-            {"sampler", sampler_to_json(record.sampler)},
-            {"stats", stats_to_json(record.stats)}};
+    QJsonObject json{{"model_file", record.model_file},
+                     {"model_sha256", record.model_sha256},
+                     {"backend", record.backend},
+                     {"seed", big(record.seed)},
+                     {"sampler", sampler_to_json(record.sampler)},
+                     {"stats", stats_to_json(record.stats)}};
+    // Only a remote answer has these: a local answer's export stays as it always was.
+    if (record.remote()) {
+        json["connection"] = record.connection;
+        json["connection_url"] = record.connection_url;
+        json["remote_model"] = record.remote_model;
+    }
+    return json;
 }
 
 GenerationRecord generation_from_json(const QJsonObject& json) {
@@ -133,6 +140,9 @@ GenerationRecord generation_from_json(const QJsonObject& json) {
     record.model_file = json["model_file"].toString();
     record.model_sha256 = json["model_sha256"].toString();
     record.backend = json["backend"].toString();
+    record.connection = json["connection"].toString();  // absent for a local answer
+    record.connection_url = json["connection_url"].toString();
+    record.remote_model = json["remote_model"].toString();
     record.seed = big(json["seed"]);
     record.sampler = sampler_from_json(json["sampler"].toObject());
     record.stats = stats_from_json(json["stats"].toObject());

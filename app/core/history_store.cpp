@@ -55,6 +55,14 @@ const char* const kVersion4[] = {
     "ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT ''",
 };
 
+// Version 5: a remote engine's answer names its connection (name and base URL) and the model
+// the server answered with; a local answer leaves them empty (model_file names its model).
+const char* const kVersion5[] = {
+    "ALTER TABLE generations ADD COLUMN connection TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE generations ADD COLUMN connection_url TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE generations ADD COLUMN remote_model TEXT NOT NULL DEFAULT ''",
+};
+
 // QtSql binds a null QString as SQL NULL; every text column here is NOT NULL.
 QString not_null(const QString& text) {
     return text.isNull() ? QStringLiteral("") : text;
@@ -86,7 +94,10 @@ QString fts_query(const QString& query) {
 
 HistoryStore::HistoryStore(const QString& path, int up_to)
     : m_connection(QStringLiteral("history-") + QUuid::createUuid().toString(QUuid::Id128)) {
-    if (open(path) && migrate(up_to)) m_keeps_reasoning = schema_version() >= 4;
+    if (open(path) && migrate(up_to)) {
+        m_keeps_reasoning = schema_version() >= 4;
+        m_keeps_remote = schema_version() >= 5;
+    }
 }
 
 HistoryStore::~HistoryStore() {
@@ -172,7 +183,8 @@ bool HistoryStore::migrate(int up_to) {
         }
         return database.commit();
     };
-    return step(1, kVersion1) && step(2, kVersion2) && step(3, kVersion3) && step(4, kVersion4);
+    return step(1, kVersion1) && step(2, kVersion2) && step(3, kVersion3) && step(4, kVersion4) &&
+           step(5, kVersion5);
 }
 
 std::vector<StoredConversation> HistoryStore::conversations() const {
@@ -204,10 +216,12 @@ std::optional<Conversation> HistoryStore::load(int id) const {
     messages.prepare(
         QStringLiteral(
             "SELECT m.id, m.parent, m.role, m.text, m.created, m.finished, g.model_file, "
-            "g.model_sha256, g.backend, g.seed, g.sampler, g.stats, %1 FROM messages m LEFT JOIN "
-            "generations g ON g.conversation = m.conversation AND g.message = m.id WHERE "
+            "g.model_sha256, g.backend, g.seed, g.sampler, g.stats, %1, %2 FROM messages m LEFT "
+            "JOIN generations g ON g.conversation = m.conversation AND g.message = m.id WHERE "
             "m.conversation = ? ORDER BY m.id")
-            .arg(m_keeps_reasoning ? QStringLiteral("m.reasoning") : QStringLiteral("''")));
+            .arg(m_keeps_reasoning ? QStringLiteral("m.reasoning") : QStringLiteral("''"),
+                 m_keeps_remote ? QStringLiteral("g.connection, g.connection_url, g.remote_model")
+                                : QStringLiteral("'', '', ''")));
     messages.addBindValue(id);
     if (!messages.exec()) return std::nullopt;
     while (messages.next()) {
@@ -227,6 +241,9 @@ std::optional<Conversation> HistoryStore::load(int id) const {
             record.seed = messages.value(9).toString().toULongLong();
             record.sampler = sampler_from_json(json_object(messages.value(10).toString()));
             record.stats = stats_from_json(json_object(messages.value(11).toString()));
+            record.connection = messages.value(13).toString();
+            record.connection_url = messages.value(14).toString();
+            record.remote_model = messages.value(15).toString();
             message.generation = record;
         }
         conversation.restore(std::move(message));
@@ -293,9 +310,13 @@ bool HistoryStore::save_message(int conversation, const Message& message) {
     if (ok && message.generation) {
         const auto& record = *message.generation;
         QSqlQuery generation(database);
-        generation.prepare(QStringLiteral(
-            "INSERT OR REPLACE INTO generations(conversation, message, model_file, model_sha256, "
-            "backend, seed, sampler, stats) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+        generation.prepare(
+            QStringLiteral("INSERT OR REPLACE INTO generations(conversation, message, model_file, "
+                           "model_sha256, backend, seed, sampler, stats%1) VALUES (?, ?, ?, ?, ?, "
+                           "?, ?, ?%2)")
+                .arg(m_keeps_remote ? QStringLiteral(", connection, connection_url, remote_model")
+                                    : QString(),
+                     m_keeps_remote ? QStringLiteral(", ?, ?, ?") : QString()));
         for (const QVariant& value :
              {QVariant(conversation), QVariant(message.id), QVariant(not_null(record.model_file)),
               QVariant(not_null(record.model_sha256)), QVariant(not_null(record.backend)),
@@ -303,6 +324,12 @@ bool HistoryStore::save_message(int conversation, const Message& message) {
               QVariant(json_text(sampler_to_json(record.sampler))),
               QVariant(json_text(stats_to_json(record.stats)))}) {
             generation.addBindValue(value);
+        }
+        if (m_keeps_remote) {
+            for (const QString& text :
+                 {record.connection, record.connection_url, record.remote_model}) {
+                generation.addBindValue(not_null(text));
+            }
         }
         ok = generation.exec();
         if (!ok) error = generation.lastError().text();
@@ -315,7 +342,10 @@ bool HistoryStore::save_message(int conversation, const Message& message) {
                                            "WHERE id = ?")
                           : QStringLiteral("UPDATE conversations SET updated = ? WHERE id = ?"));
         touch.addBindValue(now_ms());
-        if (answered) touch.addBindValue(not_null(message.generation->model_file));
+        if (answered) {
+            const GenerationRecord& record = *message.generation;
+            touch.addBindValue(not_null(record.remote() ? record.remote_model : record.model_file));
+        }
         touch.addBindValue(conversation);
         ok = touch.exec();
         if (!ok) error = touch.lastError().text();
@@ -410,13 +440,16 @@ std::vector<BenchmarkResult> HistoryStore::benchmarks(int limit) const {
 
 std::vector<GenerationSummary> HistoryStore::generations(int limit) const {
     return select<GenerationSummary>(
-        QStringLiteral("SELECT m.created, g.model_file, g.backend, g.stats FROM generations g JOIN "
-                       "messages m ON m.conversation = g.conversation AND m.id = g.message ORDER "
-                       "BY m.created DESC LIMIT ?"),
+        QStringLiteral("SELECT m.created, g.model_file, g.backend, g.stats, %1 FROM generations g "
+                       "JOIN messages m ON m.conversation = g.conversation AND m.id = g.message "
+                       "ORDER BY m.created DESC LIMIT ?")
+            .arg(m_keeps_remote ? QStringLiteral("g.connection, g.remote_model")
+                                : QStringLiteral("'', ''")),
         limit, [](const QSqlQuery& row) {
-            return GenerationSummary{row.value(0).toLongLong(), row.value(1).toString(),
-                                     row.value(2).toString(),
-                                     stats_from_json(json_object(row.value(3).toString()))};
+            return GenerationSummary{
+                row.value(0).toLongLong(), row.value(1).toString(),
+                row.value(2).toString(),   stats_from_json(json_object(row.value(3).toString())),
+                row.value(4).toString(),   row.value(5).toString()};
         });
 }
 

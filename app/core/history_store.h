@@ -20,7 +20,7 @@ struct StoredConversation {
     int id = 0;
     QString title;
     qint64 updated_ms = 0;
-    QString model;  // the model file of its latest answer
+    QString model;  // the model file of its latest answer (a remote model's id)
 };
 
 struct SearchHit {
@@ -36,11 +36,13 @@ struct GenerationSummary {
     QString model_file;
     QString backend;
     GenerationStats stats;
+    QString connection;    // a remote answer's connection; empty for a local one
+    QString remote_model;  // the model the server answered with; empty for a local one
 };
 
 class HistoryStore final {
 public:
-    static constexpr int kSchemaVersion = 4;
+    static constexpr int kSchemaVersion = 5;
 
     // Opens (creating or migrating) the database at `path`. `up_to` stops migrations at an
     // earlier version: only tests of the migrations use it.
@@ -86,6 +88,8 @@ private:
     // Whether the messages table has the reasoning column (version 4): a store that tests stop
     // at an earlier version writes and reads what that version held.
     bool m_keeps_reasoning = false;
+    // Whether the generations table has the remote answer's columns (version 5).
+    bool m_keeps_remote = false;
 };
 
 }  // namespace hearth::core

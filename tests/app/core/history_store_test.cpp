@@ -10,6 +10,7 @@
 #include <QSqlDatabase>
 #include <QSqlQuery>
 
+#include <algorithm>
 #include <optional>
 
 #include "app/core/history_json.h"
@@ -78,19 +79,48 @@ protected:
         return conversation;
     }
 
-    // The columns of the messages table, read past the store.
-    QStringList message_columns() const {
+    // The columns of `table`, read past the store.
+    QStringList columns_of(const char* table) const {
         QStringList names;
         {
             auto database = QSqlDatabase::addDatabase("QSQLITE", "columns");
             database.setDatabaseName(path());
             QSqlQuery columns(database);
-            if (database.open() && columns.exec("SELECT name FROM pragma_table_info('messages')")) {
+            if (database.open() &&
+                columns.exec(QStringLiteral("SELECT name FROM pragma_table_info('%1')")
+                                 .arg(QLatin1String(table)))) {
                 while (columns.next()) names << columns.value(0).toString();
             }
         }
         QSqlDatabase::removeDatabase("columns");
         return names;
+    }
+    QStringList message_columns() const { return columns_of("messages"); }
+
+    // `conversation` from a store that migrated the file to the latest version: as it was.
+    static std::optional<Conversation> load_migrated(const HistoryStore& store,
+                                                     const Conversation& conversation) {
+        EXPECT_TRUE(store.available()) << store.problem().toStdString();
+        EXPECT_EQ(store.schema_version(), HistoryStore::kSchemaVersion);
+        auto loaded = store.load(conversation.id());
+        if (loaded) {
+            EXPECT_EQ(conversation_to_json(*loaded), conversation_to_json(conversation));
+        }
+        return loaded;
+    }
+
+    // sample() with its second answer made by a remote engine.
+    static Conversation with_remote_answer() {
+        auto conversation = sample();
+        Message& remote = *conversation.find(3);
+        remote.generation = GenerationRecord{.backend = "remote", .seed = 9};
+        remote.generation->stats.generated_tokens = 4;
+        remote.generation->stats.prompt_tokens = 31;  // the server's usage
+        remote.generation->stats.token_times_ns = {7, 8, 9, 10};
+        remote.generation->connection = "gpu-box";
+        remote.generation->connection_url = "http://gpu-box:8000/v1";
+        remote.generation->remote_model = "llama-70b";
+        return conversation;
     }
 
     test::TempDirectory m_directory;
@@ -279,11 +309,8 @@ TEST_F(HistoryStoreTest, MigratesFromVersionThreeToKeepReasoning) {
     }
     EXPECT_FALSE(message_columns().contains("reasoning"));
     HistoryStore store(path());
-    ASSERT_TRUE(store.available()) << store.problem().toStdString();
-    EXPECT_EQ(store.schema_version(), HistoryStore::kSchemaVersion);
-    auto loaded = store.load(conversation.id());
+    auto loaded = load_migrated(store, conversation);
     ASSERT_TRUE(loaded);
-    EXPECT_EQ(conversation_to_json(*loaded), conversation_to_json(conversation));
     EXPECT_EQ(loaded->find(2)->reasoning, "");
     EXPECT_TRUE(message_columns().contains("reasoning"));
     loaded->find(2)->reasoning = "Now kept.";
@@ -499,6 +526,75 @@ TEST(HistoryStoreEmpty, AnAnswerThatHasNotBegunIsStored) {
     empty.finished = false;
     EXPECT_TRUE(store.save_message(id, empty)) << store.problem().toStdString();
     EXPECT_EQ(store.load(id)->find(1)->text, "");
+}
+
+}  // namespace
+}  // namespace hearth::core
+
+namespace hearth::core {
+namespace {
+
+// A remote answer's connection and model survive the database, a reopen, the dashboard's list
+// and an export and import, beside a local answer that keeps its model file.
+TEST_F(HistoryStoreTest, ARemoteAnswerKeepsItsConnectionAndModel) {
+    auto conversation = with_remote_answer();
+    {
+        HistoryStore store(path());
+        save_all(store, conversation);
+    }
+    HistoryStore reopened(path());
+    const auto loaded = reopened.load(conversation.id());
+    ASSERT_TRUE(loaded);
+    const GenerationRecord& remote = *loaded->find(3)->generation;
+    EXPECT_TRUE(remote.remote());
+    EXPECT_EQ(remote.connection, "gpu-box");
+    EXPECT_EQ(remote.connection_url, "http://gpu-box:8000/v1");
+    EXPECT_EQ(remote.remote_model, "llama-70b");
+    EXPECT_EQ(remote.model_file, "");
+    EXPECT_EQ(remote.stats.prompt_tokens, 31);
+    const GenerationRecord& local = *loaded->find(2)->generation;
+    EXPECT_FALSE(local.remote());
+    EXPECT_EQ(local.model_file, "/models/x.gguf");
+    EXPECT_EQ(reopened.conversations().front().model, "llama-70b");  // the latest answer's
+    const auto generations = reopened.generations();
+    ASSERT_EQ(generations.size(), 2u);
+    const auto remote_row =
+        std::find_if(generations.begin(), generations.end(),
+                     [](const auto& row) { return !row.remote_model.isEmpty(); });
+    ASSERT_NE(remote_row, generations.end());
+    EXPECT_EQ(remote_row->connection, "gpu-box");
+    EXPECT_EQ(remote_row->remote_model, "llama-70b");
+
+    const QByteArray exported = conversation_to_json(*loaded);
+    EXPECT_EQ(conversation_to_json(conversation_from_json(exported)), exported);
+    const auto imported = conversation_from_json(exported);
+    EXPECT_EQ(imported.find(3)->generation->connection_url, "http://gpu-box:8000/v1");
+    EXPECT_EQ(imported.find(3)->generation->remote_model, "llama-70b");
+    EXPECT_FALSE(imported.find(2)->generation->remote());
+    // A local answer's export has no remote fields at all (as before remote engines).
+    EXPECT_FALSE(generation_to_json(local).contains("connection"));
+}
+
+// A version-4 database file (made by the version-4 store) opens at the latest version: its
+// answers read as local ones, and a remote answer saved afterwards keeps its connection.
+TEST_F(HistoryStoreTest, MigratesFromVersionFourToKeepRemoteAnswers) {
+    auto conversation = sample();
+    {
+        HistoryStore version4(path(), 4);
+        ASSERT_EQ(version4.schema_version(), 4);
+        save_all(version4, conversation);
+    }
+    EXPECT_FALSE(columns_of("generations").contains("remote_model"));
+    HistoryStore store(path());
+    auto loaded = load_migrated(store, conversation);
+    ASSERT_TRUE(loaded);
+    EXPECT_FALSE(loaded->find(2)->generation->remote());
+    EXPECT_TRUE(columns_of("generations").contains("remote_model"));
+    const auto remote = with_remote_answer();
+    ASSERT_TRUE(store.save_message(loaded->id(), *remote.find(3)));
+    const auto reloaded = store.load(conversation.id());
+    EXPECT_EQ(reloaded->find(3)->generation->connection, "gpu-box");
+    EXPECT_EQ(reloaded->find(3)->generation->remote_model, "llama-70b");
 }
 
 }  // namespace
