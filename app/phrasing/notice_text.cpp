@@ -60,6 +60,15 @@ std::string notice_text(const Notice& notice) {
                 "The model's chat template could not be used ({}), so Hearth wrote the prompt "
                 "in the built-in format of its family; answers may be a little off.",
                 notice.detail);
+        case NoticeKind::SettingsNotSent:
+            return fmt::format(
+                "Not sent to the remote engine, whose API has no field for them (it used its own "
+                "instead): {}.",
+                notice.detail);
+        case NoticeKind::SettingsAsExtensions:
+            return fmt::format(
+                "Sent to the remote engine as extensions that some servers ignore: {}.",
+                notice.detail);
     }
     return {};
 }

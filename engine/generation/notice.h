@@ -24,6 +24,12 @@ enum class NoticeKind : int {
     // The model's chat template could not be run and its family's built-in format was used;
     // `detail` names the construct that failed.
     TemplateFallback = 5,
+    // A remote engine was asked without settings its API has no field for; it applied its own.
+    // `detail`: their names, comma-separated.
+    SettingsNotSent = 6,
+    // A remote engine was sent settings in extension fields only some servers read. `detail`:
+    // their names, comma-separated.
+    SettingsAsExtensions = 7,
 };
 
 // Why a GPU is not used (GpuNotUsed, GpuLost).

@@ -34,6 +34,15 @@ TEST(NoticeText, ATemplateFallbackNamesTheConstruct) {
     EXPECT_TRUE(has(text, "built-in format"));
 }
 
+TEST(NoticeText, RemoteSettingsNoticesNameTheSettings) {
+    const auto not_sent = notice_text({.kind = NoticeKind::SettingsNotSent, .detail = "seed"});
+    EXPECT_TRUE(has(not_sent, "Not sent to the remote engine"));
+    EXPECT_TRUE(has(not_sent, ": seed."));
+    const auto extensions =
+        notice_text({.kind = NoticeKind::SettingsAsExtensions, .detail = "top_k, min_p"});
+    EXPECT_TRUE(has(extensions, "extensions that some servers ignore: top_k, min_p."));
+}
+
 TEST(NoticeText, GpuNoticesNameTheDeviceAndTheReason) {
     const auto self_test = notice_text({.kind = NoticeKind::GpuNotUsed,
                                         .problem = GpuProblem::FailedSelfTest,
