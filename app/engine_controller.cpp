@@ -32,11 +32,14 @@ EngineController::EngineController(QObject* parent)
     qRegisterMetaType<hearth::ModelInfo>();
     qRegisterMetaType<hearth::TemplateChoices>();
     qRegisterMetaType<hearth::core::BenchmarkResult>();
+    qRegisterMetaType<hearth::core::RemoteChoice>();
     m_thread.setObjectName(QStringLiteral("engine"));
     m_worker->moveToThread(&m_thread);
     connect(&m_thread, &QThread::finished, m_worker, &QObject::deleteLater);
     connect(&m_thread, &QThread::started, m_worker, &lower_engine_priority, Qt::DirectConnection);
     connect(this, &EngineController::loadModelRequested, m_worker, &InferenceWorker::loadModel,
+            Qt::QueuedConnection);
+    connect(this, &EngineController::useRemoteRequested, m_worker, &InferenceWorker::useRemote,
             Qt::QueuedConnection);
     connect(this, &EngineController::generateRequested, m_worker, &InferenceWorker::generate,
             Qt::QueuedConnection);

@@ -28,6 +28,7 @@ public slots:
 
 signals:
     void loadModelRequested(const QString& path);
+    void useRemoteRequested(const hearth::core::RemoteChoice& choice);
     void generateRequested(const hearth::ChatRequest& request);
     void configureRequested(int threads, int chunk_tokens, bool speculative,
                             const QString& draft_model, const QString& backend,

@@ -11,6 +11,7 @@
 #include "app/phrasing/notice_text.h"
 #include "engine/compute/backend_factory.h"
 #include "engine/model/load_error.h"
+#include "engine/remote/remote_error.h"
 
 namespace hearth {
 namespace {
@@ -47,6 +48,7 @@ QString text(const std::string& words) {
 InferenceWorker::InferenceWorker(std::atomic<bool>& stop_flag, std::atomic<bool>& cancel_load_flag)
     : m_stop(stop_flag),
       m_cancel_load(cancel_load_flag),
+      m_keys(QString::fromLatin1(kApiKeyService), core::ApiKeyStore::default_fallback_file()),
       m_engine({.backends = {.self_test_model = find_bundled_model().value_or(""),
                              .pipeline_cache = default_pipeline_cache()},
                 // Compute threads that share every core with the GUI thread wait on each other
@@ -114,6 +116,14 @@ void InferenceWorker::injectDeviceLoss(int submissions) {
 }
 
 void InferenceWorker::loadModel(const QString& path) {
+    if (m_remote && m_engine.loaded() && path == m_model_path) {
+        m_remote.reset();
+        ModelInfo info = m_engine.model_info();
+        info.sha256 = m_model_sha256.toStdString();
+        emit modelLoaded(info, m_engine.context_length(), m_engine.chat_template().choices());
+        report_backend(m_engine.backend_report());
+        return;
+    }
     const BackendReport before = m_engine.backend_report();
     m_loading = true;
     try {
@@ -122,6 +132,7 @@ void InferenceWorker::loadModel(const QString& path) {
         m_model_path = path;
         m_model_sha256 = file_sha256(path);
         info.sha256 = m_model_sha256.toStdString();
+        m_remote.reset();
         emit modelLoaded(info, m_engine.context_length(), m_engine.chat_template().choices());
         report_backend(m_engine.backend_report());
         m_loaded_draft.clear();  // loading a model dropped the draft
@@ -146,7 +157,44 @@ void InferenceWorker::report_failed_load(const BackendReport& before, const QStr
     emit errorOccurred(message);
 }
 
+void InferenceWorker::useRemote(const core::RemoteChoice& choice) {
+    try {
+        // A choice that cannot be used leaves the one before it answering.
+        m_remote = std::make_unique<RemoteAnswerer>(choice, m_keys, m_remote_idle_timeout);
+        emit remoteChosen(choice);
+    } catch (const std::exception& error) {
+        emit errorOccurred(text(error.what()));
+    }
+}
+
+void InferenceWorker::setRemoteIdleTimeout(int milliseconds) {
+    m_remote_idle_timeout = std::chrono::milliseconds(milliseconds);
+}
+
+// The same signals as a local answer; a failure keeps what arrived (generationFailed).
+void InferenceWorker::generate_remotely(const ChatRequest& request) {
+    m_stop = false;
+    const int conversation = static_cast<int>(request.conversation);
+    // Nothing is laid out here: the server reports the prompt's size with the answer (usage).
+    emit generationStarted(conversation, GenerationStats{});
+    const GenerationSink sink{.on_chunk = [&](const TokenChunk& chunk) {
+        emit tokensReady(conversation, chunk);
+        return true;
+    }};
+    try {
+        emit generationFinished(conversation, m_remote->answer(request, sink, &m_stop));
+    } catch (const remote::RemoteError& error) {
+        emit generationFailed(conversation, error.partial, text(error.what()));
+    } catch (const std::exception& error) {
+        emit generationFailed(conversation, {}, text(error_text(error)));
+    }
+}
+
 void InferenceWorker::generate(const ChatRequest& request) {
+    if (m_remote) {
+        generate_remotely(request);
+        return;
+    }
     if (!m_engine.loaded()) {
         emit errorOccurred(tr("No model is loaded."));
         return;

@@ -7,9 +7,14 @@
 #include <QString>
 
 #include <atomic>
+#include <chrono>
+#include <memory>
 
+#include "app/core/api_key_store.h"
 #include "app/core/benchmark_result.h"
 #include "app/core/metatypes.h"
+#include "app/core/remote_connection.h"
+#include "app/remote_answerer.h"
 #include "engine/runtime/chat_request.h"
 #include "engine/runtime/engine.h"
 
@@ -24,7 +29,15 @@ public:
     ~InferenceWorker() override;
 
 public slots:
+    // A local model answers from now on. Loading the model that is already loaded (a remote
+    // engine answering meanwhile) returns to it at once: a remote choice keeps it loaded.
     void loadModel(const QString& path);
+    // `choice` answers from now on (its API key read from the keyring here, off the GUI
+    // thread); the local model stays loaded for a return to it.
+    void useRemote(const hearth::core::RemoteChoice& choice);
+    // How long a remote answer may send nothing before it has failed (RemoteEndpoint's
+    // idle_timeout); applies to the next remote choice.
+    void setRemoteIdleTimeout(int milliseconds);
     void generate(const hearth::ChatRequest& request);
     // `backend` and `kv_cache` as the settings store them: "auto", "cpu" or "vulkan:N"; "f16" or
     // "q8_0".
@@ -49,6 +62,11 @@ signals:
     void prefillProgress(int conversation, int done, int total);
     void tokensReady(int conversation, const hearth::TokenChunk& chunk);
     void generationFinished(int conversation, const hearth::GenerationResult& result);
+    // A remote answer failed: `partial` is what had arrived, `message` names the cause.
+    void generationFailed(int conversation, const hearth::GenerationResult& partial,
+                          const QString& message);
+    // A remote engine answers from now on.
+    void remoteChosen(const hearth::core::RemoteChoice& choice);
     void errorOccurred(const QString& message);
     // The backend now running the model (after a load, a settings change or a fallback), and
     // why it is not the one asked for, if it is not.
@@ -62,6 +80,7 @@ private:
     void report_backend(const BackendReport& report);
     void report_failed_load(const BackendReport& before, const QString& message);
     void apply_draft();
+    void generate_remotely(const ChatRequest& request);
 
     std::atomic<bool>& m_stop;
     std::atomic<bool>& m_cancel_load;
@@ -70,7 +89,11 @@ private:
     QString m_model_path, m_model_sha256;
     QString m_draft_path;    // the draft model the settings ask for; empty: none
     QString m_loaded_draft;  // the one the engine drafts with now
-    Engine m_engine;         // declared last: it goes first
+    core::ApiKeyStore m_keys;
+    std::chrono::milliseconds m_remote_idle_timeout{120'000};
+    // What answers instead of the loaded model, when the user chose a remote engine.
+    std::unique_ptr<RemoteAnswerer> m_remote;
+    Engine m_engine;  // declared last: it goes first
 };
 
 }  // namespace hearth

@@ -5,6 +5,7 @@
 #include <QMetaType>
 
 #include "app/core/conversation.h"
+#include "app/core/remote_connection.h"
 #include "engine/generation/generation_request.h"
 #include "engine/model/model_info.h"
 #include "engine/runtime/chat_request.h"
@@ -18,3 +19,4 @@ Q_DECLARE_METATYPE(hearth::ModelInfo)
 Q_DECLARE_METATYPE(hearth::TemplateChoices)
 Q_DECLARE_METATYPE(hearth::SchedulerCounters)
 Q_DECLARE_METATYPE(hearth::core::Conversation)
+Q_DECLARE_METATYPE(hearth::core::RemoteChoice)
