@@ -14,6 +14,8 @@ void wire(ui::MainWindow& window, EngineController& engine) {
     // cancel flip atomic flags, so they work while the worker is busy.
     QObject::connect(&window, &ui::MainWindow::loadModelRequested, &engine,
                      &EngineController::loadModelRequested);
+    QObject::connect(&window, &ui::MainWindow::useRemoteRequested, &engine,
+                     &EngineController::useRemoteRequested);
     QObject::connect(&window, &ui::MainWindow::generateRequested, &engine,
                      &EngineController::generateRequested);
     QObject::connect(&window, &ui::MainWindow::stopRequested, &engine, &EngineController::stop);
@@ -48,6 +50,10 @@ void wire(ui::MainWindow& window, EngineController& engine) {
                      Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::generationFinished, &window,
                      &ui::MainWindow::finishGeneration, Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::generationFailed, &window,
+                     &ui::MainWindow::failGeneration, Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::remoteChosen, &window, &ui::MainWindow::showRemote,
+                     Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::errorOccurred, &window, &ui::MainWindow::showError,
                      Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::backendChanged, &window,

@@ -48,6 +48,17 @@ QString stop_reason_text(StopReason reason) {
     return {};
 }
 
+QString remote_source_text(const QString& model, const QString& connection) {
+    return tr("%1 · on %2").arg(model, connection);
+}
+
+QString answer_figures_text(const core::GenerationRecord& record) {
+    const QString figures = answer_figures_text(record.stats);
+    if (!record.remote()) return figures;
+    return remote_source_text(record.remote_model, record.connection) + QStringLiteral(" · ") +
+           figures;
+}
+
 QString answer_figures_text(const GenerationStats& stats) {
     QStringList figures = speed_figures(stats.generated_tokens, stats.decode_tokens_per_second(),
                                         stats.time_to_first_token_ns);

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "app/core/conversation.h"
 #include "engine/generation/generation_stats.h"
 #include "engine/generation/token_chunk.h"
 
@@ -15,9 +16,15 @@ namespace hearth::ui {
 // Why an answer ended, as a reader says it ("cut off at the token limit").
 QString stop_reason_text(StopReason reason);
 
+// Where a remote engine's answer comes from: "llama-70b · on gpu-box" (the model id and the
+// connection's name).
+QString remote_source_text(const QString& model, const QString& connection);
+
 // "61 tokens · 30.0 tok/s · first token in 42 ms · 100 of 113 prompt tokens reused · ended by
 // the model".
 QString answer_figures_text(const GenerationStats& stats);
+// The figures under an answer: a remote engine's answer says first where it came from.
+QString answer_figures_text(const core::GenerationRecord& record);
 
 // The header of a reasoning block while the model reasons: "Thinking… 42 tokens".
 QString thinking_progress_text(int tokens);

@@ -194,6 +194,7 @@ void MainWindow::showModel(const hearth::ModelInfo& info, int context_length,
                            hearth::TemplateChoices choices) {
     m_header->hide_load_progress();
     m_model_ready = true;
+    m_remote.reset();  // the local model answers again
     m_model_info = info;
     m_model_context = context_length;
     m_template_choices = choices;

@@ -6,7 +6,8 @@
 // Its members are defined by concept: main_window.cpp composes the window and handles the
 // model, the settings and the dashboard; main_window_history.cpp the conversations (new, stored,
 // renamed, deleted and undone, searched, exported and imported); main_window_streaming.cpp the
-// answers (asked, streamed, finished or failed) and the status line and context meter.
+// answers (asked, streamed, finished or failed) and the status line and context meter;
+// main_window_remote.cpp what a remote engine changes (choosing one, its failed answers).
 #pragma once
 
 #include <QMainWindow>
@@ -20,6 +21,7 @@
 #include "app/core/global_settings.h"
 #include "app/core/history_store.h"
 #include "app/core/metatypes.h"
+#include "app/core/remote_connection.h"
 #include "app/core/server_status.h"
 #include "app/core/streaming_saver.h"
 #include "engine/generation/generation_request.h"
@@ -82,9 +84,15 @@ public:
     // Asks for `path`. If it fails while no model runs, the last good model or the bundled one is
     // loaded instead, and the header keeps saying why.
     void load_model(const QString& path);
+    // Asks for `choice` to answer from now on instead of the loaded model, which stays loaded:
+    // choosing it again in the picker returns to it at once.
+    void use_remote(const core::RemoteChoice& choice);
+    // The remote engine answering now; none while a local model does.
+    const std::optional<core::RemoteChoice>& remote() const { return m_remote; }
 
 signals:
     void loadModelRequested(const QString& path);
+    void useRemoteRequested(const hearth::core::RemoteChoice& choice);
     void cancelLoadRequested();
     void generateRequested(const hearth::ChatRequest& request);
     void stopRequested();
@@ -104,6 +112,12 @@ public slots:
     void showPrefillProgress(int conversation, int done, int total);
     void appendChunk(int conversation, const hearth::TokenChunk& chunk);
     void finishGeneration(int conversation, const hearth::GenerationResult& result);
+    // A remote answer failed: what arrived (`partial`) stays, marked unfinished, with the
+    // record of where it came from; the status line names the cause.
+    void failGeneration(int conversation, const hearth::GenerationResult& partial,
+                        const QString& message);
+    // A remote engine answers from now on (the engine took the choice).
+    void showRemote(const hearth::core::RemoteChoice& choice);
     void showError(const QString& message);
     // The backend running the model; a notice says why it is not the one the settings ask for.
     void showBackend(const QString& name, const QString& notice);
@@ -164,6 +178,13 @@ private:
     void step_branch(int id, int step);
     void refresh();
     void set_generating(bool generating);
+    // How the answer streaming now was made, with `stats` as its figures.
+    core::GenerationRecord answer_record(const GenerationStats& stats) const;
+    // The streaming answer `message` is over, finished or not: it gets its record (`stats` as
+    // its figures) and is stored as it is now.
+    void end_answer(core::Message& message, const GenerationStats& stats, bool finished);
+    // No answer streams any more.
+    void leave_streaming();
     void show_progress();
     void show_context(int used);
     int context_length(const core::Conversation& conversation) const;
@@ -196,7 +217,9 @@ private:
     QString m_model_path, m_model_sha256;
     QString m_backend_name;               // as the engine reports it, e.g. "vulkan (NVIDIA …)"
     SamplerSettings m_streaming_sampler;  // of the answer streaming
-    AnswerProgress m_progress;            // of the answer streaming
+    std::optional<core::RemoteChoice> m_remote;            // answering instead of the model
+    std::optional<core::RemoteChoice> m_streaming_remote;  // that answers the one streaming
+    AnswerProgress m_progress;                             // of the answer streaming
     // The figures of the answer being continued, as they were before.
     std::optional<GenerationStats> m_continued_from;
     int m_model_context = 0;

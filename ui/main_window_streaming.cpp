@@ -126,6 +126,7 @@ void MainWindow::stream_answer(core::Conversation& conversation, int answer_id,
         request.fresh_seed = false;
     }
     m_streaming_sampler = request.sampler;
+    m_streaming_remote = m_remote;
     m_streaming_conversation = conversation.id();
     m_streaming_message = answer_id;
     save_message(conversation, m_streaming_message);
@@ -196,27 +197,47 @@ void MainWindow::finishGeneration(int conversation_id, const hearth::GenerationR
     const GenerationStats answer =
         m_continued_from ? core::continued_stats(*m_continued_from, result.stats) : result.stats;
     if (core::Message* message = conversation ? conversation->find(m_streaming_message) : nullptr) {
-        core::GenerationRecord record;
-        record.model_file = m_model_path;
-        record.model_sha256 = m_model_sha256;
-        record.backend = m_backend_name.isEmpty() ? m_settings.backend : m_backend_name;
-        record.seed = m_streaming_sampler.seed;
-        record.sampler = m_streaming_sampler;
-        record.stats = answer;
-        message->generation = record;
-        message->finished = result.stats.stop_reason != StopReason::Cancelled;
-        if (m_saver) m_saver->finish(*message);
-        report_history_problem();
-        m_dashboard->generation_finished(result.stats);
+        end_answer(*message, answer, result.stats.stop_reason != StopReason::Cancelled);
+        m_dashboard->generation_finished(result.stats, m_streaming_remote.has_value());
     }
-    m_streaming_conversation = m_streaming_message = -1;
-    m_continued_from.reset();
-    set_generating(false);
+    leave_streaming();
     QString summary = answer_figures_text(answer);
     if (!result.notices.empty())
         summary += QStringLiteral("\n") + QString::fromStdString(notices_text(result.notices));
     m_status->setText(summary);
     if (conversation_id == m_current) refresh();
+}
+
+core::GenerationRecord MainWindow::answer_record(const GenerationStats& stats) const {
+    core::GenerationRecord record;
+    record.seed = m_streaming_sampler.seed;
+    record.sampler = m_streaming_sampler;
+    record.stats = stats;
+    if (m_streaming_remote) {
+        record.backend = QStringLiteral("remote");
+        record.connection = m_streaming_remote->connection.name;
+        record.connection_url = m_streaming_remote->connection.base_url;
+        record.remote_model = m_streaming_remote->model;
+        return record;
+    }
+    record.model_file = m_model_path;
+    record.model_sha256 = m_model_sha256;
+    record.backend = m_backend_name.isEmpty() ? m_settings.backend : m_backend_name;
+    return record;
+}
+
+void MainWindow::end_answer(core::Message& message, const GenerationStats& stats, bool finished) {
+    message.generation = answer_record(stats);
+    message.finished = finished;
+    if (m_saver) m_saver->finish(message);
+    report_history_problem();
+}
+
+void MainWindow::leave_streaming() {
+    m_streaming_conversation = m_streaming_message = -1;
+    m_streaming_remote.reset();
+    m_continued_from.reset();
+    set_generating(false);
 }
 
 void MainWindow::showError(const QString& message) {
@@ -233,9 +254,7 @@ void MainWindow::showError(const QString& message) {
                 m_saver->finish(*message);
             }
         }
-        m_streaming_conversation = m_streaming_message = -1;
-        m_continued_from.reset();
-        set_generating(false);
+        leave_streaming();
         refresh();
     }
     m_status->setText(tr("Error: %1").arg(message));

@@ -157,7 +157,7 @@ void MessageWidget::set_footer(const core::Message& message, const Context& cont
     m_footer = new QWidget;
     auto* footer = new QHBoxLayout(m_footer);
     footer->setContentsMargins(0, 0, 0, 0);
-    auto* figures = new QLabel(answer_figures_text(message.generation->stats));
+    auto* figures = new QLabel(answer_figures_text(*message.generation));
     figures->setObjectName(QStringLiteral("answerFigures"));
     figures->setWordWrap(true);
     figures->setTextInteractionFlags(Qt::TextSelectableByMouse);

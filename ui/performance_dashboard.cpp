@@ -17,6 +17,7 @@
 #include "app/core/history_store.h"
 #include "app/core/server_status.h"
 #include "app/core/token_rate.h"
+#include "ui/answer_figures.h"
 #include "ui/model_picker.h"
 #include "ui/server_load_view.h"
 
@@ -54,6 +55,15 @@ QString first_token_text(int64_t nanoseconds) {
 
 QString when(qint64 ms) {
     return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("yyyy-MM-dd hh:mm"));
+}
+
+// A remote answer's prompt, as the server's usage counted it: the client cannot time the
+// server's prefill (it is inside the time to first token).
+QString remote_prompt_text(const GenerationStats& stats) {
+    if (stats.prompt_tokens == 0) return QObject::tr("not reported by the server");
+    return QObject::tr("%1 tokens, %2 cached (the server's usage)")
+        .arg(stats.prompt_tokens)
+        .arg(stats.cached_tokens);
 }
 
 }  // namespace
@@ -192,15 +202,16 @@ void PerformanceDashboard::redraw() {
     m_rate->set_values(std::move(rates), std::move(average));
 }
 
-void PerformanceDashboard::generation_finished(const GenerationStats& stats) {
+void PerformanceDashboard::generation_finished(const GenerationStats& stats, bool remote) {
     m_frame.stop();
     m_times = stats.token_times_ns;
     redraw();
     m_first_token->setText(first_token_text(stats.time_to_first_token_ns));
-    m_prefill->setText(tr("%1 tokens at %2 tok/s (%3 reused)")
-                           .arg(stats.prefilled_tokens)
-                           .arg(stats.prefill_tokens_per_second(), 0, 'f', 1)
-                           .arg(stats.cached_tokens));
+    m_prefill->setText(remote ? remote_prompt_text(stats)
+                              : tr("%1 tokens at %2 tok/s (%3 reused)")
+                                    .arg(stats.prefilled_tokens)
+                                    .arg(stats.prefill_tokens_per_second(), 0, 'f', 1)
+                                    .arg(stats.cached_tokens));
     m_tokens->setText(QString::number(stats.generated_tokens));
     m_decode->setText(tr("%1 tok/s").arg(stats.decode_tokens_per_second(), 0, 'f', 1));
     m_prompt_tokens = stats.prompt_tokens + stats.generated_tokens;
@@ -225,11 +236,14 @@ void PerformanceDashboard::refresh_tables() {
     m_generations->setRowCount(static_cast<int>(generations.size()));
     for (size_t row = 0; row < generations.size(); ++row) {
         const auto& item = generations[row];
-        set_row(m_generations, static_cast<int>(row),
-                {when(item.created_ms), QFileInfo(item.model_file).fileName(), item.backend,
-                 QString::number(item.stats.generated_tokens),
-                 QString::number(item.stats.decode_tokens_per_second(), 'f', 1),
-                 tr("%1 ms").arg(item.stats.time_to_first_token_ns / 1e6, 0, 'f', 0)});
+        set_row(
+            m_generations, static_cast<int>(row),
+            {when(item.created_ms),
+             item.remote_model.isEmpty() ? QFileInfo(item.model_file).fileName()
+                                         : remote_source_text(item.remote_model, item.connection),
+             item.backend, QString::number(item.stats.generated_tokens),
+             QString::number(item.stats.decode_tokens_per_second(), 'f', 1),
+             tr("%1 ms").arg(item.stats.time_to_first_token_ns / 1e6, 0, 'f', 0)});
     }
     const auto benchmarks = m_history->benchmarks(50);
     m_benchmarks->setRowCount(static_cast<int>(benchmarks.size()));

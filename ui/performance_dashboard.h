@@ -43,7 +43,9 @@ public:
     void set_model(const ModelInfo& info, int context_length);
     void generation_started(int context_length);
     void add_chunk(const TokenChunk& chunk);
-    void generation_finished(const GenerationStats& stats);
+    // `remote`: a remote engine's answer, whose prompt figures are the server's usage (when it
+    // gave one) and whose timings were measured here, at the client.
+    void generation_finished(const GenerationStats& stats, bool remote = false);
     void show_benchmark_progress(int percent);
     void show_benchmark(const core::BenchmarkResult& result);
     void benchmark_failed(const QString& message);

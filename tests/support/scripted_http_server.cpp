@@ -56,6 +56,33 @@ std::string event_stream_head() {
     return response_head(200, {"Content-Type: text/event-stream", "Cache-Control: no-cache"});
 }
 
+std::string content_event(const std::string& text) {
+    return R"(data: {"choices":[{"index":0,"delta":{"content":")" + text +
+           R"("},"finish_reason":null}]})" + "\n\n";
+}
+
+HttpScript stream_script(std::vector<std::string> events, bool abrupt,
+                         std::chrono::milliseconds last_pause) {
+    HttpScript script{{{event_stream_head()}}, abrupt};
+    for (std::string& event : events) {
+        script.steps.push_back({std::move(event), std::chrono::milliseconds(5)});
+    }
+    script.steps.back().pause_after = last_pause;
+    return script;
+}
+
+int closed_port() {
+    const int probe = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in address{};
+    address.sin_family = AF_INET;
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t size = sizeof address;
+    bind(probe, reinterpret_cast<sockaddr*>(&address), size);
+    getsockname(probe, reinterpret_cast<sockaddr*>(&address), &size);
+    close(probe);  // nothing listens there now
+    return ntohs(address.sin_port);
+}
+
 ScriptedHttpServer::ScriptedHttpServer(HttpScript script) : m_script(std::move(script)) {
     m_listener = socket(AF_INET, SOCK_STREAM, 0);
     sockaddr_in address{};

@@ -31,6 +31,14 @@ std::string json_response(int status, const std::string& body,
                           const std::vector<std::string>& extra_headers = {});
 // The head of a streamed (close-delimited) server-sent-events response.
 std::string event_stream_head();
+// One chat-completion chunk event carrying `text` (no JSON escaping: plain words only).
+std::string content_event(const std::string& text);
+// A streamed response: the head, then each event 5 ms apart, then `last_pause`; `abrupt`
+// resets the connection at the end instead of closing it.
+HttpScript stream_script(std::vector<std::string> events, bool abrupt = false,
+                         std::chrono::milliseconds last_pause = std::chrono::milliseconds(0));
+// A port on 127.0.0.1 where nothing listens (bound, then released).
+int closed_port();
 
 class ScriptedHttpServer final {
 public:

@@ -61,5 +61,17 @@ TEST(AnswerFigures, AnAnswerWithoutTokensShowsNoSpeed) {
               "0 tokens · 4 of 9 prompt tokens reused · stopped");
 }
 
+// A remote engine's answer says first where it came from; a local one does not.
+TEST(AnswerFigures, ARemoteAnswerNamesItsModelAndConnection) {
+    core::GenerationRecord record;
+    record.stats.stop_reason = StopReason::Cancelled;
+    const QString figures = answer_figures_text(record.stats);
+    EXPECT_EQ(answer_figures_text(record), figures);
+    record.connection = "gpu-box";
+    record.remote_model = "llama-70b";
+    EXPECT_EQ(answer_figures_text(record).toStdString(),
+              "llama-70b · on gpu-box · " + figures.toStdString());
+}
+
 }  // namespace
 }  // namespace hearth::ui

@@ -74,6 +74,26 @@ TEST(PerformanceDashboard, PlotsOnePointPerTokenIntervalAndBinsTheLatencies) {
     EXPECT_EQ(dashboard.findChild<QLabel*>("contextFill")->text(), "50 of 2048 tokens");
 }
 
+// A remote answer: the timings measured at the client, the prompt as the server's usage counted
+// it (its prefill cannot be timed from here), or said to be unknown when it gave none.
+TEST(PerformanceDashboard, ARemoteAnswerShowsClientTimingsAndTheServersUsage) {
+    PerformanceDashboard dashboard;
+    dashboard.generation_started(4096);
+    auto stats = sample_stats(40);
+    stats.prompt_tokens = 31;
+    stats.cached_tokens = 12;
+    dashboard.generation_finished(stats, true);
+    EXPECT_EQ(dashboard.findChild<QLabel*>("prefillRate")->text(),
+              "31 tokens, 12 cached (the server's usage)");
+    EXPECT_EQ(dashboard.findChild<QLabel*>("firstToken")->text(), "6.0 ms");
+    EXPECT_EQ(dashboard.findChild<QLabel*>("decodeRate")->text(), "500.0 tok/s");
+    EXPECT_EQ(dashboard.rate_chart().point_count(), 39u);
+    auto without_usage = sample_stats(5);
+    without_usage.prompt_tokens = 0;
+    dashboard.generation_finished(without_usage, true);
+    EXPECT_EQ(dashboard.findChild<QLabel*>("prefillRate")->text(), "not reported by the server");
+}
+
 TEST(PerformanceDashboard, ListsPastAnswersAndStoredBenchmarks) {
     const test::TempDirectory directory;
     core::HistoryStore history(QString::fromStdString((directory.path() / "h.sqlite").string()));
@@ -93,6 +113,16 @@ TEST(PerformanceDashboard, ListsPastAnswersAndStoredBenchmarks) {
     ASSERT_EQ(past->rowCount(), 1);
     EXPECT_EQ(past->item(0, 1)->text(), "model.gguf");
     EXPECT_EQ(past->item(0, 3)->text(), "5");
+    // A remote answer is listed by its model and connection.
+    answer.id = 2;
+    answer.created_ms = 3000;
+    answer.generation = core::GenerationRecord{.backend = "remote", .stats = sample_stats(3)};
+    answer.generation->connection = "gpu-box";
+    answer.generation->remote_model = "llama-70b";
+    ASSERT_TRUE(history.save_message(id, answer));
+    dashboard.set_history(&history);
+    ASSERT_EQ(past->rowCount(), 2);
+    EXPECT_EQ(past->item(0, 1)->text(), "llama-70b · on gpu-box");
 
     core::BenchmarkResult result{.created_ms = 2000,
                                  .model_file = "/m/model.gguf",

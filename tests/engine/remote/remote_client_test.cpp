@@ -3,11 +3,7 @@
 // that produces every failure a user meets on purpose.
 #include "engine/remote/remote_client.h"
 
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <httplib.h>
 
@@ -24,8 +20,11 @@ namespace hearth::remote {
 namespace {
 
 using namespace std::chrono_literals;
+using test::closed_port;
+using test::content_event;
 using test::HttpScript;
 using test::ScriptedHttpServer;
+using test::stream_script;
 
 using test::cpu_engine;
 using test::story_request;
@@ -119,18 +118,6 @@ TEST(RemoteClientHearth, AWrongKeyAndAnUnknownModelAreNamed) {
 
 // ---- failures produced on purpose ----
 
-int closed_port() {
-    const int probe = socket(AF_INET, SOCK_STREAM, 0);
-    sockaddr_in address{};
-    address.sin_family = AF_INET;
-    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t size = sizeof address;
-    bind(probe, reinterpret_cast<sockaddr*>(&address), size);
-    getsockname(probe, reinterpret_cast<sockaddr*>(&address), &size);
-    close(probe);  // nothing listens there now
-    return ntohs(address.sin_port);
-}
-
 RemoteError chat_failure(const std::string& url, std::chrono::milliseconds idle = 5s) {
     RemoteClient client({.base_url = url, .idle_timeout = idle});
     return failure_of([&] { client.chat("m", story_request(8)); });
@@ -202,19 +189,6 @@ TEST(RemoteClientFaults, TooManyRequestsSaysWhenToRetry) {
     expect_failure(error, RemoteFailure::RateLimited, "retry after 7 s");
     ASSERT_TRUE(error.retry_after);
     EXPECT_EQ(*error.retry_after, 7s);
-}
-
-std::string content_event(const std::string& text) {
-    return R"(data: {"choices":[{"index":0,"delta":{"content":")" + text +
-           R"("},"finish_reason":null}]})" + "\n\n";
-}
-
-HttpScript stream_script(std::vector<std::string> events, bool abrupt = false,
-                         std::chrono::milliseconds last_pause = 0ms) {
-    HttpScript script{{{test::event_stream_head()}}, abrupt};
-    for (std::string& event : events) script.steps.push_back({std::move(event), 5ms});
-    script.steps.back().pause_after = last_pause;
-    return script;
 }
 
 TEST(RemoteClientFaults, AStreamCutAfterTwoEventsKeepsThem) {

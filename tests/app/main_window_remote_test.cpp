@@ -1,0 +1,297 @@
+// The window with a remote engine answering, over real sockets on 127.0.0.1: hearth-server's
+// parts in this process (LocalApiServer) and a scripted server that fails on purpose. A
+// conversation moves between the bundled local model and the remote one without losing
+// anything; each failure a user meets keeps what arrived and names its cause.
+#include <gtest/gtest.h>
+
+#include <QElapsedTimer>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTimer>
+
+#include "app/core/history_json.h"
+#include "tests/support/local_api_server.h"
+#include "tests/support/main_window_fixture.h"
+#include "tests/support/scripted_http_server.h"
+#include "ui/message_widget.h"
+#include "ui/performance_dashboard.h"
+
+namespace hearth {
+namespace {
+
+using namespace std::chrono_literals;
+using test::HttpScript;
+using test::ScriptedHttpServer;
+
+constexpr const char* kServedModelId = "stories260K";
+
+class MainWindowRemoteTest : public test::MainWindowHistoryTest {
+protected:
+    // `url` answers from now on, as the connection "gpu-box".
+    bool choose_remote(const std::string& url, const QString& model = kServedModelId) {
+        QSignalSpy chosen(m_engine->worker(), &InferenceWorker::remoteChosen);
+        QSignalSpy failed(m_engine->worker(), &InferenceWorker::errorOccurred);
+        m_window.use_remote(
+            {.connection = {.name = "gpu-box", .base_url = QString::fromStdString(url)},
+             .model = model});
+        EXPECT_TRUE(QTest::qWaitFor([&] { return !chosen.isEmpty() || !failed.isEmpty(); }, 5000));
+        QCoreApplication::processEvents();
+        return !chosen.isEmpty();
+    }
+    // Short answers the server's 256-token context holds.
+    void use_short_answers() {
+        auto settings = m_window.current_conversation()->settings();
+        settings.max_tokens = 16;
+        m_window.apply_conversation_settings(settings);
+    }
+    const core::Message& message(int id) { return *m_window.current_conversation()->find(id); }
+    QString status() { return child<QLabel>("status")->text(); }
+
+    // The record says the remote engine ("gpu-box" at `url`) made it.
+    static void expect_remote(const core::Message& answer, const std::string& url) {
+        ASSERT_TRUE(answer.generation) << answer.id;
+        EXPECT_TRUE(answer.generation->remote());
+        EXPECT_EQ(answer.generation->connection, "gpu-box");
+        EXPECT_EQ(answer.generation->connection_url.toStdString(), url);
+        EXPECT_EQ(answer.generation->remote_model, kServedModelId);
+        EXPECT_EQ(answer.generation->model_file, "");
+    }
+    static void expect_local(const core::Message& answer) {
+        ASSERT_TRUE(answer.generation) << answer.id;
+        EXPECT_FALSE(answer.generation->remote());
+        EXPECT_EQ(answer.generation->model_file, bundled());
+    }
+};
+
+// Local, remote, regenerate (a branch), edit (a branch), local again: every message and branch
+// is still there, each answer's record names what made it, and so does the history file after a
+// reload.
+TEST_F(MainWindowRemoteTest, AConversationMovesBetweenLocalAndRemoteWithoutLosingAnything) {
+    test::LocalApiServer server;
+    core::HistoryStore history(database());
+    m_window.set_history(&history);
+    use_short_answers();  // the whole conversation must fit the server's small context
+    ASSERT_TRUE(load(bundled()));
+    type_and_send("Once upon a time");  // answered by the bundled model, locally
+    ASSERT_TRUE(wait_finished());
+    auto* conversation = m_window.current_conversation();
+    const int question = conversation->thread().front();
+    const int local_answer = last_message();
+    expect_local(message(local_answer));
+
+    ASSERT_TRUE(choose_remote(server.url()));
+    EXPECT_EQ(child<QLabel>("model")->text(), "stories260K · on gpu-box");
+    EXPECT_TRUE(m_window.remote().has_value());
+    EXPECT_TRUE(
+        child<QLabel>("modelPurpose")->text().contains(QString::fromStdString(server.url())));
+    QSignalSpy requests(&m_window, &ui::MainWindow::generateRequested);
+    type_and_send("Lily and Tom went to the park.");
+    ASSERT_TRUE(wait_finished());
+    const int remote_answer = last_message();
+    expect_remote(message(remote_answer), server.url());
+    EXPECT_FALSE(message(remote_answer).text.isEmpty());
+    EXPECT_TRUE(message(remote_answer).finished);
+    // The whole conversation went to the server: the local exchange and the new question.
+    ASSERT_EQ(requests.size(), 1);
+    EXPECT_EQ(requests[0][0].value<ChatRequest>().messages.size(), 3u);
+    // Settings the API cannot carry are said with the answer, not dropped.
+    EXPECT_TRUE(status().contains("extensions that some servers ignore: top_k, min_p"))
+        << status().toStdString();
+    // The answer says where it came from; the dashboard has the server's usage.
+    EXPECT_TRUE(child<QLabel>("answerFigures", widget_for(remote_answer))
+                    ->text()
+                    .startsWith("stories260K · on gpu-box · "));
+    EXPECT_GT(message(remote_answer).generation->stats.prompt_tokens, 0);
+    EXPECT_FALSE(message(remote_answer).generation->stats.token_times_ns.empty());
+
+    const auto regenerated = click_and_wait(remote_answer, "regenerate");
+    expect_remote(message(regenerated.message), server.url());
+    EXPECT_EQ(conversation->siblings(regenerated.message),
+              (std::vector<int>{remote_answer, regenerated.message}));
+
+    auto* first = widget_for(question);
+    QTest::mouseClick(child<QPushButton>("editMessage", first), Qt::LeftButton);
+    child<QPlainTextEdit>("messageEditor", first)->setPlainText("Once upon a time, a cat");
+    QTest::mouseClick(child<QPushButton>("sendEdit", first), Qt::LeftButton);
+    ASSERT_TRUE(wait_finished());
+    const auto edited_thread = conversation->thread();
+    ASSERT_EQ(edited_thread.size(), 2u);
+    EXPECT_EQ(conversation->siblings(edited_thread.front()),
+              (std::vector<int>{question, edited_thread.front()}));
+    expect_remote(message(edited_thread.back()), server.url());
+
+    // Back to the local model: it stayed loaded, so it answers again at once.
+    QSignalSpy loaded(m_engine->worker(), &InferenceWorker::modelLoaded);
+    m_window.load_model(bundled());
+    ASSERT_TRUE(loaded.wait(5000));
+    QCoreApplication::processEvents();
+    EXPECT_FALSE(m_window.remote().has_value());
+    EXPECT_FALSE(child<QLabel>("model")->text().contains("gpu-box"));
+    type_and_send("And then?");
+    ASSERT_TRUE(wait_finished());
+    expect_local(message(last_message()));
+
+    // Everything, every branch, with what made each answer.
+    EXPECT_EQ(conversation->messages().size(), 9u);
+    int remote = 0, local = 0;
+    for (const auto& stored : conversation->messages()) {
+        if (!stored.generation) continue;
+        (stored.generation->remote() ? remote : local) += 1;
+    }
+    EXPECT_EQ(remote, 3);
+    EXPECT_EQ(local, 2);
+    core::HistoryStore reopened(database());
+    const auto reloaded = reopened.load(conversation->id());
+    ASSERT_TRUE(reloaded);
+    EXPECT_EQ(core::conversation_to_json(*reloaded), core::conversation_to_json(*conversation));
+}
+
+// Stop mid-answer closes the HTTP request: the server frees the row it answered in, and the
+// part that arrived stays, marked unfinished.
+TEST_F(MainWindowRemoteTest, StopMidStreamCancelsTheRequestAndFreesTheServersRow) {
+    test::LocalApiServer server;
+    ASSERT_TRUE(choose_remote(server.url()));
+    auto settings = m_window.current_conversation()->settings();
+    settings.max_tokens = 200;
+    m_window.apply_conversation_settings(settings);
+    // Stop as the first chunk arrives, from the engine thread: the Stop button's own effect
+    // (EngineController::stop), before the short answer could end by itself.
+    const auto connection = QObject::connect(
+        m_engine->worker(), &InferenceWorker::tokensReady, m_engine.get(),
+        [this] { m_engine->stop(); }, Qt::DirectConnection);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished(10000));
+    QObject::disconnect(connection);
+    const auto& answer = message(last_message());
+    EXPECT_FALSE(answer.finished);
+    EXPECT_FALSE(answer.text.isEmpty());
+    ASSERT_TRUE(answer.generation);
+    EXPECT_EQ(answer.generation->stats.stop_reason, StopReason::Cancelled);
+    EXPECT_TRUE(
+        QTest::qWaitFor([&] { return server.scheduler().counters().rows_busy == 0; }, 10000));
+    EXPECT_TRUE(child<QPushButton>("send")->isEnabled());
+}
+
+// The GUI thread never waits on the network: while a remote answer streams, and while a
+// connection is chosen, a 5 ms timer keeps firing within the local streaming's budget.
+TEST_F(MainWindowRemoteTest, StreamingARemoteAnswerKeepsTheWindowResponsive) {
+    std::vector<std::string> events;
+    for (int i = 0; i < 60; ++i) events.push_back(test::content_event("word "));
+    events.push_back("data: [DONE]\n\n");
+    HttpScript script = test::stream_script(events);
+    for (auto& step : script.steps) step.pause_after = 10ms;
+    ScriptedHttpServer server(script);
+    ASSERT_TRUE(choose_remote(server.url()));
+    QElapsedTimer clock;
+    qint64 last = 0, longest = 0;
+    QTimer ticker;
+    ticker.setInterval(5);
+    QObject::connect(&ticker, &QTimer::timeout, [&] {
+        const qint64 now = clock.elapsed();
+        longest = std::max(longest, now - last);
+        last = now;
+    });
+    clock.start();
+    ticker.start();
+    type_and_send("Tell me");
+    ASSERT_TRUE(wait_finished(10000));
+    ticker.stop();
+    EXPECT_EQ(last_answer(), QString("word ").repeated(60));
+    // The local streaming's frame budget is ~16 ms per flush; a blocking network call would
+    // stall for the whole answer (over 600 ms here).
+    EXPECT_LT(longest, 200) << "the event loop stalled for " << longest << " ms";
+    RecordProperty("longest_stall_ms", static_cast<int>(longest));
+}
+
+// What the user meets when a remote engine fails, each produced on purpose.
+struct Failure {
+    const char* name;
+    std::function<HttpScript()> script;  // none: nothing listens
+    std::string cause;                   // words the status line must hold
+    QString partial;                     // the answer that arrived before it
+    int idle_timeout_ms = 5000;
+};
+
+std::vector<Failure> failures() {
+    using test::content_event;
+    using test::json_response;
+    using test::stream_script;
+    return {
+        {"refused", nullptr, "Could not connect", ""},
+        {"401", [] { return HttpScript{{{json_response(401, R"({"error":"bad key"})")}}}; },
+         "401: the API key is missing or wrong", ""},
+        {"404 model",
+         [] {
+             return HttpScript{{{json_response(404, R"({"error":{"message":"no such model"}})")}}};
+         },
+         "it has no model 'stories260K'", ""},
+        {"429",
+         [] {
+             return HttpScript{
+                 {{json_response(429, R"({"error":"slow down"})", {"Retry-After: 7"})}}};
+         },
+         "too many requests; retry after 7 s", ""},
+        {"500", [] { return HttpScript{{{json_response(500, R"({"error":"it broke"})")}}}; },
+         "The server answered 500", ""},
+        {"cut",
+         [] {
+             return stream_script({content_event("Once"), content_event(" upon")}, true);
+         },
+         "before the answer", "Once upon"},
+        {"stall", [] { return stream_script({content_event("Once")}, false, 3000ms); },
+         "nothing arrived", "Once", 300},
+        {"malformed",
+         [] {
+             return stream_script({content_event("Once"), "data: {oops\n\n"});
+         },
+         "not JSON", "Once"},
+    };
+}
+
+// Each failure: the status names the cause, the part that arrived stays (in the window and
+// the history) marked unfinished with the remote's record, the conversation before it is
+// untouched, and the window answers the next message.
+TEST_F(MainWindowRemoteTest, EachRemoteFailureKeepsThePartAndNamesTheCause) {
+    core::HistoryStore history(database());
+    m_window.set_history(&history);
+    for (const Failure& failure : failures()) {
+        SCOPED_TRACE(failure.name);
+        std::optional<ScriptedHttpServer> server;
+        std::string url = "http://127.0.0.1:" + std::to_string(test::closed_port()) + "/v1";
+        if (failure.script) {
+            server.emplace(failure.script());
+            url = server->url();
+        }
+        QMetaObject::invokeMethod(m_engine->worker(), "setRemoteIdleTimeout", Qt::QueuedConnection,
+                                  Q_ARG(int, failure.idle_timeout_ms));
+        m_window.newConversation();
+        use_test_settings();
+        ASSERT_TRUE(choose_remote(url));
+        type_and_send("Tell me a story");
+        ASSERT_TRUE(wait_finished(10000));
+        EXPECT_TRUE(status().contains(QString::fromStdString(failure.cause)))
+            << status().toStdString();
+        const int answer = last_message();
+        EXPECT_EQ(message(answer).text, failure.partial);
+        EXPECT_FALSE(message(answer).finished);
+        expect_remote(message(answer), url);
+        EXPECT_EQ(widget_for(answer)->view()->text(), failure.partial);
+        EXPECT_EQ(child<QLabel>("messageNote", widget_for(answer))->text(),
+                  "(stopped before the end)");
+        // Usable: the next message is asked (and fails the same way: the script repeats).
+        type_and_send("Again");
+        ASSERT_TRUE(wait_finished(10000));
+        auto* conversation = m_window.current_conversation();
+        ASSERT_EQ(conversation->messages().size(), 4u);
+        EXPECT_EQ(conversation->find(conversation->thread().front())->text, "Tell me a story");
+        const auto stored = history.load(conversation->id());
+        ASSERT_TRUE(stored);
+        EXPECT_EQ(core::conversation_to_json(*stored), core::conversation_to_json(*conversation));
+    }
+}
+
+}  // namespace
+}  // namespace hearth

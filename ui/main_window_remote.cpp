@@ -1,0 +1,61 @@
+// What a remote engine changes in the window: choosing one (the header says where answers come
+// from) and its answers that fail part-way (kept, marked unfinished, the cause said).
+#include <QLabel>
+
+#include "app/core/continued_answer.h"
+#include "ui/answer_figures.h"
+#include "ui/main_window.h"
+#include "ui/model_header.h"
+#include "ui/performance_dashboard.h"
+
+namespace hearth::ui {
+
+void MainWindow::use_remote(const core::RemoteChoice& choice) {
+    m_status->setText(
+        tr("Switching to %1…").arg(remote_source_text(choice.model, choice.connection.name)));
+    emit useRemoteRequested(choice);
+}
+
+void MainWindow::showRemote(const core::RemoteChoice& choice) {
+    m_remote = choice;
+    m_model_ready = true;
+    m_header->hide_load_progress();
+    m_header->show_model(
+        remote_source_text(choice.model, choice.connection.name),
+        tr("A remote engine at %1 answers; each message sends it the whole conversation.")
+            .arg(choice.connection.base_url));
+    m_header->show_notice({});
+    // The welcome would speak of the local model (or of none loaded); a local load restores it.
+    m_welcome->setText(tr("Welcome to Hearth. Answers come from %1, a remote engine at %2. Write "
+                          "a message below to start a chat.")
+                           .arg(remote_source_text(choice.model, choice.connection.name),
+                                choice.connection.base_url));
+    m_status->setText(tr("%1 answers from now on.")
+                          .arg(remote_source_text(choice.model, choice.connection.name)));
+    refresh();
+}
+
+void MainWindow::failGeneration(int conversation_id, const hearth::GenerationResult& partial,
+                                const QString& message) {
+    if (conversation_id != m_streaming_conversation) return;
+    core::Conversation* conversation = conversation_by_id(conversation_id);
+    if (core::Message* answer = conversation ? conversation->find(m_streaming_message) : nullptr) {
+        // All that arrived: the events read together with the failure never reached the view.
+        const QString arrived = QString::fromStdString(partial.text);
+        if (!m_continued_from && arrived.size() > answer->text.size()) {
+            answer->text = arrived;
+            answer->reasoning = QString::fromStdString(partial.reasoning);
+        }
+        GenerationStats stats = m_continued_from
+                                    ? core::continued_stats(*m_continued_from, partial.stats)
+                                    : partial.stats;
+        stats.stop_reason = StopReason::Cancelled;  // it ended before the answer did
+        end_answer(*answer, stats, false);
+        m_dashboard->generation_finished(partial.stats, true);
+    }
+    leave_streaming();
+    m_status->setText(tr("Error: %1").arg(message));
+    if (conversation_id == m_current) refresh();
+}
+
+}  // namespace hearth::ui
