@@ -9,10 +9,13 @@
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTest>
 #include <QTimer>
 
+#include "app/core/api_key_store.h"
 #include "app/core/history_json.h"
+#include "app/remote_answerer.h"
 #include "tests/support/local_api_server.h"
 #include "tests/support/main_window_fixture.h"
 #include "tests/support/scripted_http_server.h"
@@ -30,6 +33,12 @@ constexpr const char* kServedModelId = "stories260K";
 
 class MainWindowRemoteTest : public test::MainWindowHistoryTest {
 protected:
+    // API keys go to a file under the test's own data folder, as on a machine without a
+    // keyring: no test writes into the user's keyring or data.
+    static void SetUpTestSuite() {
+        qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/hearth-test-bus");
+        QStandardPaths::setTestModeEnabled(true);
+    }
     // `url` answers from now on, as the connection "gpu-box".
     bool choose_remote(const std::string& url, const QString& model = kServedModelId) {
         QSignalSpy chosen(m_engine->worker(), &InferenceWorker::remoteChosen);
@@ -37,7 +46,7 @@ protected:
         m_window.use_remote(
             {.connection = {.name = "gpu-box", .base_url = QString::fromStdString(url)},
              .model = model});
-        EXPECT_TRUE(QTest::qWaitFor([&] { return !chosen.isEmpty() || !failed.isEmpty(); }, 5000));
+        EXPECT_TRUE(QTest::qWaitFor([&] { return !chosen.isEmpty() || !failed.isEmpty(); }, 20000));
         QCoreApplication::processEvents();
         return !chosen.isEmpty();
     }
@@ -126,7 +135,7 @@ TEST_F(MainWindowRemoteTest, AConversationMovesBetweenLocalAndRemoteWithoutLosin
     // Back to the local model: it stayed loaded, so it answers again at once.
     QSignalSpy loaded(m_engine->worker(), &InferenceWorker::modelLoaded);
     m_window.load_model(bundled());
-    ASSERT_TRUE(loaded.wait(5000));
+    ASSERT_TRUE(loaded.wait(20000));
     QCoreApplication::processEvents();
     EXPECT_FALSE(m_window.remote().has_value());
     EXPECT_FALSE(child<QLabel>("model")->text().contains("gpu-box"));
@@ -149,6 +158,27 @@ TEST_F(MainWindowRemoteTest, AConversationMovesBetweenLocalAndRemoteWithoutLosin
     EXPECT_EQ(core::conversation_to_json(*reloaded), core::conversation_to_json(*conversation));
 }
 
+// The connection's key is read where the app keeps keys, with the choice, and sent: the server
+// that wants it answers, and without it says so.
+TEST_F(MainWindowRemoteTest, TheConnectionsApiKeyIsReadAndSent) {
+    test::LocalApiServer server("right-key");
+    const core::ApiKeyStore keys(QString::fromLatin1(kApiKeyService),
+                                 core::ApiKeyStore::default_fallback_file());
+    ASSERT_TRUE(keys.store("gpu-box", "right-key").ok);
+    use_short_answers();
+    ASSERT_TRUE(choose_remote(server.url()));
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_TRUE(message(last_message()).finished) << status().toStdString();
+    EXPECT_FALSE(message(last_message()).text.isEmpty());
+    ASSERT_TRUE(keys.remove("gpu-box").ok);
+    ASSERT_TRUE(choose_remote(server.url()));
+    type_and_send("And then?");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_TRUE(status().contains("401: the API key is missing or wrong"))
+        << status().toStdString();
+}
+
 // Stop mid-answer closes the HTTP request: the server frees the row it answered in, and the
 // part that arrived stays, marked unfinished.
 TEST_F(MainWindowRemoteTest, StopMidStreamCancelsTheRequestAndFreesTheServersRow) {
@@ -163,7 +193,7 @@ TEST_F(MainWindowRemoteTest, StopMidStreamCancelsTheRequestAndFreesTheServersRow
         m_engine->worker(), &InferenceWorker::tokensReady, m_engine.get(),
         [this] { m_engine->stop(); }, Qt::DirectConnection);
     type_and_send("Once upon a time");
-    ASSERT_TRUE(wait_finished(10000));
+    ASSERT_TRUE(wait_finished());
     QObject::disconnect(connection);
     const auto& answer = message(last_message());
     EXPECT_FALSE(answer.finished);
@@ -179,12 +209,11 @@ TEST_F(MainWindowRemoteTest, StopMidStreamCancelsTheRequestAndFreesTheServersRow
 // connection is chosen, a 5 ms timer keeps firing within the local streaming's budget.
 TEST_F(MainWindowRemoteTest, StreamingARemoteAnswerKeepsTheWindowResponsive) {
     std::vector<std::string> events;
-    for (int i = 0; i < 60; ++i) events.push_back(test::content_event("word "));
+    for (int i = 0; i < 100; ++i) events.push_back(test::content_event("word "));
     events.push_back("data: [DONE]\n\n");
     HttpScript script = test::stream_script(events);
     for (auto& step : script.steps) step.pause_after = 10ms;
     ScriptedHttpServer server(script);
-    ASSERT_TRUE(choose_remote(server.url()));
     QElapsedTimer clock;
     qint64 last = 0, longest = 0;
     QTimer ticker;
@@ -196,13 +225,15 @@ TEST_F(MainWindowRemoteTest, StreamingARemoteAnswerKeepsTheWindowResponsive) {
     });
     clock.start();
     ticker.start();
+    ASSERT_TRUE(choose_remote(server.url()));
     type_and_send("Tell me");
-    ASSERT_TRUE(wait_finished(10000));
+    ASSERT_TRUE(wait_finished());
     ticker.stop();
-    EXPECT_EQ(last_answer(), QString("word ").repeated(60));
-    // The local streaming's frame budget is ~16 ms per flush; a blocking network call would
-    // stall for the whole answer (over 600 ms here).
-    EXPECT_LT(longest, 200) << "the event loop stalled for " << longest << " ms";
+    EXPECT_EQ(last_answer(), QString("word ").repeated(100));
+    // The window flushes a streaming answer once per frame (~16 ms); a network call on the GUI
+    // thread would stall it for the whole answer (over a second here). The bound leaves room
+    // for a loaded machine's scheduling.
+    EXPECT_LT(longest, 300) << "the event loop stalled for " << longest << " ms";
     RecordProperty("longest_stall_ms", static_cast<int>(longest));
 }
 
@@ -271,7 +302,7 @@ TEST_F(MainWindowRemoteTest, EachRemoteFailureKeepsThePartAndNamesTheCause) {
         use_test_settings();
         ASSERT_TRUE(choose_remote(url));
         type_and_send("Tell me a story");
-        ASSERT_TRUE(wait_finished(10000));
+        ASSERT_TRUE(wait_finished());
         EXPECT_TRUE(status().contains(QString::fromStdString(failure.cause)))
             << status().toStdString();
         const int answer = last_message();
@@ -283,7 +314,7 @@ TEST_F(MainWindowRemoteTest, EachRemoteFailureKeepsThePartAndNamesTheCause) {
                   "(stopped before the end)");
         // Usable: the next message is asked (and fails the same way: the script repeats).
         type_and_send("Again");
-        ASSERT_TRUE(wait_finished(10000));
+        ASSERT_TRUE(wait_finished());
         auto* conversation = m_window.current_conversation();
         ASSERT_EQ(conversation->messages().size(), 4u);
         EXPECT_EQ(conversation->find(conversation->thread().front())->text, "Tell me a story");
