@@ -135,7 +135,10 @@ void MainWindow::stream_answer(core::Conversation& conversation, int answer_id,
     m_dashboard->generation_started(context_length(conversation));
     set_generating(true);
     refresh();
-    m_status->setText(tr("Thinking…"));
+    m_status->setText(
+        m_remote
+            ? tr("Asking %1…").arg(remote_source_text(m_remote->model, m_remote->connection.name))
+            : tr("Thinking…"));
     emit generateRequested(request);
 }
 

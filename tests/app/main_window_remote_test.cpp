@@ -98,6 +98,7 @@ TEST_F(MainWindowRemoteTest, AConversationMovesBetweenLocalAndRemoteWithoutLosin
         child<QLabel>("modelPurpose")->text().contains(QString::fromStdString(server.url())));
     QSignalSpy requests(&m_window, &ui::MainWindow::generateRequested);
     type_and_send("Lily and Tom went to the park.");
+    EXPECT_EQ(status(), "Asking stories260K · on gpu-box…");
     ASSERT_TRUE(wait_finished());
     const int remote_answer = last_message();
     expect_remote(message(remote_answer), server.url());
@@ -135,7 +136,8 @@ TEST_F(MainWindowRemoteTest, AConversationMovesBetweenLocalAndRemoteWithoutLosin
     // Back to the local model: it stayed loaded, so it answers again at once.
     QSignalSpy loaded(m_engine->worker(), &InferenceWorker::modelLoaded);
     m_window.load_model(bundled());
-    ASSERT_TRUE(loaded.wait(20000));
+    // Not loaded.wait(): the signal can come from the engine thread before wait() listens.
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 20000));
     QCoreApplication::processEvents();
     EXPECT_FALSE(m_window.remote().has_value());
     EXPECT_FALSE(child<QLabel>("model")->text().contains("gpu-box"));
@@ -203,6 +205,20 @@ TEST_F(MainWindowRemoteTest, StopMidStreamCancelsTheRequestAndFreesTheServersRow
     EXPECT_TRUE(
         QTest::qWaitFor([&] { return server.scheduler().counters().rows_busy == 0; }, 10000));
     EXPECT_TRUE(child<QPushButton>("send")->isEnabled());
+}
+
+// Closing the window while a remote engine has gone silent mid-answer does not wait for the
+// stall to time out: the request is closed within a second.
+TEST_F(MainWindowRemoteTest, QuittingDuringAStalledRemoteAnswerTakesUnderASecond) {
+    ScriptedHttpServer server(test::stream_script({test::content_event("Once")}, false, 5000ms));
+    ASSERT_TRUE(choose_remote(server.url()));
+    QSignalSpy chunks(m_engine->worker(), &InferenceWorker::tokensReady);
+    type_and_send("Tell me");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !chunks.isEmpty(); }, 10000));
+    QElapsedTimer clock;
+    clock.start();
+    m_engine.reset();  // what closing the window does
+    EXPECT_LT(clock.elapsed(), 1000);
 }
 
 // The GUI thread never waits on the network: while a remote answer streams, and while a
