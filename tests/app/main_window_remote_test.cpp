@@ -96,6 +96,9 @@ TEST_F(MainWindowRemoteTest, AConversationMovesBetweenLocalAndRemoteWithoutLosin
     EXPECT_TRUE(m_window.remote().has_value());
     EXPECT_TRUE(
         child<QLabel>("modelPurpose")->text().contains(QString::fromStdString(server.url())));
+    auto settings = conversation->settings();
+    settings.sampler.repeat_penalty = 1.1f;  // sent as an extension; its window is not sent
+    m_window.apply_conversation_settings(settings);
     QSignalSpy requests(&m_window, &ui::MainWindow::generateRequested);
     type_and_send("Lily and Tom went to the park.");
     EXPECT_EQ(status(), "Asking stories260K · on gpu-box…");
@@ -108,8 +111,12 @@ TEST_F(MainWindowRemoteTest, AConversationMovesBetweenLocalAndRemoteWithoutLosin
     ASSERT_EQ(requests.size(), 1);
     EXPECT_EQ(requests[0][0].value<ChatRequest>().messages.size(), 3u);
     // Settings the API cannot carry are said with the answer, not dropped.
-    EXPECT_TRUE(status().contains("extensions that some servers ignore: top_k, min_p"))
+    EXPECT_TRUE(
+        status().contains("extensions that some servers ignore: top_k, min_p, "
+                          "repeat_penalty"))
         << status().toStdString();
+    EXPECT_TRUE(status().contains("Not sent to the remote engine")) << status().toStdString();
+    EXPECT_TRUE(status().contains("penalty window")) << status().toStdString();
     // The answer says where it came from; the dashboard has the server's usage.
     EXPECT_TRUE(child<QLabel>("answerFigures", widget_for(remote_answer))
                     ->text()
@@ -179,6 +186,23 @@ TEST_F(MainWindowRemoteTest, TheConnectionsApiKeyIsReadAndSent) {
     ASSERT_TRUE(wait_finished());
     EXPECT_TRUE(status().contains("401: the API key is missing or wrong"))
         << status().toStdString();
+}
+
+// A connection whose address cannot be used is refused with the reason, and the remote engine
+// chosen before it goes on answering.
+TEST_F(MainWindowRemoteTest, AnAddressThatCannotBeUsedLeavesThePreviousChoice) {
+    test::LocalApiServer server;
+    use_short_answers();
+    ASSERT_TRUE(choose_remote(server.url()));
+    EXPECT_FALSE(choose_remote("ftp://gpu-box/v1"));
+    EXPECT_TRUE(status().startsWith("Error: The address 'ftp://gpu-box/v1'"))
+        << status().toStdString();
+    ASSERT_TRUE(m_window.remote());
+    EXPECT_EQ(m_window.remote()->connection.base_url.toStdString(), server.url());
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    expect_remote(message(last_message()), server.url());
+    EXPECT_TRUE(message(last_message()).finished);
 }
 
 // Stop mid-answer closes the HTTP request: the server frees the row it answered in, and the
