@@ -9,6 +9,21 @@
 #include "ui/performance_dashboard.h"
 
 namespace hearth::ui {
+namespace {
+
+// What `partial` holds beyond what `answer` shows (both began empty).
+TokenChunk unshown_part(const core::Message& answer, const GenerationResult& partial) {
+    const auto rest = [](const QString& shown, const std::string& arrived) {
+        const QString whole = QString::fromStdString(arrived);
+        return whole.startsWith(shown) ? whole.mid(shown.size()).toStdString() : std::string();
+    };
+    TokenChunk chunk;
+    chunk.text = rest(answer.text, partial.text);
+    chunk.reasoning = rest(answer.reasoning, partial.reasoning);
+    return chunk;
+}
+
+}  // namespace
 
 void MainWindow::use_remote(const core::RemoteChoice& choice) {
     m_status->setText(
@@ -40,12 +55,9 @@ void MainWindow::failGeneration(int conversation_id, const hearth::GenerationRes
     if (conversation_id != m_streaming_conversation) return;
     core::Conversation* conversation = conversation_by_id(conversation_id);
     if (core::Message* answer = conversation ? conversation->find(m_streaming_message) : nullptr) {
-        // All that arrived: the events read together with the failure never reached the view.
-        const QString arrived = QString::fromStdString(partial.text);
-        if (!m_continued_from && arrived.size() > answer->text.size()) {
-            answer->text = arrived;
-            answer->reasoning = QString::fromStdString(partial.reasoning);
-        }
+        // Events read together with the failure never reached the window: they come now.
+        const TokenChunk unshown = unshown_part(*answer, partial);
+        if (!m_continued_from && !unshown.empty()) appendChunk(conversation_id, unshown);
         GenerationStats stats = m_continued_from
                                     ? core::continued_stats(*m_continued_from, partial.stats)
                                     : partial.stats;

@@ -319,6 +319,10 @@ std::vector<Failure> failures() {
              return stream_script({content_event("Once"), "data: {oops\n\n"});
          },
          "not JSON", "Once"},
+        // In one read with the text before it, which then reaches the window only as the part.
+        {"malformed in the same read",
+         [] { return stream_script({content_event("Once") + "data: {oops\n\n"}); }, "not JSON",
+         "Once"},
     };
 }
 
