@@ -281,7 +281,8 @@ void MainWindow::open_model_picker() {
         {.requested_context = conversation ? conversation->settings().context_length : 0,
          .loaded_path = m_model_path,
          .folders = m_settings.model_folders,
-         .connections = m_settings.connections},
+         .connections = m_settings.connections,
+         .remote = m_remote},
         this);
     connect(&picker, &ModelPicker::addFolderRequested, this, [this](const QString& folder) {
         if (m_settings.model_folders.contains(folder)) return;
@@ -297,8 +298,12 @@ void MainWindow::open_model_picker() {
                 m_settings.connections = connections;
                 emit globalSettingsChanged(m_settings);
             });
-    if (picker.exec() == QDialog::Accepted && !picker.selected_path().isEmpty()) {
-        load_model(picker.selected_path());
+    if (picker.exec() == QDialog::Accepted) {
+        if (const auto remote = picker.selected_remote()) {
+            use_remote(*remote);
+        } else if (!picker.selected_path().isEmpty()) {
+            load_model(picker.selected_path());
+        }
     }
     focus_message_box();
 }

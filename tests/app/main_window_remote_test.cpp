@@ -4,12 +4,15 @@
 // anything; each failure a user meets keeps what arrived and names its cause.
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <QElapsedTimer>
 #include <QLabel>
+#include <QListWidget>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTest>
 #include <QTimer>
 
@@ -19,7 +22,9 @@
 #include "tests/support/local_api_server.h"
 #include "tests/support/main_window_fixture.h"
 #include "tests/support/scripted_http_server.h"
+#include "ui/connections_panel.h"
 #include "ui/message_widget.h"
+#include "ui/model_picker.h"
 #include "ui/performance_dashboard.h"
 
 namespace hearth {
@@ -186,6 +191,41 @@ TEST_F(MainWindowRemoteTest, TheConnectionsApiKeyIsReadAndSent) {
     ASSERT_TRUE(wait_finished());
     EXPECT_TRUE(status().contains("401: the API key is missing or wrong"))
         << status().toStdString();
+}
+
+// The Models dialog's Connections tab: a model of a saved connection, listed and chosen there,
+// answers the next message.
+TEST_F(MainWindowRemoteTest, AModelChosenInThePickersConnectionsAnswers) {
+    test::LocalApiServer server;
+    auto global = m_window.global_settings();
+    global.connections = {{.name = "gpu-box", .base_url = QString::fromStdString(server.url())}};
+    m_window.apply_global_settings(global);
+    use_short_answers();
+    bool seen = false;
+    QTimer::singleShot(0, &m_window, [&] {
+        auto* picker = qobject_cast<ui::ModelPicker*>(QApplication::activeModalWidget());
+        ASSERT_NE(picker, nullptr);
+        seen = true;
+        auto close = qScopeGuard([picker] { picker->reject(); });
+        picker->findChild<QTabWidget*>("modelSources")
+            ->setCurrentWidget(&picker->connections_panel());
+        auto* models = picker->findChild<QListWidget*>("remoteModels");
+        picker->findChild<QPushButton*>("refreshModels")->click();  // GET /v1/models
+        ASSERT_TRUE(QTest::qWaitFor([&] { return models->count() > 0; }, 20000));
+        models->setCurrentRow(0);
+        ASSERT_TRUE(picker->selected_remote());
+        close.dismiss();  // accepted instead
+        picker->findChild<QPushButton*>("loadModel")->click();
+    });
+    m_window.open_model_picker();
+    ASSERT_TRUE(seen);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.remote().has_value(); }, 20000));
+    EXPECT_EQ(m_window.remote()->model, kServedModelId);
+    EXPECT_EQ(child<QLabel>("model")->text(), "stories260K · on gpu-box");
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    expect_remote(message(last_message()), server.url());
+    EXPECT_TRUE(message(last_message()).finished);
 }
 
 // A connection whose address cannot be used is refused with the reason, and the remote engine
