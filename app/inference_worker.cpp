@@ -48,7 +48,7 @@ QString text(const std::string& words) {
 InferenceWorker::InferenceWorker(std::atomic<bool>& stop_flag, std::atomic<bool>& cancel_load_flag)
     : m_stop(stop_flag),
       m_cancel_load(cancel_load_flag),
-      m_keys(QString::fromLatin1(kApiKeyService), core::ApiKeyStore::default_fallback_file()),
+      m_keys(core::ApiKeyStore::for_app()),
       m_engine({.backends = {.self_test_model = find_bundled_model().value_or(""),
                              .pipeline_cache = default_pipeline_cache()},
                 // Compute threads that share every core with the GUI thread wait on each other

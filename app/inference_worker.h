@@ -89,6 +89,7 @@ private:
     QString m_model_path, m_model_sha256;
     QString m_draft_path;    // the draft model the settings ask for; empty: none
     QString m_loaded_draft;  // the one the engine drafts with now
+    // Connections' API keys, where the connections dialog keeps them (ApiKeyStore::for_app).
     core::ApiKeyStore m_keys;
     std::chrono::milliseconds m_remote_idle_timeout{120'000};
     // What answers instead of the loaded model, when the user chose a remote engine.

@@ -13,9 +13,6 @@
 
 namespace hearth {
 
-// The keyring service the app keeps connections' API keys under (ApiKeyStore).
-inline constexpr const char* kApiKeyService = "hearth";
-
 class RemoteAnswerer final {
 public:
     // Reads the connection's key from `keys`, which waits on the keyring: call it off the GUI

@@ -18,7 +18,6 @@
 
 #include "app/core/api_key_store.h"
 #include "app/core/history_json.h"
-#include "app/remote_answerer.h"
 #include "tests/support/local_api_server.h"
 #include "tests/support/main_window_fixture.h"
 #include "tests/support/scripted_http_server.h"
@@ -176,8 +175,7 @@ TEST_F(MainWindowRemoteTest, AConversationMovesBetweenLocalAndRemoteWithoutLosin
 // that wants it answers, and without it says so.
 TEST_F(MainWindowRemoteTest, TheConnectionsApiKeyIsReadAndSent) {
     test::LocalApiServer server("right-key");
-    const core::ApiKeyStore keys(QString::fromLatin1(kApiKeyService),
-                                 core::ApiKeyStore::default_fallback_file());
+    const core::ApiKeyStore keys = core::ApiKeyStore::for_app();
     ASSERT_TRUE(keys.store("gpu-box", "right-key").ok);
     use_short_answers();
     ASSERT_TRUE(choose_remote(server.url()));
