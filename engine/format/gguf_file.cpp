@@ -13,14 +13,16 @@ constexpr uint32_t kMagic = 0x46554747;  // "GGUF" little-endian
 constexpr int kMaxArrayDepth = 4;
 constexpr size_t kMaxNameLength = 1024;
 
-// Bounds-checked sequential reads over the mapped bytes.
+// Bounds-checked sequential reads over the file's bytes, of which the first `available` are at
+// hand (all of them for a mapped file, the header's for a download's beginning).
 class ByteReader {
 public:
-    ByteReader(std::span<const std::byte> bytes, std::string file)
-        : m_bytes(bytes), m_file(std::move(file)) {}
+    ByteReader(std::span<const std::byte> available, uint64_t file_size, std::string file)
+        : m_bytes(available), m_file_size(file_size), m_file(std::move(file)) {}
 
     size_t position() const { return m_position; }
-    size_t remaining() const { return m_bytes.size() - m_position; }
+    // Bytes left in the whole file: what plausibility checks of counts and lengths compare with.
+    size_t remaining() const { return m_file_size - m_position; }
 
     [[noreturn]] void fail(const std::string& message) const {
         throw LoadError(m_file + ": " + message);
@@ -28,9 +30,10 @@ public:
 
     void need(size_t count, const std::string& what) const {
         if (count > remaining()) {
-            fail("the file ends at byte " + std::to_string(m_bytes.size()) + " while reading " +
-                 what + " at byte " + std::to_string(m_position) + ": truncated or corrupt file");
+            fail("the file ends at byte " + std::to_string(m_file_size) + " while reading " + what +
+                 " at byte " + std::to_string(m_position) + ": truncated or corrupt file");
         }
+        if (count > m_bytes.size() - m_position) throw GgufHeaderIncomplete(m_position + count);
     }
 
     template <typename T>
@@ -48,6 +51,7 @@ public:
             fail(what + " claims " + std::to_string(length) + " bytes but only " +
                  std::to_string(remaining()) + " remain: truncated or corrupt file");
         }
+        need(length, what);
         std::string text(reinterpret_cast<const char*>(m_bytes.data() + m_position), length);
         m_position += length;
         return text;
@@ -55,6 +59,7 @@ public:
 
 private:
     std::span<const std::byte> m_bytes;
+    uint64_t m_file_size;
     std::string m_file;
     size_t m_position = 0;
 };
@@ -159,12 +164,24 @@ std::string in_quotes(const std::string& name) {
 }  // namespace
 
 GgufFile::GgufFile(std::filesystem::path path, const MapOptions& options)
-    : m_path(std::move(path)), m_map(std::make_unique<MappedFile>(m_path, options)) {
-    parse();
+    : m_path(std::move(path)),
+      m_map(std::make_unique<MappedFile>(m_path, options)),
+      m_file_size(m_map->size()) {
+    parse(m_map->bytes());
 }
 
-void GgufFile::parse() {
-    ByteReader reader(m_map->bytes(), m_path.string());
+GgufFile::GgufFile(const GgufBeginning& beginning)
+    : m_path(beginning.name), m_file_size(beginning.file_size) {
+    if (beginning.bytes.size() > beginning.file_size) {
+        throw LoadError(beginning.name + ": " + std::to_string(beginning.bytes.size()) +
+                        " bytes read from a file said to hold " +
+                        std::to_string(beginning.file_size));
+    }
+    parse(beginning.bytes);
+}
+
+void GgufFile::parse(std::span<const std::byte> available) {
+    ByteReader reader(available, m_file_size, m_path.string());
     if (reader.read<uint32_t>("the file header") != kMagic) {
         reader.fail("not a GGUF file (the first four bytes are not 'GGUF')");
     }
@@ -259,7 +276,7 @@ void GgufFile::parse() {
 
     const uint64_t data_start = (reader.position() + m_alignment - 1) / m_alignment * m_alignment;
     m_data_offset = data_start;
-    const uint64_t file_size = m_map->size();
+    const uint64_t file_size = m_file_size;
     for (auto& tensor : m_tensors) {
         const uint64_t begin = data_start + tensor.offset;
         if (tensor.offset > file_size || begin > file_size || tensor.bytes > file_size - begin) {
@@ -267,7 +284,7 @@ void GgufFile::parse() {
                         std::to_string(begin + tensor.bytes) + " but the file has " +
                         std::to_string(file_size) + " bytes: truncated or corrupt file");
         }
-        tensor.data = m_map->bytes().data() + begin;
+        tensor.data = m_map ? m_map->bytes().data() + begin : nullptr;
     }
 
     std::vector<const GgufTensor*> by_offset;

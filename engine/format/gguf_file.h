@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -38,10 +39,31 @@ struct GgufTensor {
     uint64_t rows() const { return shape.empty() ? 0 : elements / shape[0]; }
 };
 
+// The first bytes of a GGUF file that is elsewhere (a download not yet made): enough to parse its
+// header, with the whole file's size to check the tensor directory against.
+struct GgufBeginning {
+    std::span<const std::byte> bytes;
+    uint64_t file_size = 0;
+    std::string name;  // how errors name the file
+};
+
+// Parsing a GgufBeginning ran out of bytes before the header ended: the first `needed` bytes
+// would hold at least the item it stopped in. Not a LoadError: the file may be fine.
+class GgufHeaderIncomplete : public std::runtime_error {
+public:
+    explicit GgufHeaderIncomplete(uint64_t needed)
+        : std::runtime_error("the GGUF header continues past the bytes read"), needed(needed) {}
+    uint64_t needed;
+};
+
 class GgufFile final {
 public:
     // Maps and parses the file. Throws LoadError on any problem.
     explicit GgufFile(std::filesystem::path path, const MapOptions& options = {});
+    // Parses the header alone: metadata and the tensor directory, without tensor data (every
+    // GgufTensor::data is null). Throws LoadError on any problem, GgufHeaderIncomplete when the
+    // header runs past `beginning.bytes`.
+    explicit GgufFile(const GgufBeginning& beginning);
     static std::unique_ptr<GgufFile> open(const std::filesystem::path& path,
                                           const MapOptions& options = {}) {
         return std::make_unique<GgufFile>(path, options);
@@ -52,7 +74,9 @@ public:
     const std::filesystem::path& path() const { return m_path; }
     uint32_t version() const { return m_version; }
     uint64_t alignment() const { return m_alignment; }
-    size_t file_size() const { return m_map->size(); }
+    size_t file_size() const { return m_file_size; }
+    // False for a file parsed from its beginning alone: tensors have shapes but no bytes.
+    bool has_tensor_data() const { return m_map != nullptr; }
     // Where tensor data begins; tensor offsets count from here.
     uint64_t data_offset() const { return m_data_offset; }
 
@@ -69,11 +93,12 @@ public:
     const GgufTensor* find_tensor(const std::string& name) const;
 
 private:
-    void parse();
+    void parse(std::span<const std::byte> available);
     [[noreturn]] void type_error(const std::string& key, const char* expected) const;
 
     std::filesystem::path m_path;
-    std::unique_ptr<MappedFile> m_map;
+    std::unique_ptr<MappedFile> m_map;  // null when parsed from a GgufBeginning
+    size_t m_file_size = 0;
     uint32_t m_version = 0;
     uint64_t m_alignment = 32;
     uint64_t m_data_offset = 0;

@@ -66,12 +66,10 @@ std::vector<WeightTypeShare> weight_types(const GgufFile& file) {
     return sorted;
 }
 
-}  // namespace
-
-ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOptions& options) {
-    const auto model = Model::load(path, {.prefault = false});
-    const GgufFile& file = model->file();
-    const ModelConfig& config = model->config();
+ModelInfo model_info_of(const Model& model, const std::filesystem::path& path,
+                        const CpuBackendOptions& options) {
+    const GgufFile& file = model.file();
+    const ModelConfig& config = model.config();
     ModelInfo info;
     info.path = path;
     info.name = config.name.empty() ? path.stem().string() : config.name;
@@ -89,12 +87,24 @@ ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOpt
     const std::string chat_template = file.get_string("tokenizer.chat_template").value_or("");
     info.chat_family = family_name(detect_chat_family(chat_template));
     info.has_chat_template = !chat_template.empty();
-    info.weight_bytes = file.file_size() + model->weights().owned_bytes();
-    info.working_bytes = CpuBackend::working_bytes(*model, options);
+    info.weight_bytes = file.file_size() + model.weights().owned_bytes();
+    info.working_bytes = CpuBackend::working_bytes(model, options);
     info.layer_windows = layer_windows(config);
     info.prefill_step = CpuBackend::largest_step(options);
     set_kv_cache(info, config, options.kv_cache);
     return info;
+}
+
+}  // namespace
+
+ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOptions& options) {
+    const auto model = Model::load(path, {.prefault = false});
+    return model_info_of(*model, path, options);
+}
+
+ModelInfo read_model_info(const GgufBeginning& beginning, const CpuBackendOptions& options) {
+    const Model model(std::make_unique<GgufFile>(beginning));
+    return model_info_of(model, beginning.name, options);
 }
 
 void set_kv_cache(ModelInfo& info, const ModelConfig& config, KvCacheType type) {

@@ -52,6 +52,11 @@ struct ModelInfo {
 // figures follow options.kv_cache.
 ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOptions& options = {});
 
+// The same from a file's first bytes alone (a download not yet made): every figure but sha256
+// is what read_model_info gives for the whole file. Throws LoadError as read_model_info does, and
+// GgufHeaderIncomplete when the header runs past `beginning.bytes` (read more and call again).
+ModelInfo read_model_info(const GgufBeginning& beginning, const CpuBackendOptions& options = {});
+
 // Sets the KV figures of `info` for a cache of `type` (as `config` gets it).
 void set_kv_cache(ModelInfo& info, const ModelConfig& config, KvCacheType type);
 

@@ -85,7 +85,9 @@ std::vector<float> ModelReader::vector_of(const GgufTensor& found, int64_t lengt
              std::to_string(length) + "]");
     }
     std::vector<float> values(static_cast<size_t>(length));
-    dequantize(found.type, found.data, values.data(), values.size());
+    // A file parsed from its header alone has shapes but no values: the vector has its size
+    // (what memory estimates count) and zeros.
+    if (found.data != nullptr) dequantize(found.type, found.data, values.data(), values.size());
     return values;
 }
 

@@ -8,8 +8,10 @@
 #include <QJsonObject>
 
 #include <map>
+#include <optional>
 
 #include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
 
 namespace hearth {
 namespace {
@@ -111,6 +113,53 @@ TEST(ModelInfo, CountsEveryWeightTypesParametersAndBytes) {
     const auto info = read_model_info(test::model_path("synth-llama-256-Q3_K_M.gguf"));
     EXPECT_EQ(info.quantization, "Q3_K_M");
     EXPECT_EQ(info.weight_types.front().type, "Q3_K");
+}
+
+// A download's memory estimate comes from the file's first bytes alone: grown until the header
+// parses, they give every figure the whole file gives, and far fewer bytes than the file.
+TEST(ModelInfo, TheHeaderAloneGivesTheSameEstimateAsTheWholeFile) {
+    for (const char* name : {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf",
+                             "synth-gemma3-256-Q4_K_M.gguf", "synth-phi3-256-Q4_K_M.gguf"}) {
+        const auto path = test::model_path(name);
+        const auto bytes = test::read_bytes(path);
+        const auto whole = read_model_info(path);
+        size_t read = 4096;
+        std::optional<ModelInfo> from_header;
+        while (!from_header) {
+            try {
+                from_header = read_model_info(
+                    GgufBeginning{std::span(bytes).first(read), bytes.size(), name});
+            } catch (const GgufHeaderIncomplete& incomplete) {
+                ASSERT_GT(incomplete.needed, read) << name;
+                read =
+                    std::min<size_t>(std::max<size_t>(incomplete.needed, 2 * read), bytes.size());
+            }
+        }
+        EXPECT_LT(read, bytes.size() / 2) << name;
+        EXPECT_EQ(from_header->file_bytes, whole.file_bytes) << name;
+        EXPECT_EQ(from_header->parameters, whole.parameters) << name;
+        EXPECT_EQ(from_header->quantization, whole.quantization) << name;
+        EXPECT_EQ(from_header->context_length, whole.context_length) << name;
+        EXPECT_EQ(from_header->weight_bytes, whole.weight_bytes) << name;
+        EXPECT_EQ(from_header->working_bytes, whole.working_bytes) << name;
+        EXPECT_EQ(from_header->memory_bytes(512), whole.memory_bytes(512)) << name;
+        EXPECT_EQ(from_header->chat_family, whole.chat_family) << name;
+    }
+}
+
+// A beginning whose tensors reach past the file size it is said to have is a corrupt file, named.
+TEST(ModelInfo, AHeaderWhoseTensorsPassTheFileSizeIsRefused) {
+    const auto bytes = test::read_bytes(test::model_path("stories260K.gguf"));
+    const GgufFile file(GgufBeginning{bytes, bytes.size(), "stories260K.gguf"});
+    const uint64_t short_size = file.data_offset() + 16;
+    try {
+        read_model_info(GgufBeginning{std::span(bytes).first(file.data_offset()), short_size,
+                                      "stories260K.gguf"});
+        FAIL() << "a header past its file size was accepted";
+    } catch (const LoadError& error) {
+        EXPECT_NE(std::string(error.what()).find("truncated or corrupt"), std::string::npos)
+            << error.what();
+    }
 }
 
 }  // namespace
