@@ -1,0 +1,76 @@
+#include "app/core/downloads/hub_json.h"
+
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+namespace hearth::downloads {
+namespace {
+
+HubError unreadable(const QString& what, const QString& problem) {
+    return {HubErrorKind::Protocol,
+            QStringLiteral("The Hub's %1 could not be read (%2).").arg(what, problem)};
+}
+
+// The array the Hub answers with, or why it is not one.
+std::optional<QJsonArray> json_array(const QByteArray& json, const QString& what,
+                                     std::optional<HubError>& error) {
+    QJsonParseError parse_error;
+    const auto document = QJsonDocument::fromJson(json, &parse_error);
+    if (parse_error.error != QJsonParseError::NoError) {
+        error = unreadable(what, parse_error.errorString());
+        return std::nullopt;
+    }
+    if (!document.isArray()) {
+        error = unreadable(what, QStringLiteral("not a list"));
+        return std::nullopt;
+    }
+    return document.array();
+}
+
+}  // namespace
+
+HubResult<std::vector<HubModel>> parse_model_search(const QByteArray& json) {
+    HubResult<std::vector<HubModel>> result;
+    const auto array = json_array(json, QStringLiteral("model search answer"), result.error);
+    if (!array) return result;
+    for (const auto& value : *array) {
+        const auto object = value.toObject();
+        HubModel model;
+        model.id = object.value("id").toString(object.value("modelId").toString());
+        if (model.id.isEmpty()) continue;
+        model.downloads = object.value("downloads").toInteger();
+        model.likes = object.value("likes").toInteger();
+        for (const auto& tag : object.value("tags").toArray()) model.tags << tag.toString();
+        result.value.push_back(std::move(model));
+    }
+    return result;
+}
+
+HubResult<std::vector<HubFile>> parse_tree(const QByteArray& json) {
+    HubResult<std::vector<HubFile>> result;
+    const auto array = json_array(json, QStringLiteral("list of repository files"), result.error);
+    if (!array) return result;
+    for (const auto& value : *array) {
+        const auto object = value.toObject();
+        if (object.value("type").toString() != QLatin1String("file")) continue;
+        HubFile file;
+        file.path = object.value("path").toString();
+        file.size = object.value("size").toInteger(-1);
+        file.git_oid = object.value("oid").toString().toLower();
+        const auto lfs = object.value("lfs").toObject();
+        if (!lfs.isEmpty()) {
+            file.sha256 = lfs.value("oid").toString().toLower();
+            file.size = lfs.value("size").toInteger(file.size);
+        }
+        if (file.path.isEmpty() || file.size < 0) {
+            result.error = unreadable(QStringLiteral("list of repository files"),
+                                      QStringLiteral("a file without a path or size"));
+            return result;
+        }
+        result.value.push_back(std::move(file));
+    }
+    return result;
+}
+
+}  // namespace hearth::downloads
