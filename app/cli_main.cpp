@@ -8,6 +8,7 @@
 #include <random>
 
 #include "app/bundled_model.h"
+#include "app/cli_download.h"
 #include "app/cli_modes.h"
 #include "app/cli_options.h"
 #include "app/cli_remote.h"
@@ -168,6 +169,8 @@ int run(const hearth::CliOptions& options) {
             return hearth::run_render_template(options, std::cout);
         case hearth::CliMode::ListDevices:
             return list_devices();
+        case hearth::CliMode::Download:
+            return hearth::run_download(options, std::cout, std::cerr);
         default:
             return run_generation(options);
     }

@@ -69,6 +69,7 @@ std::string cli_usage() {
            "       hearth-cli --remote URL [--api-key-env VAR] --list-models\n"
            "       hearth-cli --list-devices\n"
            "       hearth-cli --version\n"
+           "       hearth-cli --download REPO[:FILE] [--dir DIR] [--ctx N]\n"
            "\n"
            "Without -m the bundled model is used. Text streams to stdout; a line of\n"
            "performance figures goes to stderr at the end. --chat sends the message through the\n"
@@ -94,7 +95,11 @@ std::string cli_usage() {
            "whole 32-value blocks keep F16).\n"
            "--remote chats with MODEL on an OpenAI-compatible server (vLLM, llama.cpp's server,\n"
            "Ollama, hearth-server), e.g. http://gpu-box:8000/v1; the API key is read from the\n"
-           "environment variable VAR, never from the command line. Reasoning goes to stderr.\n";
+           "environment variable VAR, never from the command line. Reasoning goes to stderr.\n"
+           "--download fetches a GGUF model from Hugging Face (owner/name, owner/name:FILE or its\n"
+           "address) into DIR, by default the app's models folder: the memory it needs at --ctx\n"
+           "first, then the file, resumable, verified against the Hub's sha256. HF_TOKEN is the\n"
+           "access token of gated models; HF_ENDPOINT another hub's address.\n";
 }
 
 namespace {
@@ -203,6 +208,11 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
             options.list_models = true;
         } else if (option == "--no-stream") {
             options.no_stream = true;
+        } else if (option == "--download") {
+            options.mode = CliMode::Download;
+            options.download = value();
+        } else if (option == "--dir") {
+            options.download_dir = value();
         } else if (option == "--list-devices") {
             options.mode = CliMode::ListDevices;
         } else if (option == "--ctx") {
@@ -250,6 +260,8 @@ CliOptions parse_cli_options(const std::vector<std::string>& arguments) {
     if (options.device && options.backend != "vulkan")
         throw std::invalid_argument("--device needs --backend vulkan");
     check_remote_options(options);
+    if (!options.download_dir.empty() && options.mode != CliMode::Download)
+        throw std::invalid_argument("--dir needs --download REPO[:FILE]");
     const bool needs_prompt =
         (options.mode == CliMode::Generate || options.mode == CliMode::Chat) &&
         !options.list_models;

@@ -18,7 +18,8 @@ enum class CliMode {
     Detokenize,
     RenderTemplate,
     Chat,
-    ListDevices
+    ListDevices,
+    Download
 };
 
 struct CliOptions {
@@ -63,6 +64,10 @@ struct CliOptions {
     std::string trust_certificate;  // --trust-cert FILE: a self-signed server's certificate
     bool list_models = false;       // --list-models: the remote server's models
     bool no_stream = false;         // --no-stream: ask the server for one whole answer
+    // --download REPO[:FILE] [--dir DIR]: a GGUF model from Hugging Face into DIR (default: the
+    // models folder the app lists)
+    std::string download;
+    std::string download_dir;
     bool help = false;
     bool version = false;  // --version: the version and the commit it was built from
 };
