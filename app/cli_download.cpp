@@ -35,14 +35,6 @@ HubResult<T> wait_for(const std::function<void(std::function<void(HubResult<T>)>
     return std::move(*result);
 }
 
-downloads::HubSettings settings_from_environment() {
-    downloads::HubSettings settings;
-    const QString endpoint = qEnvironmentVariable("HF_ENDPOINT");
-    if (!endpoint.isEmpty()) settings.base_url = QUrl(endpoint);
-    settings.token = qEnvironmentVariable("HF_TOKEN");
-    return settings;
-}
-
 std::string text(const QString& value) {
     return value.toStdString();
 }
@@ -141,7 +133,7 @@ int run_download(const CliOptions& options, std::ostream& out, std::ostream& log
         throw std::invalid_argument("--download needs REPO[:FILE], e.g. owner/name:file.gguf; '" +
                                     options.download + "' is not one");
     }
-    downloads::HubClient hub(settings_from_environment());
+    downloads::HubClient hub(downloads::hub_settings_from_environment());
     const auto files = wait_for<std::vector<downloads::HubFile>>(
         [&](auto done) { hub.list_files(reference->repository, std::move(done)); });
     if (!files.ok()) {

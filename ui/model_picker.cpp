@@ -18,6 +18,7 @@
 #include "app/phrasing/load_error_text.h"
 #include "app/phrasing/quantization_text.h"
 #include "ui/connections_panel.h"
+#include "ui/get_models_dialog.h"
 
 namespace hearth::ui {
 namespace {
@@ -73,6 +74,11 @@ ModelPicker::ModelPicker(Scan scan, Setup setup, QWidget* parent)
     m_load = buttons->addButton(tr("Load"), QDialogButtonBox::AcceptRole);
     m_load->setObjectName(QStringLiteral("loadModel"));
     m_load->setEnabled(false);
+    auto* get_models = buttons->addButton(tr("Get models…"), QDialogButtonBox::ActionRole);
+    get_models->setObjectName(QStringLiteral("getModels"));
+    get_models->setToolTip(tr("Search Hugging Face and download a model into Hearth's folder"));
+    connect(get_models, &QPushButton::clicked, this,
+            [this] { open_get_models_dialog(this, m_context->value(), [this] { rescan(); }); });
 
     auto* layout = new QVBoxLayout(this);
     layout->addWidget(m_tabs, 1);

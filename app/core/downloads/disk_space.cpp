@@ -18,7 +18,7 @@ QString existing_folder(const QString& folder) {
 }  // namespace
 
 QString size_text(qint64 bytes) {
-    return QLocale::c().formattedDataSize(bytes, 1, QLocale::DataSizeSIFormat);
+    return QLocale::c().formattedDataSize(bytes, 1, QLocale::DataSizeIecFormat);
 }
 
 std::optional<HubError> check_disk_space(const QString& folder, qint64 bytes) {

@@ -14,7 +14,7 @@ namespace hearth::downloads {
 // Disk error saying how much is needed and how much is free.
 std::optional<HubError> check_disk_space(const QString& folder, qint64 bytes);
 
-// "1.4 GB": how the errors write sizes.
+// "1.4 GiB": how the errors write sizes (binary units, as the model picker).
 QString size_text(qint64 bytes);
 
 }  // namespace hearth::downloads

@@ -29,6 +29,14 @@ void on_finished(QNetworkReply* reply, std::function<void(QNetworkReply&)> done)
 
 }  // namespace
 
+HubSettings hub_settings_from_environment() {
+    HubSettings settings;
+    const QString endpoint = qEnvironmentVariable("HF_ENDPOINT");
+    if (!endpoint.isEmpty()) settings.base_url = QUrl(endpoint);
+    settings.token = qEnvironmentVariable("HF_TOKEN");
+    return settings;
+}
+
 HubClient::HubClient(HubSettings settings, QObject* parent)
     : QObject(parent), m_settings(std::move(settings)) {
     m_network.setRedirectPolicy(QNetworkRequest::NoLessSafeRedirectPolicy);

@@ -13,6 +13,10 @@
 
 namespace hearth::downloads {
 
+// huggingface.co, or HF_ENDPOINT's address where it is set (Hugging Face's own tools read the
+// same variable; tests point it at a loopback hub), with HF_TOKEN as the token.
+HubSettings hub_settings_from_environment();
+
 class HubClient final : public QObject {
     Q_OBJECT
     Q_DISABLE_COPY_MOVE(HubClient)

@@ -1,0 +1,186 @@
+// The Get models dialog against the loopback hub, offscreen: search, a repository's models with
+// the memory they need before downloading, a download with progress that arrives verified, a
+// gated repository that needs the token, pause and resume.
+#include "ui/get_models_dialog.h"
+
+#include <gtest/gtest.h>
+
+#include <QDir>
+#include <QFile>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTest>
+
+#include <fstream>
+
+#include "tests/support/hub_test_server.h"
+#include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
+#include "ui/model_picker.h"
+
+namespace hearth::ui {
+namespace {
+
+constexpr int kWaitMs = 20000;
+constexpr const char* kToken = "hf_dialogtoken";
+constexpr const char* kFile = "stories260K.gguf";
+
+class GetModelsDialogTest : public ::testing::Test {
+protected:
+    GetModelsDialogTest()
+        : m_server({{"hearth-test/stories",
+                     {test::hub_file(kFile, test::model_path(kFile)),
+                      test::hub_file("synth-llama-256-Q4_K_M.gguf",
+                                     test::model_path("synth-llama-256-Q4_K_M.gguf"))},
+                     false,
+                     4321},
+                    {"hearth-test/gated", {test::hub_file(kFile, test::model_path(kFile))}, true}},
+                   kToken) {}
+
+    std::unique_ptr<GetModelsDialog> dialog() {
+        GetModelsDialog::Setup setup;
+        setup.hub = {QUrl(QString::fromStdString(m_server.url())), {}};
+        setup.folder = QString::fromStdString(m_folder.path().string());
+        setup.requested_context = 512;
+        setup.load_token = [] { return QString(); };
+        setup.save_token = [this](const QString& token) {
+            m_saved_token = token;
+            return QStringLiteral("saved");
+        };
+        auto made = std::make_unique<GetModelsDialog>(setup);
+        made->show();
+        return made;
+    }
+    template <typename T>
+    static T* child(const QWidget& parent, const char* name) {
+        return parent.findChild<T*>(QString::fromLatin1(name));
+    }
+    static void search(const GetModelsDialog& dialog, const QString& text) {
+        child<QLineEdit>(dialog, "hubQuery")->setText(text);
+        QTest::mouseClick(child<QPushButton>(dialog, "hubSearch"), Qt::LeftButton);
+    }
+    static QString cell(const GetModelsDialog& dialog, int row, int column) {
+        const auto* item = child<QTableWidget>(dialog, "repositoryFiles")->item(row, column);
+        return item ? item->text() : QString();
+    }
+    static QString status(const GetModelsDialog& dialog) {
+        return child<QLabel>(dialog, "downloadStatus")->text();
+    }
+    // Where the test saves pictures of the dialog, when the closing note wants them.
+    static void picture(GetModelsDialog& dialog, const char* name) {
+        const QString folder = qEnvironmentVariable("HEARTH_DOWNLOAD_SCREENSHOTS");
+        if (!folder.isEmpty()) dialog.grab().save(QDir(folder).filePath(name));
+    }
+
+    test::HubTestServer m_server;
+    test::TempDirectory m_folder;
+    QString m_saved_token;
+};
+
+// Search, choose the repository, see each model's memory before downloading, download one:
+// it arrives verified in the folder, and the dialog says so.
+TEST_F(GetModelsDialogTest, SearchEstimateAndDownloadAModel) {
+    auto window = dialog();
+    search(*window, "stories");
+    auto* results = child<QListWidget>(*window, "searchResults");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return results->count() == 1; }, kWaitMs));
+    EXPECT_TRUE(results->item(0)->text().contains("hearth-test/stories"));
+    EXPECT_TRUE(results->item(0)->text().contains("4321 downloads"));
+    results->setCurrentRow(0);
+    auto* files = child<QTableWidget>(*window, "repositoryFiles");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return files->rowCount() == 2; }, kWaitMs));
+    const int row = cell(*window, 0, GetModelsDialog::kModel) == "stories260K" ? 0 : 1;
+    EXPECT_EQ(cell(*window, 1 - row, GetModelsDialog::kQuantization), "Q4_K_M");
+    EXPECT_EQ(cell(*window, row, GetModelsDialog::kSize), "1.1 MiB");
+
+    files->selectRow(row);
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return cell(*window, row, GetModelsDialog::kFits).startsWith("Fits"); }, kWaitMs))
+        << cell(*window, row, GetModelsDialog::kMemory).toStdString();
+    const auto on_disk = read_model_info(test::model_path(kFile));
+    EXPECT_EQ(cell(*window, row, GetModelsDialog::kMemory),
+              QStringLiteral("%1 at 512").arg(byte_size_text(on_disk.memory_bytes(512))));
+    EXPECT_LT(m_server.file_bytes_sent(), 100000);  // the header, not the file
+    picture(*window, "get-models-estimate.png");
+
+    QSignalSpy downloaded(window.get(), &GetModelsDialog::modelDownloaded);
+    auto* start = child<QPushButton>(*window, "startDownload");
+    ASSERT_TRUE(start->isEnabled());
+    QTest::mouseClick(start, Qt::LeftButton);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return downloaded.count() == 1; }, kWaitMs))
+        << status(*window).toStdString();
+    const QString path = downloaded.front().front().toString();
+    EXPECT_EQ(path, QDir(QString::fromStdString(m_folder.path().string())).filePath(kFile));
+    QFile arrived(path);
+    ASSERT_TRUE(arrived.open(QIODevice::ReadOnly));
+    QFile original(QString::fromStdString(test::model_path(kFile).string()));
+    ASSERT_TRUE(original.open(QIODevice::ReadOnly));
+    EXPECT_EQ(arrived.readAll(), original.readAll());
+    EXPECT_TRUE(status(*window).contains("Downloaded and verified"))
+        << status(*window).toStdString();
+    EXPECT_TRUE(start->isEnabled());
+    picture(*window, "get-models-downloaded.png");
+}
+
+// A pasted repository id opens it directly; gated, it says a token is needed; with the token
+// typed (and saved to the keyring) its model downloads.
+TEST_F(GetModelsDialogTest, AGatedRepositoryAsksForTheTokenAndThenDownloads) {
+    auto window = dialog();
+    search(*window, "hearth-test/gated");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return status(*window).contains("HTTP 401"); }, kWaitMs));
+    EXPECT_TRUE(status(*window).contains("needs an access token")) << status(*window).toStdString();
+    picture(*window, "get-models-gated.png");
+
+    child<QLineEdit>(*window, "hubToken")->setText(kToken);
+    QTest::mouseClick(child<QPushButton>(*window, "saveToken"), Qt::LeftButton);
+    EXPECT_EQ(m_saved_token, kToken);
+    search(*window, "https://huggingface.co/hearth-test/gated/blob/main/stories260K.gguf");
+    auto* files = child<QTableWidget>(*window, "repositoryFiles");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return files->rowCount() == 1; }, kWaitMs));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !files->selectedItems().isEmpty(); }, kWaitMs));
+    QSignalSpy downloaded(window.get(), &GetModelsDialog::modelDownloaded);
+    QTest::mouseClick(child<QPushButton>(*window, "startDownload"), Qt::LeftButton);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return downloaded.count() == 1; }, kWaitMs))
+        << status(*window).toStdString();
+}
+
+// Pause keeps the part and says so; Resume continues it with a Range request to the end.
+TEST_F(GetModelsDialogTest, PauseAndResume) {
+    const auto released = m_folder.path() / "released";
+    m_server.hold_next_file_after(300000, released);
+    auto window = dialog();
+    search(*window, "hearth-test/stories:stories260K.gguf");
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return cell(*window, 0, GetModelsDialog::kFits).startsWith("Fits"); }, kWaitMs));
+    EXPECT_EQ(cell(*window, 0, GetModelsDialog::kQuantization), "F32");  // from the header
+    QTest::mouseClick(child<QPushButton>(*window, "startDownload"), Qt::LeftButton);
+    auto* progress = child<QProgressBar>(*window, "downloadProgress");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return progress->value() >= 250; }, kWaitMs));
+    auto* pause = child<QPushButton>(*window, "pauseDownload");
+    QTest::mouseClick(pause, Qt::LeftButton);
+    EXPECT_EQ(pause->text(), "Resume");
+    EXPECT_TRUE(status(*window).contains("Paused")) << status(*window).toStdString();
+    EXPECT_TRUE(progress->format().contains(" of ")) << progress->format().toStdString();
+    picture(*window, "get-models-paused.png");
+    std::ofstream(released).put(1);  // the held response may end now
+
+    QSignalSpy downloaded(window.get(), &GetModelsDialog::modelDownloaded);
+    QTest::mouseClick(pause, Qt::LeftButton);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return downloaded.count() == 1; }, kWaitMs))
+        << status(*window).toStdString();
+    EXPECT_EQ(m_server.requests().back().range, "bytes=300000-");
+}
+
+TEST(TimeLeftText, ReadsAsMinutesAndSeconds) {
+    EXPECT_EQ(time_left_text(44.6), "45 s left");
+    EXPECT_EQ(time_left_text(200), "3 min 20 s left");
+    EXPECT_EQ(time_left_text(7260), "2 h 1 min left");
+}
+
+}  // namespace
+}  // namespace hearth::ui
