@@ -96,6 +96,10 @@ void DownloadJob::start() {
     }
     m_state = DownloadState::Running;
     m_retries = 0;
+    if (m_received == m_file.size) {
+        verify_and_place();  // every byte arrived before a stop that came ahead of the check
+        return;
+    }
     request_from(m_received);
 }
 

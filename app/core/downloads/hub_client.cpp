@@ -45,6 +45,8 @@ HubClient::HubClient(HubSettings settings, QObject* parent)
 QNetworkRequest HubClient::request(const QUrl& url) const {
     QNetworkRequest request(url);
     request.setHeader(QNetworkRequest::UserAgentHeader, QByteArrayLiteral("Hearth"));
+    // The bytes as stored: Range offsets and sizes count those, not a compressed stream.
+    request.setRawHeader("Accept-Encoding", "identity");
     if (!m_settings.token.isEmpty()) {
         request.setRawHeader("Authorization", "Bearer " + m_settings.token.toUtf8());
     }

@@ -27,8 +27,7 @@ std::optional<HubError> network_error(const QNetworkReply& reply, const QString&
                                            "dropped; try again.")
                                 .arg(host, what)};
         case QNetworkReply::SslHandshakeFailedError:
-        case QNetworkReply::TooManyRedirectsError:
-        case QNetworkReply::InsecureRedirectError:
+        case QNetworkReply::InsecureRedirectError:  // sent from https to plain http
             return HubError{HubErrorKind::Tls,
                             QStringLiteral("The secure connection to %1 failed for %2 (%3): a "
                                            "proxy or the system's certificates may be in the way.")

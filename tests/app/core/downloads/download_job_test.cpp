@@ -6,6 +6,8 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QJsonDocument>
+#include <QJsonObject>
 
 #include <fstream>
 
@@ -216,6 +218,30 @@ TEST_F(DownloadJobTest, AMissingFileIsNamedAsNotFound) {
     EXPECT_EQ(outcome.error->kind, HubErrorKind::NotFound);
     EXPECT_EQ(outcome.error->status, 404);
     EXPECT_TRUE(outcome.error->text.contains("missing.gguf")) << outcome.error->text.toStdString();
+}
+
+// A part that holds every byte (the app stopped before the check) is checked and placed without
+// asking the Hub for anything.
+TEST_F(DownloadJobTest, ACompletePartIsVerifiedWithoutDownloading) {
+    {
+        auto first = job();
+        QFile part(first->part_path());
+        ASSERT_TRUE(part.open(QIODevice::WriteOnly));
+        part.write(served().bytes);
+        QFile state(first->state_path());
+        ASSERT_TRUE(state.open(QIODevice::WriteOnly));
+        state.write(QJsonDocument(QJsonObject{{"repository", kRepository},
+                                              {"path", listed().path},
+                                              {"size", listed().size},
+                                              {"sha256", listed().sha256},
+                                              {"oid", listed().git_oid}})
+                        .toJson());
+    }
+    auto download = job();
+    const auto outcome = test::run_job(*download);
+    ASSERT_FALSE(outcome.error) << outcome.error->text.toStdString();
+    EXPECT_EQ(written(outcome.path), served().bytes);
+    EXPECT_TRUE(file_ranges().empty());
 }
 
 }  // namespace
