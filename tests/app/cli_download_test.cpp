@@ -33,7 +33,11 @@ protected:
                      {test::hub_file("synth-llama-256-Q4_0.gguf",
                                      test::model_path("synth-llama-256-Q4_0.gguf")),
                       test::hub_file("synth-llama-256-Q8_0.gguf",
-                                     test::model_path("synth-llama-256-Q8_0.gguf"))}}},
+                                     test::model_path("synth-llama-256-Q8_0.gguf"))}},
+                    {"hearth-test/split",
+                     {test::hub_file("big-Q8_0-00002-of-00002.gguf", QByteArray(70000, 'b')),
+                      test::hub_file("big-Q8_0-00001-of-00002.gguf", QByteArray(90000, 'a')),
+                      test::hub_file("README.md", QByteArray("# big"))}}},
                    kToken) {
         qputenv("HF_ENDPOINT", QByteArray::fromStdString(m_server.url()));
         qunsetenv("HF_TOKEN");
@@ -87,6 +91,19 @@ TEST_F(CliDownloadTest, SeveralModelsAskForAFile) {
         {"--download", "hearth-test/two:synth-llama-256-Q8_0.gguf", "--dir", folder()});
     EXPECT_EQ(chosen.exit_code, 0) << chosen.err;
     EXPECT_EQ(QDir(folder()).entryList(QDir::Files), QStringList{"synth-llama-256-Q8_0.gguf"});
+}
+
+// A model split into parts is one choice: every part is downloaded, in order.
+TEST_F(CliDownloadTest, ASplitModelDownloadsEveryPart) {
+    const auto result = test::run_cli({"--download", "hearth-test/split", "--dir", folder()});
+    ASSERT_EQ(result.exit_code, 0) << result.err;
+    const QDir dir(folder());
+    EXPECT_EQ(result.out, dir.filePath("big-Q8_0-00001-of-00002.gguf").toStdString() + "\n" +
+                              dir.filePath("big-Q8_0-00002-of-00002.gguf").toStdString() + "\n");
+    EXPECT_NE(result.err.find("no estimate for a model split into parts"), std::string::npos)
+        << result.err;
+    EXPECT_EQ(file_bytes(dir.filePath("big-Q8_0-00001-of-00002.gguf")), QByteArray(90000, 'a'));
+    EXPECT_EQ(file_bytes(dir.filePath("big-Q8_0-00002-of-00002.gguf")), QByteArray(70000, 'b'));
 }
 
 // A disk that fills during the download (a 1200 KiB tmpfs in a mount namespace of its own,
