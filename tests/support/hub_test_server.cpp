@@ -151,6 +151,11 @@ void HubTestServer::limit_next(int count, int seconds) {
     m_limited = count;
 }
 
+void HubTestServer::fail_next(int count, int status) {
+    m_failing_status = status;
+    m_failing = count;
+}
+
 std::vector<HubRequestRecord> HubTestServer::requests() const {
     std::lock_guard lock(m_mutex);
     return m_requests;
@@ -194,6 +199,12 @@ void HubTestServer::route() {
             --m_limited;
             response.set_header("Retry-After", std::to_string(m_retry_after.load()));
             refuse(response, 429, "RateLimited", "Too many requests");
+            return httplib::Server::HandlerResponse::Handled;
+        }
+        if (m_failing > 0) {
+            --m_failing;
+            response.status = m_failing_status;
+            response.set_content("Internal Error", "text/plain");
             return httplib::Server::HandlerResponse::Handled;
         }
         for (const auto& repository : m_repositories) {

@@ -68,6 +68,8 @@ public:
     void corrupt(const std::string& path, long long offset);
     // The next `count` requests answer 429 with Retry-After: `seconds`.
     void limit_next(int count, int seconds);
+    // The next `count` requests answer `status` (a 5xx: the Hub failing).
+    void fail_next(int count, int status);
     // The tree lists this many entries per page (the Hub pages long trees).
     void set_page_size(int entries) { m_page_size = entries; }
 
@@ -90,6 +92,8 @@ private:
     std::atomic<long long> m_cut_after{-1};
     std::atomic<int> m_limited{0};
     std::atomic<int> m_retry_after{0};
+    std::atomic<int> m_failing{0};
+    std::atomic<int> m_failing_status{500};
     std::atomic<int> m_page_size{1000};
     std::atomic<long long> m_file_bytes_sent{0};
     mutable std::mutex m_mutex;

@@ -220,6 +220,21 @@ TEST_F(DownloadJobTest, AMissingFileIsNamedAsNotFound) {
     EXPECT_TRUE(outcome.error->text.contains("missing.gguf")) << outcome.error->text.toStdString();
 }
 
+// 429 on the file: the download stops saying when to try again, and nothing is written.
+TEST_F(DownloadJobTest, RateLimitingStopsTheDownloadWithRetryAfter) {
+    m_server.limit_next(1, 30);
+    auto download = job();
+    const auto outcome = test::run_job(*download);
+    ASSERT_TRUE(outcome.error);
+    EXPECT_EQ(outcome.error->kind, HubErrorKind::RateLimited);
+    EXPECT_EQ(outcome.error->retry_after_seconds, 30);
+    EXPECT_TRUE(outcome.error->text.contains("try again in 30 seconds"))
+        << outcome.error->text.toStdString();
+    EXPECT_FALSE(QFileInfo::exists(download->final_path()));
+    EXPECT_EQ(QFileInfo(download->part_path()).size(), 0);
+    EXPECT_TRUE(catalog().empty());
+}
+
 // A part that holds every byte (the app stopped before the check) is checked and placed without
 // asking the Hub for anything.
 TEST_F(DownloadJobTest, ACompletePartIsVerifiedWithoutDownloading) {

@@ -114,6 +114,27 @@ TEST_F(HubClientTest, RateLimitingSaysWhenToTryAgain) {
     EXPECT_TRUE(files(m_hub, "hearth-test/stories").ok());  // the next request goes through
 }
 
+TEST_F(HubClientTest, AServerErrorSaysToTryLater) {
+    m_server.fail_next(1, 503);
+    const auto failed = files(m_hub, "hearth-test/stories");
+    ASSERT_FALSE(failed.ok());
+    EXPECT_EQ(failed.error->kind, HubErrorKind::Server);
+    EXPECT_EQ(failed.error->status, 503);
+    EXPECT_TRUE(failed.error->text.contains("server error")) << failed.error->text.toStdString();
+}
+
+// https to a server that speaks plain HTTP: the secure connection fails, and says so.
+TEST_F(HubClientTest, AFailedSecureConnectionIsATlsError) {
+    QUrl secure(QString::fromStdString(m_server.url()));
+    secure.setScheme("https");
+    HubClient client(HubSettings{secure, {}});
+    const auto result = files(client, "hearth-test/stories");
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.error->kind, HubErrorKind::Tls) << result.error->text.toStdString();
+    EXPECT_TRUE(result.error->text.contains("secure connection"))
+        << result.error->text.toStdString();
+}
+
 // Nothing listening: the error says the Hub could not be reached.
 TEST_F(HubClientTest, NoServerIsReportedAsOffline) {
     QUrl closed;
