@@ -12,6 +12,7 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
+#include <QThread>
 #include <QVBoxLayout>
 
 #include "app/core/api_key_store.h"
@@ -30,6 +31,18 @@ QTableWidgetItem* item(const QString& text) {
     auto* cell = new QTableWidgetItem(text);
     cell->setFlags(cell->flags() & ~Qt::ItemIsEditable);
     return cell;
+}
+
+// Runs `work` on a thread of its own (the keyring's calls wait for an answer) and gives its
+// result to `done` on `context`'s thread, unless `context` has gone by then.
+void off_the_gui_thread(QObject* context, std::function<QString()> work,
+                        std::function<void(const QString&)> done) {
+    auto result = std::make_shared<QString>();
+    QThread* thread = QThread::create([work = std::move(work), result] { *result = work(); });
+    QObject::connect(thread, &QThread::finished, context,
+                     [result, done = std::move(done)] { done(*result); });
+    QObject::connect(thread, &QThread::finished, thread, &QObject::deleteLater);
+    thread->start();
 }
 
 }  // namespace
@@ -118,7 +131,11 @@ GetModelsDialog::GetModelsDialog(Setup setup, QWidget* parent)
     connect(m_context, &QSpinBox::valueChanged, this, [this] {
         for (const auto& [row, estimate] : m_estimates) show_estimate(row);
     });
-    if (m_setup.load_token) m_token->setText(m_setup.load_token());
+    if (m_setup.load_token) {
+        off_the_gui_thread(this, m_setup.load_token, [this](const QString& token) {
+            if (m_token->text().isEmpty()) m_token->setText(token);
+        });
+    }
 }
 
 GetModelsDialog::~GetModelsDialog() = default;
@@ -392,7 +409,11 @@ int GetModelsDialog::selected_row() const {
 
 void GetModelsDialog::save_token() {
     if (!m_setup.save_token) return;
-    m_status->setText(m_setup.save_token(m_token->text().trimmed()));
+    const QString token = m_token->text().trimmed();
+    m_status->setText(tr("Saving the token…"));
+    off_the_gui_thread(
+        this, [save = m_setup.save_token, token] { return save(token); },
+        [this](const QString& where) { m_status->setText(where); });
 }
 
 }  // namespace hearth::ui

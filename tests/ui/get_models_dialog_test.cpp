@@ -47,7 +47,7 @@ protected:
         setup.hub = {QUrl(QString::fromStdString(m_server.url())), {}};
         setup.folder = QString::fromStdString(m_folder.path().string());
         setup.requested_context = 512;
-        setup.load_token = [] { return QString(); };
+        setup.load_token = [this] { return m_stored_token; };
         setup.save_token = [this](const QString& token) {
             m_saved_token = token;
             return QStringLiteral("saved");
@@ -80,6 +80,7 @@ protected:
     test::HubTestServer m_server;
     test::TempDirectory m_folder;
     QString m_saved_token;
+    QString m_stored_token;  // what the keyring holds when a dialog opens
 };
 
 // Search, choose the repository, see each model's memory before downloading, download one:
@@ -138,6 +139,7 @@ TEST_F(GetModelsDialogTest, AGatedRepositoryAsksForTheTokenAndThenDownloads) {
 
     child<QLineEdit>(*window, "hubToken")->setText(kToken);
     QTest::mouseClick(child<QPushButton>(*window, "saveToken"), Qt::LeftButton);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return status(*window) == "saved"; }, kWaitMs));
     EXPECT_EQ(m_saved_token, kToken);
     search(*window, "https://huggingface.co/hearth-test/gated/blob/main/stories260K.gguf");
     auto* files = child<QTableWidget>(*window, "repositoryFiles");
@@ -150,6 +152,19 @@ TEST_F(GetModelsDialogTest, AGatedRepositoryAsksForTheTokenAndThenDownloads) {
 }
 
 // Pause keeps the part and says so; Resume continues it with a Range request to the end.
+// A token kept from before is in the field when the dialog opens, and is sent.
+TEST_F(GetModelsDialogTest, AStoredTokenIsUsed) {
+    m_stored_token = kToken;
+    auto window = dialog();
+    auto* token = child<QLineEdit>(*window, "hubToken");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return token->text() == kToken; }, kWaitMs));
+    search(*window, "hearth-test/gated");
+    auto* files = child<QTableWidget>(*window, "repositoryFiles");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return files->rowCount() == 1; }, kWaitMs))
+        << status(*window).toStdString();
+    EXPECT_TRUE(m_server.requests().back().authorised);
+}
+
 TEST_F(GetModelsDialogTest, PauseAndResume) {
     const auto released = m_folder.path() / "released";
     m_server.hold_next_file_after(300000, released);
