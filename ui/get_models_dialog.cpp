@@ -24,8 +24,9 @@ namespace hearth::ui {
 namespace {
 
 constexpr int kRepositoryRole = Qt::UserRole + 1;
-// Where the keyring keeps the Hugging Face token, beside the remote engines' keys.
-const QString kTokenName = QStringLiteral("huggingface");
+// Where the keyring keeps the Hugging Face token, beside the remote engines' keys (which are
+// named after their connections: a connection may well be called "huggingface").
+const QString kTokenName = QStringLiteral("huggingface-hub-token");
 
 QTableWidgetItem* item(const QString& text) {
     auto* cell = new QTableWidgetItem(text);
@@ -51,8 +52,7 @@ GetModelsDialog::Setup GetModelsDialog::Setup::for_this_machine(int requested_co
     Setup setup;
     setup.folder = core::own_models_folder();
     setup.requested_context = requested_context;
-    const core::ApiKeyStore store(QStringLiteral("Hearth"),
-                                  core::ApiKeyStore::default_fallback_file());
+    const core::ApiKeyStore store = core::ApiKeyStore::for_app();
     setup.load_token = [store] { return store.read(kTokenName).key; };
     setup.save_token = [store](const QString& token) {
         const auto result =
