@@ -104,9 +104,14 @@ Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json, 
     const bool float_weights = std::all_of(types.begin(), types.end(), [](const QString& type) {
         return type == "F32" || type == "F16" || type == "BF16";
     });
-    if (float_weights && q8_0_cache) return {2e-2, std::max(2e-2, 2 * spread)};
+    // The fixtures were made with an F16 cache: a Q8_0 cache adds its own rounding on top of the
+    // weights', the same 0.015 allowance for float and quantised weights (the gemma3 Q4_K_M file
+    // reaches 0.0507 with it on the AVX-512 VNNI kernels, 0.0492 with an F16 cache).
+    constexpr double kQ8_0CacheAllowance = 0.015;
+    if (float_weights && q8_0_cache)
+        return {5e-3 + kQ8_0CacheAllowance, std::max(2e-2, 2 * spread)};
     if (float_weights) return {5e-3, std::max(1e-3, 2 * spread)};
-    return {0.05, 2 * spread};
+    return {0.05 + (q8_0_cache ? kQ8_0CacheAllowance : 0.0), 2 * spread};
 }
 
 FixtureCounts check_native_fixture(
