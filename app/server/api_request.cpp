@@ -252,6 +252,17 @@ void refuse_completion_extras(const JsonFields& fields) {
     require_one(fields, "best_of");
 }
 
+// vLLM's extension, which Hearth's own window sends to continue an unfinished answer: the final
+// assistant message is carried on, not closed and answered anew. add_generation_prompt (sent
+// with it) only says the same again.
+void read_continuation(const JsonFields& fields, ChatRequest& request) {
+    if (!fields.boolean("continue_final_message").value_or(false)) return;
+    if (request.messages.back().role != "assistant") {
+        fields.fail("continue_final_message", "needs the last message to be the assistant's");
+    }
+    request.continue_final_message = true;
+}
+
 }  // namespace
 
 ChatCompletionCall parse_chat_completion(std::string_view body, const RequestLimits& limits) {
@@ -261,6 +272,7 @@ ChatCompletionCall parse_chat_completion(std::string_view body, const RequestLim
     call.mode = read_mode(fields);
     call.request = read_options(fields, limits, limits.context_length);
     call.request.messages = read_messages(fields, limits);
+    read_continuation(fields, call.request);
     read_tools(fields, call.request);
     read_reasoning_effort(fields, call.request);
     return call;

@@ -67,6 +67,18 @@ TEST(ApiRequest, ReadsEveryChatField) {
     EXPECT_FALSE(request.json_schema.has_value());
 }
 
+// vLLM's continue_final_message carries an unfinished answer on; asked of a conversation that
+// does not end with an answer, it is refused, naming the field.
+TEST(ApiRequest, ContinuesTheFinalAssistantMessageWhenAsked) {
+    EXPECT_FALSE(chat(with_hello("")).request.continue_final_message);
+    const auto call = chat(R"({"messages":[{"role":"user","content":"Hello"},)"
+                           R"({"role":"assistant","content":"Once upon"}],)"
+                           R"("continue_final_message":true,"add_generation_prompt":false})");
+    EXPECT_TRUE(call.request.continue_final_message);
+    EXPECT_EQ(refusal(with_hello(R"("continue_final_message":true)")).param(),
+              "continue_final_message");
+}
+
 TEST(ApiRequest, DefaultsLeaveTheEngineSettingsAndAskForAFreshSeed) {
     const auto call = chat(with_hello(""));
     EXPECT_FALSE(call.mode.model.has_value());
