@@ -100,12 +100,15 @@ int main(int argc, char** argv) {
     window.show();
 
     QString model = parser.positionalArguments().value(0);
+    // The remote model in use when the app closed answers again, unless a model is named on the
+    // command line; no local model is loaded then until one is chosen.
+    const bool remote = model.isEmpty() && !parser.isSet(screenshots) && window.restore_remote();
     if (model.isEmpty() && !parser.isSet(screenshots) && QFileInfo::exists(settings.last_model)) {
         model = settings.last_model;
     }
     if (model.isEmpty() && !bundled.empty()) model = QString::fromStdString(bundled.string());
     // One that fails falls back to the last good model or the bundled one.
-    if (!model.isEmpty()) window.load_model(model);
+    if (!remote && !model.isEmpty()) window.load_model(model);
     const int status = QApplication::exec();
     window.purge_deleted();
     hearth::core::save_global_settings(window.global_settings());

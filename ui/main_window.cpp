@@ -194,7 +194,9 @@ void MainWindow::showModel(const hearth::ModelInfo& info, int context_length,
                            hearth::TemplateChoices choices) {
     m_header->hide_load_progress();
     m_model_ready = true;
-    m_remote.reset();  // the local model answers again
+    m_remote.reset();  // the local model answers again, and will after a restart
+    m_settings.remote_connection.clear();
+    m_settings.remote_model.clear();
     m_model_info = info;
     m_model_context = context_length;
     m_template_choices = choices;
@@ -261,6 +263,7 @@ void MainWindow::show_welcome() {
 }
 
 void MainWindow::showModelInfo(const hearth::ModelInfo& info, int context_length) {
+    if (m_remote) return;  // the dashboard speaks of the remote engine, which answers
     m_dashboard->set_model(info, context_length);
 }
 

@@ -87,6 +87,10 @@ public:
     // Asks for `choice` to answer from now on instead of the loaded model, which stays loaded:
     // choosing it again in the picker returns to it at once.
     void use_remote(const core::RemoteChoice& choice);
+    // At start: asks for the remote model that answered when the app last closed, and says
+    // whether it did. One whose connection was removed since is not asked (false): the header
+    // says so above the local model, which is loaded instead.
+    bool restore_remote();
     // The remote engine answering now; none while a local model does.
     const std::optional<core::RemoteChoice>& remote() const { return m_remote; }
 

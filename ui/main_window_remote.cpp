@@ -2,6 +2,8 @@
 // from) and its answers that fail part-way (kept, marked unfinished, the cause said).
 #include <QLabel>
 
+#include <algorithm>
+
 #include "app/core/continued_answer.h"
 #include "ui/answer_figures.h"
 #include "ui/main_window.h"
@@ -31,8 +33,29 @@ void MainWindow::use_remote(const core::RemoteChoice& choice) {
     emit useRemoteRequested(choice);
 }
 
+bool MainWindow::restore_remote() {
+    if (m_settings.remote_connection.isEmpty()) return false;
+    const auto& connections = m_settings.connections;
+    const auto found =
+        std::ranges::find(connections, m_settings.remote_connection, &core::RemoteConnection::name);
+    if (found == connections.end()) {
+        // Said as a load failure is, so the local model's heading keeps the notice.
+        m_load_failure = tr("The connection '%1' that answered last time no longer exists.")
+                             .arg(m_settings.remote_connection);
+        m_falling_back = true;
+        m_header->show_notice(m_load_failure);
+        m_settings.remote_connection.clear();
+        m_settings.remote_model.clear();
+        return false;
+    }
+    use_remote({.connection = *found, .model = m_settings.remote_model});
+    return true;
+}
+
 void MainWindow::showRemote(const core::RemoteChoice& choice) {
     m_remote = choice;
+    m_settings.remote_connection = choice.connection.name;  // it answers after a restart too
+    m_settings.remote_model = choice.model;
     m_model_ready = true;
     m_header->hide_load_progress();
     m_header->show_model(
@@ -40,6 +63,7 @@ void MainWindow::showRemote(const core::RemoteChoice& choice) {
         tr("A remote engine at %1 answers; each message sends it the whole conversation.")
             .arg(choice.connection.base_url));
     m_header->show_notice({});
+    m_dashboard->set_remote();
     // The welcome would speak of the local model (or of none loaded); a local load restores it.
     m_welcome->setText(tr("Welcome to Hearth. Answers come from %1, a remote engine at %2. Write "
                           "a message below to start a chat.")

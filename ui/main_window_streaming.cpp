@@ -53,6 +53,15 @@ int MainWindow::context_length(const core::Conversation& conversation) const {
 
 void MainWindow::show_context(int used) {
     const core::Conversation* conversation = const_cast<MainWindow*>(this)->current_conversation();
+    if (m_remote) {
+        // The API does not report the server's context size: the local model's is no measure.
+        m_context_meter->setRange(0, 1);
+        m_context_meter->setValue(0);
+        m_context_meter->setFormat(
+            tr("context %1 tokens (the remote engine does not report its size)").arg(used));
+        return;
+    }
+    m_context_meter->setFormat(tr("context %v / %m tokens"));
     const int capacity = conversation != nullptr ? context_length(*conversation) : 1;
     m_context_meter->setRange(0, capacity);
     m_context_meter->setValue(std::min(used, capacity));

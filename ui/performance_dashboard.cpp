@@ -174,11 +174,19 @@ void PerformanceDashboard::set_server_status(const core::ServerStatus& status) {
 void PerformanceDashboard::set_model(const ModelInfo& info, int context_length) {
     m_kv_bytes = info.kv_bytes(context_length);
     m_context_length = context_length;
+    m_remote = false;
+    update_memory();
+}
+
+void PerformanceDashboard::set_remote() {
+    m_remote = true;
+    m_kv_bytes = 0;
+    m_context_length = 0;
     update_memory();
 }
 
 void PerformanceDashboard::generation_started(int context_length) {
-    m_context_length = context_length;
+    m_context_length = m_remote ? 0 : context_length;  // the window's is the local model's
     m_times.clear();
     m_rate->set_values({}, {});
     m_first_token->setText(QStringLiteral("–"));  // not the previous answer's
@@ -222,9 +230,14 @@ void PerformanceDashboard::generation_finished(const GenerationStats& stats, boo
 }
 
 void PerformanceDashboard::update_memory() {
-    const uint64_t kv = m_kv_bytes;
-    m_memory->setText(
-        QStringLiteral("%1 / %2").arg(byte_size_text(resident_bytes()), byte_size_text(kv)));
+    const QString resident = byte_size_text(resident_bytes());
+    if (m_remote) {
+        m_memory->setText(tr("%1 / KV cache on the remote engine, not reported").arg(resident));
+        m_context->setText(tr("%1 tokens (the remote engine does not report its context size)")
+                               .arg(m_prompt_tokens));
+        return;
+    }
+    m_memory->setText(QStringLiteral("%1 / %2").arg(resident, byte_size_text(m_kv_bytes)));
     m_context->setText(m_context_length > 0
                            ? tr("%1 of %2 tokens").arg(m_prompt_tokens).arg(m_context_length)
                            : QStringLiteral("–"));

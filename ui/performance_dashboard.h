@@ -41,6 +41,10 @@ public:
     // dashboard.
     void set_server_status(const core::ServerStatus& status);
     void set_model(const ModelInfo& info, int context_length);
+    // A remote engine answers from now on: its KV cache and context size are not reported by the
+    // API, so they are said to be unknown rather than shown as the local model's. set_model ends
+    // it.
+    void set_remote();
     void generation_started(int context_length);
     void add_chunk(const TokenChunk& chunk);
     // `remote`: a remote engine's answer, whose prompt figures are the server's usage (when it
@@ -71,6 +75,7 @@ private:
     int m_prompt_tokens = 0;
     int m_context_length = 0;
     uint64_t m_kv_bytes = 0;  // at the model's context length
+    bool m_remote = false;    // a remote engine answers: no KV or context figures are known
     int m_redraws = 0;
     QLabel *m_first_token, *m_prefill, *m_tokens, *m_decode, *m_context, *m_memory;
     RateChart* m_rate;

@@ -76,6 +76,8 @@ GlobalSettings load_global_settings() {
     store.endArray();
     settings.new_chat_prompt = store.value("prompts/newChat").toString();
     settings.connections = load_connections(store);
+    settings.remote_connection = store.value("remote/inUse/connection").toString();
+    settings.remote_model = store.value("remote/inUse/model").toString();
     return settings;
 }
 
@@ -105,6 +107,8 @@ void save_global_settings(const GlobalSettings& settings) {
     store.endArray();
     store.setValue("prompts/newChat", settings.new_chat_prompt);
     save_connections(store, settings.connections);
+    store.setValue("remote/inUse/connection", settings.remote_connection);
+    store.setValue("remote/inUse/model", settings.remote_model);
 }
 
 bool valid_api_key(const QString& key) {

@@ -50,6 +50,10 @@ struct GlobalSettings {
     // Remote engines the user connected to, in the order they were added. Their API keys are
     // not here: ApiKeyStore keeps them, under each connection's name.
     std::vector<RemoteConnection> connections;
+    // The remote model answering when the app closed, by its connection's name (the connection
+    // itself may have been removed since); both empty: the local model (last_model) answered.
+    QString remote_connection;
+    QString remote_model;
 
     bool operator==(const GlobalSettings&) const = default;
 };

@@ -4,23 +4,32 @@
 // anything; each failure a user meets keeps what arrived and names its cause.
 #include <gtest/gtest.h>
 
+#include <httplib.h>
+
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTest>
 #include <QTimer>
 
+#include <thread>
+
 #include "app/core/api_key_store.h"
 #include "app/core/history_json.h"
 #include "tests/support/local_api_server.h"
 #include "tests/support/main_window_fixture.h"
 #include "tests/support/scripted_http_server.h"
+#include "tests/support/self_signed_certificate.h"
+#include "tests/support/template_fixtures.h"
+#include "tests/support/templated_model.h"
 #include "ui/connections_panel.h"
 #include "ui/message_widget.h"
 #include "ui/model_picker.h"
@@ -43,13 +52,15 @@ protected:
         qputenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/hearth-test-bus");
         QStandardPaths::setTestModeEnabled(true);
     }
-    // `url` answers from now on, as the connection "gpu-box".
-    bool choose_remote(const std::string& url, const QString& model = kServedModelId) {
+    // `url` answers from now on, as the connection "gpu-box" (trusting `certificate`, if any).
+    bool choose_remote(const std::string& url, const QString& model = kServedModelId,
+                       const QString& certificate = {}) {
         QSignalSpy chosen(m_engine->worker(), &InferenceWorker::remoteChosen);
         QSignalSpy failed(m_engine->worker(), &InferenceWorker::errorOccurred);
-        m_window.use_remote(
-            {.connection = {.name = "gpu-box", .base_url = QString::fromStdString(url)},
-             .model = model});
+        m_window.use_remote({.connection = {.name = "gpu-box",
+                                            .base_url = QString::fromStdString(url),
+                                            .trusted_certificate = certificate},
+                             .model = model});
         EXPECT_TRUE(QTest::qWaitFor([&] { return !chosen.isEmpty() || !failed.isEmpty(); }, 20000));
         QCoreApplication::processEvents();
         return !chosen.isEmpty();
@@ -226,6 +237,123 @@ TEST_F(MainWindowRemoteTest, AModelChosenInThePickersConnectionsAnswers) {
     EXPECT_TRUE(message(last_message()).finished);
 }
 
+// The remote model in use is kept in the settings, answers again at the next start, and gives
+// way to a local model chosen after it.
+TEST_F(MainWindowRemoteTest, TheRemoteModelInUseAnswersAgainAfterARestart) {
+    test::LocalApiServer server;
+    use_short_answers();
+    ASSERT_TRUE(choose_remote(server.url()));
+    EXPECT_EQ(m_window.global_settings().remote_connection, "gpu-box");
+    EXPECT_EQ(m_window.global_settings().remote_model, kServedModelId);
+
+    // What the next start reads: the connection saved, and the choice made with it.
+    auto global = m_window.global_settings();
+    global.connections = {{.name = "gpu-box", .base_url = QString::fromStdString(server.url())}};
+    m_window.apply_global_settings(global);
+    m_window.load_model(bundled());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !m_window.remote(); }, 20000));
+    EXPECT_TRUE(m_window.global_settings().remote_connection.isEmpty());
+    global.remote_connection = "gpu-box";
+    global.remote_model = kServedModelId;
+    m_window.apply_global_settings(global);
+    ASSERT_TRUE(m_window.restore_remote());
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.remote().has_value(); }, 20000));
+    EXPECT_EQ(child<QLabel>("model")->text(), "stories260K · on gpu-box");
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    expect_remote(message(last_message()), server.url());
+    EXPECT_TRUE(message(last_message()).finished);
+}
+
+// A remote model whose connection was removed since the last start is not asked: the local model
+// answers, and the header says why.
+TEST_F(MainWindowRemoteTest, ARemovedConnectionFallsBackToTheLocalModelWithANotice) {
+    auto global = m_window.global_settings();
+    global.remote_connection = "gpu-box";
+    global.remote_model = kServedModelId;
+    m_window.apply_global_settings(global);
+    EXPECT_FALSE(m_window.restore_remote());
+    EXPECT_TRUE(m_window.global_settings().remote_connection.isEmpty());
+    ASSERT_TRUE(load(bundled()));
+    EXPECT_FALSE(m_window.remote());
+    const QString notice = child<QLabel>("modelNotice")->text();
+    EXPECT_TRUE(
+        notice.contains("The connection 'gpu-box' that answered last time no longer "
+                        "exists."))
+        << notice.toStdString();
+    EXPECT_TRUE(notice.contains("Running")) << notice.toStdString();
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    expect_local(message(last_message()));
+}
+
+// While a remote engine answers, the context meter and the dashboard do not show the local
+// model's context size and KV cache as the remote's: the API reports neither, and they say so.
+// The local model's figures come back with it.
+TEST_F(MainWindowRemoteTest, TheLocalModelsContextAndMemoryAreNotShownForTheRemote) {
+    test::LocalApiServer server;
+    use_short_answers();
+    ASSERT_TRUE(load(bundled()));
+    auto* meter = child<QProgressBar>("contextMeter");
+    auto* memory = child<QLabel>("memory");
+    auto* fill = child<QLabel>("contextFill");
+    const QString local_memory = memory->text();
+    ASSERT_TRUE(choose_remote(server.url()));
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    const int used = message(last_message()).generation->stats.prompt_tokens +
+                     message(last_message()).generation->stats.generated_tokens;
+    EXPECT_EQ(meter->text(),
+              QString("context %1 tokens (the remote engine does not report its size)").arg(used));
+    EXPECT_TRUE(memory->text().endsWith("KV cache on the remote engine, not reported"))
+        << memory->text().toStdString();
+    EXPECT_TRUE(fill->text().contains("does not report its context size"))
+        << fill->text().toStdString();
+
+    ASSERT_TRUE(load(bundled()));
+    EXPECT_TRUE(meter->text().startsWith("context ")) << meter->text().toStdString();
+    EXPECT_TRUE(meter->text().endsWith(QString(" / %1 tokens").arg(meter->maximum())));
+    EXPECT_GT(meter->maximum(), 1);
+    EXPECT_FALSE(memory->text().contains("remote"));
+    EXPECT_EQ(memory->text().section(" / ", 1), local_memory.section(" / ", 1));
+}
+
+// Continue on a remote answer cut at its token limit carries the same answer on (the server is
+// sent continue_final_message): with greedy sampling, 8 tokens and 8 more are the 16-token answer,
+// not the first 8, an end of turn and a fresh answer. The served model has ChatML's template, whose
+// end of turn is text in the prompt (stories260K's own format has none to tell the two apart).
+TEST_F(MainWindowRemoteTest, ContinueCarriesARemoteAnswerOn) {
+    test::LocalApiServer server(std::nullopt,
+                                test::model_with_template(m_directory, test::kServedModel,
+                                                          test::fixture_template("chatml")));
+    ASSERT_TRUE(choose_remote(server.url()));
+    const auto answer_with = [&](int max_tokens) {
+        auto settings = m_window.current_conversation()->settings();
+        settings.max_tokens = max_tokens;
+        settings.sampler.temperature = 0;  // greedy: the same text each time
+        m_window.apply_conversation_settings(settings);
+    };
+    answer_with(16);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    const QString whole = last_answer();
+
+    m_window.newConversation();
+    answer_with(8);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    const int answer = last_message();
+    const QString part = message(answer).text;
+    ASSERT_EQ(message(answer).generation->stats.stop_reason, StopReason::MaxTokens);
+    ASSERT_TRUE(whole.startsWith(part)) << whole.toStdString() << " | " << part.toStdString();
+    ASSERT_LT(part.size(), whole.size());
+    const auto continued = click_and_wait(answer, "continueAnswer");
+    EXPECT_EQ(continued.message, answer);  // the same message, carried on
+    EXPECT_EQ(message(answer).text.toStdString(), whole.toStdString());
+    expect_remote(message(answer), server.url());
+    EXPECT_EQ(message(answer).generation->stats.generated_tokens, 16);
+}
+
 // A connection whose address cannot be used is refused with the reason, and the remote engine
 // chosen before it goes on answering.
 TEST_F(MainWindowRemoteTest, AnAddressThatCannotBeUsedLeavesThePreviousChoice) {
@@ -315,6 +443,37 @@ TEST_F(MainWindowRemoteTest, StreamingARemoteAnswerKeepsTheWindowResponsive) {
     RecordProperty("longest_stall_ms", static_cast<int>(longest));
 }
 
+// A server with a self-signed certificate is refused, the status naming the fix, until its
+// connection trusts that certificate; then it answers.
+TEST_F(MainWindowRemoteTest, ASelfSignedServerAnswersOnceItsConnectionTrustsTheCertificate) {
+    const test::CertificateFiles files = test::write_self_signed_certificate(m_directory.path());
+    httplib::SSLServer server(files.certificate.c_str(), files.key.c_str());
+    ASSERT_TRUE(server.is_valid());
+    server.Post("/v1/chat/completions", [](const httplib::Request&, httplib::Response& response) {
+        response.set_content(test::content_event("Over TLS.") + "data: [DONE]\n\n",
+                             "text/event-stream");
+    });
+    const int port = server.bind_to_any_port("127.0.0.1");
+    std::jthread serving([&] { server.listen_after_bind(); });
+    const auto stop = qScopeGuard([&] { server.stop(); });
+    const std::string url = "https://127.0.0.1:" + std::to_string(port) + "/v1";
+
+    ASSERT_TRUE(choose_remote(url));
+    type_and_send("Tell me");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_TRUE(status().contains("The secure connection to"));
+    EXPECT_TRUE(status().contains("self-signed certificate, trust it for this connection"))
+        << status().toStdString();
+    EXPECT_FALSE(message(last_message()).finished);
+
+    ASSERT_TRUE(
+        choose_remote(url, kServedModelId, QString::fromStdString(files.certificate.string())));
+    type_and_send("Again");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_EQ(last_answer(), "Over TLS.");
+    EXPECT_TRUE(message(last_message()).finished) << status().toStdString();
+}
+
 // What the user meets when a remote engine fails, each produced on purpose.
 struct Failure {
     const char* name;
@@ -322,6 +481,7 @@ struct Failure {
     std::string cause;                   // words the status line must hold
     QString partial;                     // the answer that arrived before it
     int idle_timeout_ms = 5000;
+    std::string address = {};  // asked instead of the server's (or a closed port's)
 };
 
 std::vector<Failure> failures() {
@@ -332,6 +492,12 @@ std::vector<Failure> failures() {
         {"refused", nullptr, "Could not connect", ""},
         {"401", [] { return HttpScript{{{json_response(401, R"({"error":"bad key"})")}}}; },
          "401: the API key is missing or wrong", ""},
+        {"403",
+         [] { return HttpScript{{{json_response(403, R"({"error":"not for this key"})")}}}; },
+         "403: this key may not use it", ""},
+        // .invalid never resolves (RFC 6761): no network is asked.
+        {"DNS", nullptr, "Could not find the host 'hearth-test.invalid'", "", 5000,
+         "http://hearth-test.invalid:8000/v1"},
         {"404 model",
          [] {
              return HttpScript{{{json_response(404, R"({"error":{"message":"no such model"}})")}}};
@@ -373,7 +539,9 @@ TEST_F(MainWindowRemoteTest, EachRemoteFailureKeepsThePartAndNamesTheCause) {
     for (const Failure& failure : failures()) {
         SCOPED_TRACE(failure.name);
         std::optional<ScriptedHttpServer> server;
-        std::string url = "http://127.0.0.1:" + std::to_string(test::closed_port()) + "/v1";
+        std::string url = !failure.address.empty()
+                              ? failure.address
+                              : "http://127.0.0.1:" + std::to_string(test::closed_port()) + "/v1";
         if (failure.script) {
             server.emplace(failure.script());
             url = server->url();

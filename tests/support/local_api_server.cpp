@@ -22,8 +22,9 @@ ChatRequest story_request(int max_tokens) {
             .overflow = OverflowPolicy::Stop};
 }
 
-LocalApiServer::LocalApiServer(std::optional<std::string> api_key)
-    : m_engine(cpu_engine()),
+LocalApiServer::LocalApiServer(std::optional<std::string> api_key,
+                               const std::filesystem::path& model)
+    : m_engine(cpu_engine(model)),
       m_scheduler(std::make_unique<BatchScheduler>(
           *m_engine, SchedulerOptions{.rows = 2, .context_length = kServedContext})) {
     m_server = std::make_unique<server::ApiServer>(

@@ -24,7 +24,9 @@ ChatRequest story_request(int max_tokens);
 
 class LocalApiServer final {
 public:
-    explicit LocalApiServer(std::optional<std::string> api_key = std::nullopt);
+    // `model`: a file to serve instead of the shared one (a copy with another chat template).
+    explicit LocalApiServer(std::optional<std::string> api_key = std::nullopt,
+                            const std::filesystem::path& model = {});
     std::string url() const;  // http://127.0.0.1:PORT/v1
     const BatchScheduler& scheduler() const { return *m_scheduler; }
 

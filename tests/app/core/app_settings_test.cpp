@@ -110,6 +110,21 @@ TEST_F(AppSettingsTest, RemoteConnectionsComeBack) {
     EXPECT_EQ(load_global_settings().connections, settings.connections);
 }
 
+// The remote model in use comes back by its connection's name, and an empty one (the local model
+// answers) replaces it.
+TEST_F(AppSettingsTest, TheRemoteModelInUseComesBack) {
+    GlobalSettings settings;
+    settings.remote_connection = "gpu-box";
+    settings.remote_model = "llama-3.1-70b";
+    save_global_settings(settings);
+    EXPECT_EQ(load_global_settings().remote_connection, "gpu-box");
+    EXPECT_EQ(load_global_settings().remote_model, "llama-3.1-70b");
+    settings.remote_connection.clear();
+    settings.remote_model.clear();
+    save_global_settings(settings);
+    EXPECT_EQ(load_global_settings(), settings);
+}
+
 TEST(ApiKey, IsWhatAnAuthorizationHeaderCarries) {
     EXPECT_TRUE(valid_api_key(QString()));
     EXPECT_TRUE(valid_api_key(QStringLiteral("sk-hearth_0123.ABC~")));

@@ -166,7 +166,7 @@ TEST(RemoteClientFaults, StatusesAreNamedWithTheServersMessage) {
         const char* named;
     } cases[] = {
         {401, RemoteFailure::Unauthorized, "API key"},
-        {403, RemoteFailure::Forbidden, "403"},
+        {403, RemoteFailure::Forbidden, "403: this key may not use it"},
         {404, RemoteFailure::ModelNotFound, "no model 'm'"},
         {400, RemoteFailure::Rejected, "400"},
         {500, RemoteFailure::ServerError, "500"},
