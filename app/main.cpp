@@ -100,13 +100,14 @@ int main(int argc, char** argv) {
     window.show();
 
     QString model = parser.positionalArguments().value(0);
-    // The remote model in use when the app closed answers again, unless a model is named on the
-    // command line; no local model is loaded then until one is chosen.
-    const bool remote = model.isEmpty() && !parser.isSet(screenshots) && window.restore_remote();
+    const bool model_named = !model.isEmpty();
     if (model.isEmpty() && !parser.isSet(screenshots) && QFileInfo::exists(settings.last_model)) {
         model = settings.last_model;
     }
     if (model.isEmpty() && !bundled.empty()) model = QString::fromStdString(bundled.string());
+    // The remote model in use when the app closed answers again, unless a model is named on the
+    // command line; the local model is loaded only if the remote one cannot be used.
+    const bool remote = !model_named && !parser.isSet(screenshots) && window.restore_remote(model);
     // One that fails falls back to the last good model or the bundled one.
     if (!remote && !model.isEmpty()) window.load_model(model);
     const int status = QApplication::exec();

@@ -89,8 +89,9 @@ public:
     void use_remote(const core::RemoteChoice& choice);
     // At start: asks for the remote model that answered when the app last closed, and says
     // whether it did. One whose connection was removed since is not asked (false): the header
-    // says so above the local model, which is loaded instead.
-    bool restore_remote();
+    // says so above the local model, which is loaded instead. One that is asked but cannot be
+    // used (its address or key) loads `fallback_model` (if any) with the reason above it.
+    bool restore_remote(const QString& fallback_model = {});
     // The remote engine answering now; none while a local model does.
     const std::optional<core::RemoteChoice>& remote() const { return m_remote; }
 
@@ -148,6 +149,9 @@ public slots:
     bool importConversation(const QString& path);
 
 private:
+    // At start, when the remote model of the last session cannot be used (`message`): the local
+    // model loads instead, with the reason above it. False when no such start is under way.
+    bool fall_back_from_remote(const QString& message);
     // The conversations (main_window_history.cpp).
     void add_conversation(std::unique_ptr<core::Conversation> conversation, bool front);
     // Conversations reach the history with their first message (empty ones are not kept).
@@ -218,6 +222,9 @@ private:
     QStringList m_failed_loads;   // since a model last loaded: not tried as fallbacks
     QString m_load_failure;       // why the model asked for did not load
     bool m_falling_back = false;  // the model loading replaces one that failed
+    // At start, while the remote model of the last session is asked for: what loads if it
+    // cannot be used. Cleared once it answers or fails.
+    std::optional<QString> m_remote_fallback;
     QString m_model_path, m_model_sha256;
     QString m_backend_name;               // as the engine reports it, e.g. "vulkan (NVIDIA …)"
     SamplerSettings m_streaming_sampler;  // of the answer streaming

@@ -2,6 +2,8 @@
 // from) and its answers that fail part-way (kept, marked unfinished, the cause said).
 #include <QLabel>
 
+#include <utility>
+
 #include <algorithm>
 
 #include "app/core/continued_answer.h"
@@ -33,7 +35,7 @@ void MainWindow::use_remote(const core::RemoteChoice& choice) {
     emit useRemoteRequested(choice);
 }
 
-bool MainWindow::restore_remote() {
+bool MainWindow::restore_remote(const QString& fallback_model) {
     if (m_settings.remote_connection.isEmpty()) return false;
     const auto& connections = m_settings.connections;
     const auto found =
@@ -48,11 +50,26 @@ bool MainWindow::restore_remote() {
         m_settings.remote_model.clear();
         return false;
     }
+    m_remote_fallback = fallback_model;
     use_remote({.connection = *found, .model = m_settings.remote_model});
     return true;
 }
 
+bool MainWindow::fall_back_from_remote(const QString& message) {
+    if (!m_remote_fallback) return false;
+    const QString fallback = *std::exchange(m_remote_fallback, std::nullopt);
+    m_load_failure = tr("The connection '%1' that answered last time cannot be used: %2")
+                         .arg(m_settings.remote_connection, message);
+    m_settings.remote_connection.clear();
+    m_settings.remote_model.clear();
+    m_falling_back = true;
+    m_header->show_notice(m_load_failure);
+    if (!fallback.isEmpty()) load_model(fallback);
+    return true;
+}
+
 void MainWindow::showRemote(const core::RemoteChoice& choice) {
+    m_remote_fallback.reset();
     m_remote = choice;
     m_settings.remote_connection = choice.connection.name;  // it answers after a restart too
     m_settings.remote_model = choice.model;

@@ -253,6 +253,7 @@ void MainWindow::leave_streaming() {
 }
 
 void MainWindow::showError(const QString& message) {
+    if (fall_back_from_remote(message)) return;
     if (!m_loading.isEmpty()) {
         show_load_failure(message);
         return;

@@ -287,6 +287,29 @@ TEST_F(MainWindowRemoteTest, ARemovedConnectionFallsBackToTheLocalModelWithANoti
     expect_local(message(last_message()));
 }
 
+// A remote model whose saved connection can no longer be used (here its address) is asked, is
+// refused, and the local model the start would have loaded answers instead, the reason above it.
+TEST_F(MainWindowRemoteTest, AnUnusableSavedConnectionFallsBackToTheLocalModelWithTheReason) {
+    auto global = m_window.global_settings();
+    global.connections = {{.name = "gpu-box", .base_url = "ftp://gpu-box:8000/v1"}};
+    global.remote_connection = "gpu-box";
+    global.remote_model = kServedModelId;
+    m_window.apply_global_settings(global);
+    QSignalSpy loaded(m_engine->worker(), &InferenceWorker::modelLoaded);
+    ASSERT_TRUE(m_window.restore_remote(bundled()));
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 20000));
+    QCoreApplication::processEvents();
+    EXPECT_FALSE(m_window.remote());
+    EXPECT_TRUE(m_window.global_settings().remote_connection.isEmpty());
+    const QString notice = child<QLabel>("modelNotice")->text();
+    EXPECT_TRUE(notice.contains("The connection 'gpu-box' that answered last time cannot be used"))
+        << notice.toStdString();
+    EXPECT_TRUE(notice.contains("ftp://")) << notice.toStdString();
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    expect_local(message(last_message()));
+}
+
 // While a remote engine answers, the context meter and the dashboard do not show the local
 // model's context size and KV cache as the remote's: the API reports neither, and they say so.
 // The local model's figures come back with it.
