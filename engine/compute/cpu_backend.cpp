@@ -95,8 +95,15 @@ size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& op
     const int largest = largest_step(options);
     const size_t dim = static_cast<size_t>(config.embedding_length);
     const size_t ffn = static_cast<size_t>(config.feed_forward_length);
-    const size_t per_token = 3 * dim + 2 * static_cast<size_t>(config.query_dim()) +
-                             2 * static_cast<size_t>(config.kv_dim()) + 2 * ffn;
+    size_t per_token = 3 * dim + 2 * static_cast<size_t>(config.query_dim()) +
+                       2 * static_cast<size_t>(config.kv_dim()) + 2 * ffn;
+    size_t routing = 0;  // bytes of the experts' bookkeeping
+    if (config.mixture_of_experts()) {
+        const size_t experts = static_cast<size_t>(config.expert_count);
+        const size_t routes = static_cast<size_t>(config.experts_used) * largest;
+        per_token += experts + 2 * dim;  // router logits, one expert's rows in and out
+        routing = routes * (sizeof(ExpertChoice) + sizeof(int)) + (2 * experts + 1) * sizeof(int);
+    }
     const size_t floats = per_token * static_cast<size_t>(largest) * sizeof(float);
     // Mirrors matmul_group: the buffer each product of each step size uses, at its widest.
     size_t activations = 0, panel = 0, tile = 0;
@@ -126,20 +133,29 @@ size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& op
             visit({&layer.attention_output}, count);
             visit({&layer.gate, &layer.up}, count);
             visit({&layer.down}, count);
+            // An expert's rows are at most the step's; as many as that is the widest case.
+            if (!config.mixture_of_experts()) continue;
+            visit({&layer.router}, count);
+            visit({&layer.expert_gate, &layer.expert_up}, count);
+            visit({&layer.expert_down}, count);
         }
     }
     visit({&weights.output}, 1);  // the LM head runs on the last row
-    return floats + activations + panel + tile +
+    return floats + routing + activations + panel + tile +
            static_cast<size_t>(config.vocab_size) * sizeof(float);  // one logits row
 }
 
 size_t CpuBackend::allocated_working_bytes() const {
     size_t floats = 0;
-    for (const auto* buffer : {&m_x, &m_normed, &m_query, &m_key, &m_value, &m_attended, &m_gate,
-                               &m_up, &m_projected, &m_head, &m_weight_tile}) {
+    for (const auto* buffer :
+         {&m_x, &m_normed, &m_query, &m_key, &m_value, &m_attended, &m_gate, &m_up, &m_projected,
+          &m_head, &m_weight_tile, &m_router, &m_expert_in, &m_expert_out}) {
         floats += buffer->size();
     }
-    return floats * sizeof(float) + m_activations.size() +
+    const size_t routing =
+        m_routes.size() * sizeof(ExpertChoice) +
+        (m_expert_routes.size() + m_expert_start.size() + m_expert_fill.size()) * sizeof(int);
+    return floats * sizeof(float) + routing + m_activations.size() +
            m_panel.size() * sizeof(kernels::PanelBlock) +
            static_cast<size_t>(m_config.vocab_size) * sizeof(float);
 }
@@ -529,7 +545,6 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
     const size_t dim = static_cast<size_t>(m_config.embedding_length);
     const size_t kv_dim = static_cast<size_t>(m_config.kv_dim());
     const size_t query_dim = static_cast<size_t>(m_config.query_dim());
-    const size_t ffn = static_cast<size_t>(m_config.feed_forward_length);
     const int head_dim = m_config.head_dim;
     const float epsilon = m_config.rms_epsilon;
 
@@ -607,9 +622,24 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
 
     normalize(m_x.data(), w.ffn_norm, count, m_normed.data());
     for (const Pass& p : passes) {
-        matmul_group({{&w.gate, &m_gate[p.first * ffn]}, {&w.up, &m_up[p.first * ffn]}},
-                     &m_normed[p.first * dim], p.count, p.path_tokens);
+        if (m_config.mixture_of_experts()) {
+            run_experts(w, p);
+        } else {
+            feed_forward(w.gate, w.up, w.down, &m_normed[p.first * dim], p.count, p.path_tokens,
+                         &m_projected[p.first * dim]);
+        }
     }
+    if (m_config.post_norms) {
+        normalize(m_projected.data(), w.post_ffn_norm, count, m_projected.data());
+    }
+    for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
+}
+
+void CpuBackend::feed_forward(const WeightMatrix& gate, const WeightMatrix& up,
+                              const WeightMatrix& down, const float* in, int count, int path_tokens,
+                              float* out) {
+    const size_t ffn = static_cast<size_t>(gate.rows);
+    matmul_group({{&gate, m_gate.data()}, {&up, m_up.data()}}, in, count, path_tokens);
     // In blocks that start at fixed offsets of each token's row, so which elements the vector
     // loop takes (and which its scalar tail) never depends on the other rows of the step.
     constexpr size_t kBlock = 4096;
@@ -622,13 +652,60 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
             m_gate_activation(&m_gate[offset], &m_up[offset], size);
         }
     });
-    for (const Pass& p : passes) {
-        matmul(w.down, &m_gate[p.first * ffn], p.count, p.path_tokens, &m_projected[p.first * dim]);
+    matmul(down, m_gate.data(), count, path_tokens, out);
+}
+
+void CpuBackend::run_experts(const LayerWeights& w, const Pass& pass) {
+    const size_t dim = static_cast<size_t>(m_config.embedding_length);
+    const int experts = m_config.expert_count;
+    const size_t used = static_cast<size_t>(m_config.experts_used);
+    const size_t count = static_cast<size_t>(pass.count);
+    const float* in = &m_normed[pass.first * dim];
+    float* out = &m_projected[pass.first * dim];
+    const auto grow = [](auto& buffer, size_t size) {
+        if (buffer.size() < size) buffer.resize(size);
+    };
+    grow(m_router, count * static_cast<size_t>(experts));
+    grow(m_routes, count * used);
+    grow(m_expert_routes, count * used);
+    grow(m_expert_in, count * dim);
+    grow(m_expert_out, count * dim);
+    m_expert_start.assign(static_cast<size_t>(experts) + 1, 0);
+    m_expert_fill.assign(static_cast<size_t>(experts), 0);
+
+    matmul(w.router, in, pass.count, pass.path_tokens, m_router.data());
+    for (size_t t = 0; t < count; ++t) {
+        route_experts(std::span<const float>(&m_router[t * experts], static_cast<size_t>(experts)),
+                      std::span(&m_routes[t * used], used));
     }
-    if (m_config.post_norms) {
-        normalize(m_projected.data(), w.post_ffn_norm, count, m_projected.data());
+    // Counting sort of the choices by expert, each expert's rows in token order.
+    for (size_t r = 0; r < count * used; ++r) ++m_expert_start[m_routes[r].expert + 1];
+    for (int e = 0; e < experts; ++e) m_expert_start[e + 1] += m_expert_start[e];
+    for (size_t r = 0; r < count * used; ++r) {
+        const int e = m_routes[r].expert;
+        m_expert_routes[m_expert_start[e] + m_expert_fill[e]++] = static_cast<int>(r);
     }
-    for (size_t i = 0; i < dim * count; ++i) m_x[i] += m_projected[i];
+    // Each token's experts are added in expert order, whichever rows share the step.
+    std::fill(out, out + count * dim, 0.0f);
+    for (int e = 0; e < experts; ++e) {
+        const int first = m_expert_start[e], rows = m_expert_start[e + 1] - first;
+        if (rows == 0) continue;
+        for (int j = 0; j < rows; ++j) {
+            const size_t token = static_cast<size_t>(m_expert_routes[first + j]) / used;
+            std::copy_n(in + token * dim, dim, &m_expert_in[j * dim]);
+        }
+        feed_forward(expert_matrix(w.expert_gate, experts, e),
+                     expert_matrix(w.expert_up, experts, e),
+                     expert_matrix(w.expert_down, experts, e), m_expert_in.data(), rows,
+                     pass.path_tokens, m_expert_out.data());
+        for (int j = 0; j < rows; ++j) {
+            const size_t route = static_cast<size_t>(m_expert_routes[first + j]);
+            const float weight = m_routes[route].weight;
+            float* token_out = out + (route / used) * dim;
+            const float* expert_out = &m_expert_out[j * dim];
+            for (size_t i = 0; i < dim; ++i) token_out[i] += weight * expert_out[i];
+        }
+    }
 }
 
 }  // namespace hearth

@@ -12,6 +12,7 @@
 #include "engine/compute/cpu_attention.h"
 #include "engine/compute/kv_cache_type.h"
 #include "engine/compute/thread_pool.h"
+#include "engine/model/expert_routing.h"
 #include "engine/model/model.h"
 #include "kernels/dot.h"
 #include "kernels/gemm.h"
@@ -116,6 +117,14 @@ private:
     void matmul_panel(std::span<const Product> products, const float* in, int count);
     void matmul_blas(const WeightMatrix& w, const float* in, int count, float* out);
     void normalize(const float* in, const std::vector<float>& weight, int count, float* out);
+    // One gated FFN (SwiGLU or GeGLU) over `count` rows of `in` into `out`, on the path
+    // `path_tokens` tokens take; m_gate and m_up hold its hidden rows.
+    void feed_forward(const WeightMatrix& gate, const WeightMatrix& up, const WeightMatrix& down,
+                      const float* in, int count, int path_tokens, float* out);
+    // A mixture-of-experts FFN over the pass's rows of m_normed into m_projected: the router
+    // for every row, then each chosen expert once for all the rows that chose it, so its
+    // weights are read once per step and unchosen experts not at all.
+    void run_experts(const LayerWeights& w, const Pass& pass);
 
     const Model& m_model;
     const ModelConfig& m_config;
@@ -130,6 +139,11 @@ private:
     // Scratch, sized for the largest chunk once and reused: no allocation per token.
     std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_gate, m_up,
         m_projected, m_head;
+    // Mixture of experts: router logits, each row's choices, and one expert's rows in and out;
+    // the choices grouped by expert (m_expert_routes, expert e's from m_expert_start[e]).
+    std::vector<float> m_router, m_expert_in, m_expert_out;
+    std::vector<ExpertChoice> m_routes;
+    std::vector<int> m_expert_routes, m_expert_start, m_expert_fill;
     std::vector<std::byte> m_activations;
     std::vector<kernels::PanelBlock> m_panel;
     std::vector<float> m_weight_tile;

@@ -6,10 +6,11 @@
 namespace hearth {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Architecture>, 7> kSupported{{
+constexpr std::array<std::pair<std::string_view, Architecture>, 8> kSupported{{
     {"llama", Architecture::Llama},
     {"qwen2", Architecture::Qwen2},
     {"qwen3", Architecture::Qwen3},
+    {"qwen3moe", Architecture::Qwen3Moe},
     {"gemma2", Architecture::Gemma2},
     {"gemma3", Architecture::Gemma3},
     {"phi3", Architecture::Phi3},
@@ -18,8 +19,7 @@ constexpr std::array<std::pair<std::string_view, Architecture>, 7> kSupported{{
 
 // Families people download that need machinery Hearth lacks: naming it tells a user that the
 // file is fine and what it would take, where "unsupported" alone reads like a broken file.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 16> kKnownOthers{{
-    {"qwen3moe", "a mixture-of-experts model"},
+constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kKnownOthers{{
     {"gpt-oss", "a mixture-of-experts model"},
     {"qwen2moe", "a mixture-of-experts model"},
     {"mixtral", "a mixture-of-experts model"},

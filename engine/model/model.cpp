@@ -93,11 +93,30 @@ void read_layer_pattern(const ModelReader& reader, const std::string& prefix, Mo
     }
 }
 
+// The FFN's width, and for Qwen3-MoE how many experts each layer has and how many a token
+// uses. An expert's width is `expert_feed_forward_length`; the file's `feed_forward_length` is
+// then the dense size the experts replace, which nothing runs.
+void read_feed_forward_shape(const ModelReader& reader, const std::string& prefix,
+                             ModelConfig& config) {
+    constexpr int kMaxWidth = 16 * kMaxDimension;
+    if (config.architecture != Architecture::Qwen3Moe) {
+        config.feed_forward_length =
+            reader.required_int(prefix + "feed_forward_length", 1, kMaxWidth);
+        return;
+    }
+    constexpr int kMaxExperts = 1024;
+    config.expert_count = reader.required_int(prefix + "expert_count", 1, kMaxExperts);
+    config.experts_used = reader.required_int(prefix + "expert_used_count", 1, config.expert_count);
+    config.feed_forward_length =
+        reader.required_int(prefix + "expert_feed_forward_length", 1, kMaxWidth);
+}
+
 // What the family adds to the transformer every model shares.
 void read_family(const ModelReader& reader, const std::string& prefix, ModelConfig& config) {
     const Architecture architecture = config.architecture;
-    config.query_key_norm =
-        architecture == Architecture::Qwen3 || architecture == Architecture::Gemma3;
+    config.query_key_norm = architecture == Architecture::Qwen3 ||
+                            architecture == Architecture::Qwen3Moe ||
+                            architecture == Architecture::Gemma3;
     config.attention_scale = 1.0f / std::sqrt(static_cast<float>(config.head_dim));
     if (!is_gemma(architecture)) return;
     config.post_norms = true;
@@ -138,8 +157,7 @@ ModelConfig read_config(const ModelReader& reader) {
     const std::string& prefix = *name + ".";
     config.embedding_length = reader.required_int(prefix + "embedding_length", 1, kMaxDimension);
     config.layer_count = reader.required_int(prefix + "block_count", 1, kMaxLayers);
-    config.feed_forward_length =
-        reader.required_int(prefix + "feed_forward_length", 1, 16 * kMaxDimension);
+    read_feed_forward_shape(reader, prefix, config);
     config.context_length = reader.required_int(prefix + "context_length", 1, kMaxContext);
     read_attention_shape(reader, prefix, config);
     read_rope(reader, prefix, config);
@@ -185,11 +203,28 @@ void read_projections(const ModelReader& reader, const ModelConfig& config,
     }
 }
 
-// Gate and up: two tensors, or Phi-3's one ffn_up whose first half of rows is the gate.
+// The router and the stacked experts: 3-D tensors whose e-th slice is expert e.
+void read_experts(const ModelReader& reader, const ModelConfig& config, const std::string& prefix,
+                  LayerWeights& layer) {
+    const int64_t dim = config.embedding_length;
+    const int64_t experts = config.expert_count;
+    const int64_t ffn = config.feed_forward_length;
+    layer.router = reader.matrix(prefix + "ffn_gate_inp.weight", experts, dim);
+    layer.expert_gate = reader.stacked_matrices(prefix + "ffn_gate_exps.weight", experts, ffn, dim);
+    layer.expert_up = reader.stacked_matrices(prefix + "ffn_up_exps.weight", experts, ffn, dim);
+    layer.expert_down = reader.stacked_matrices(prefix + "ffn_down_exps.weight", experts, dim, ffn);
+}
+
+// Gate and up: two tensors, or Phi-3's one ffn_up whose first half of rows is the gate; or the
+// experts of a mixture.
 void read_feed_forward(const ModelReader& reader, const ModelConfig& config,
                        const std::string& prefix, LayerWeights& layer) {
     const int64_t dim = config.embedding_length;
     const int64_t ffn = config.feed_forward_length;
+    if (config.mixture_of_experts()) {
+        read_experts(reader, config, prefix, layer);
+        return;
+    }
     if (config.architecture == Architecture::Phi3) {
         const WeightMatrix fused = reader.matrix(prefix + "ffn_up.weight", 2 * ffn, dim);
         layer.gate = fused.slice(0, ffn);

@@ -53,7 +53,7 @@ struct ModelConfig {
     int head_count = 0;
     int kv_head_count = 0;
     int head_dim = 0;
-    int feed_forward_length = 0;
+    int feed_forward_length = 0;  // the FFN's width; with experts, each expert's
     int vocab_size = 0;
     int context_length = 0;  // the length the model was trained for
     RopeConfig rope;         // global layers
@@ -70,6 +70,12 @@ struct ModelConfig {
     bool query_key_norm = false;     // per-head RMSNorm of q and k before RoPE (Qwen3, Gemma 3)
     bool post_norms = false;         // RMSNorm of each block's output before the residual (Gemma)
     bool tied_embeddings = false;    // the LM head reuses the token embedding matrix
+    // Mixture of experts (Qwen3-MoE): every layer's FFN is `expert_count` SwiGLU experts of
+    // feed_forward_length, of which a router picks `experts_used` per token. 0: dense.
+    int expert_count = 0;
+    int experts_used = 0;
+
+    bool mixture_of_experts() const { return expert_count > 0; }
 
     int kv_dim() const { return kv_head_count * head_dim; }
     int query_dim() const { return head_count * head_dim; }
@@ -107,16 +113,29 @@ struct LayerWeights {
     WeightMatrix attention_output;           // (dim, head_count * head_dim)
     std::vector<float> post_attention_norm;  // (dim) with post_norms, else empty
     std::vector<float> ffn_norm;             // (dim)
-    WeightMatrix gate;                       // (ffn, dim)
-    WeightMatrix up;                         // (ffn, dim)
-    WeightMatrix down;                       // (dim, ffn)
-    std::vector<float> post_ffn_norm;        // (dim) with post_norms, else empty
+    WeightMatrix gate;                       // (ffn, dim); empty with experts
+    WeightMatrix up;                         // (ffn, dim); empty with experts
+    WeightMatrix down;                       // (dim, ffn); empty with experts
+    // Mixture of experts, else empty: the router, and each expert's matrices stacked in one
+    // 3-D tensor, expert e's rows after expert e - 1's (expert_matrix takes one out).
+    WeightMatrix router;               // (expert_count, dim)
+    WeightMatrix expert_gate;          // (expert_count * expert_ffn, dim)
+    WeightMatrix expert_up;            // (expert_count * expert_ffn, dim)
+    WeightMatrix expert_down;          // (expert_count * dim, expert_ffn)
+    std::vector<float> post_ffn_norm;  // (dim) with post_norms, else empty
 
     // The seven weight matrices, for code that treats them alike (uploads, pipelines).
     std::array<const WeightMatrix*, 7> matrices() const {
         return {&query, &key, &value, &attention_output, &gate, &up, &down};
     }
 };
+
+// Expert `expert`'s matrix out of `stacked` (expert_gate, expert_up or expert_down of a layer
+// with `experts` experts): a view of its rows in the mapped file.
+inline WeightMatrix expert_matrix(const WeightMatrix& stacked, int experts, int expert) {
+    const int64_t rows = stacked.rows / experts;
+    return stacked.slice(expert * rows, rows);
+}
 
 struct ModelWeights {
     WeightMatrix token_embedding;  // (vocab, dim)

@@ -61,6 +61,18 @@ WeightMatrix ModelReader::matrix_of(const GgufTensor& found, int64_t rows, int64
     return {found.type, found.data, rows, columns, tensor_bytes(found.type, columns)};
 }
 
+WeightMatrix ModelReader::stacked_matrices(const std::string& name, int64_t count, int64_t rows,
+                                           int64_t columns) const {
+    const GgufTensor& found = tensor(name);
+    const std::vector<uint64_t> expected{static_cast<uint64_t>(columns),
+                                         static_cast<uint64_t>(rows), static_cast<uint64_t>(count)};
+    if (found.shape != expected) {
+        fail("tensor '" + name + "' has shape " + shape_text(found.shape) + ", expected " +
+             shape_text(expected));
+    }
+    return {found.type, found.data, count * rows, columns, tensor_bytes(found.type, columns)};
+}
+
 std::vector<float> ModelReader::vector(const std::string& name, int64_t length) const {
     return vector_of(tensor(name), length);
 }

@@ -31,6 +31,10 @@ public:
     bool has_tensor(const std::string& name) const;
     WeightMatrix matrix(const std::string& name, int64_t rows, int64_t columns) const;
     WeightMatrix matrix_of(const GgufTensor& found, int64_t rows, int64_t columns) const;
+    // A 3-D tensor of `count` matrices of `rows` x `columns` (a layer's experts), as one matrix
+    // of count * rows rows: GGUF stores the matrices one after another.
+    WeightMatrix stacked_matrices(const std::string& name, int64_t count, int64_t rows,
+                                  int64_t columns) const;
     std::vector<float> vector(const std::string& name, int64_t length) const;
     std::vector<float> optional_vector(const std::string& name, int64_t length) const;
 

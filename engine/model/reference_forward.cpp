@@ -5,6 +5,8 @@
 #include <numbers>
 #include <stdexcept>
 
+#include "engine/model/expert_routing.h"
+
 namespace hearth {
 namespace {
 
@@ -66,7 +68,9 @@ ReferenceForward::ReferenceForward(const Model& model)
       m_attended(m_config.query_dim()),
       m_gate(m_config.feed_forward_length),
       m_up(m_config.feed_forward_length),
-      m_projected(m_config.embedding_length) {}
+      m_projected(m_config.embedding_length),
+      m_expert(m_config.embedding_length),
+      m_router(m_config.expert_count) {}
 
 // Token by token: a sliding-window layer's ring needs only its window.
 KvCache ReferenceForward::make_cache(int capacity) const {
@@ -140,8 +144,20 @@ void ReferenceForward::run_layer(int layer, int position, KvCache& cache, const 
     }
     for (int i = 0; i < dim; ++i) m_x[i] += m_projected[i];
 
-    // Feed-forward block: SwiGLU, or GeGLU for Gemma.
     rmsnorm(m_x.data(), w.ffn_norm, m_config.rms_epsilon, m_normed.data());
+    if (m_config.mixture_of_experts()) {
+        mixture_of_experts(w);
+    } else {
+        feed_forward(w);
+    }
+    if (m_config.post_norms) {
+        rmsnorm(m_projected.data(), w.post_ffn_norm, m_config.rms_epsilon, m_projected.data());
+    }
+    for (int i = 0; i < dim; ++i) m_x[i] += m_projected[i];
+}
+
+// SwiGLU, or GeGLU for Gemma.
+void ReferenceForward::feed_forward(const LayerWeights& w) {
     matvec(w.gate, m_normed.data(), m_gate.data(), m_row);
     matvec(w.up, m_normed.data(), m_up.data(), m_row);
     for (int i = 0; i < m_config.feed_forward_length; ++i) {
@@ -150,10 +166,27 @@ void ReferenceForward::run_layer(int layer, int position, KvCache& cache, const 
         m_gate[i] = gate * m_up[i];
     }
     matvec(w.down, m_gate.data(), m_projected.data(), m_row);
-    if (m_config.post_norms) {
-        rmsnorm(m_projected.data(), w.post_ffn_norm, m_config.rms_epsilon, m_projected.data());
+}
+
+// Router logits, softmax, the top k with their weights renormalised (route_experts), then the
+// weighted sum of those experts' SwiGLU outputs.
+void ReferenceForward::mixture_of_experts(const LayerWeights& w) {
+    const int experts = m_config.expert_count;
+    matvec(w.router, m_normed.data(), m_router.data(), m_row);
+    std::vector<ExpertChoice> chosen(static_cast<size_t>(m_config.experts_used));
+    route_experts(m_router, chosen);
+    std::fill(m_projected.begin(), m_projected.end(), 0.0f);
+    for (const ExpertChoice& choice : chosen) {
+        matvec(expert_matrix(w.expert_gate, experts, choice.expert), m_normed.data(), m_gate.data(),
+               m_row);
+        matvec(expert_matrix(w.expert_up, experts, choice.expert), m_normed.data(), m_up.data(),
+               m_row);
+        for (int i = 0; i < m_config.feed_forward_length; ++i)
+            m_gate[i] = silu(m_gate[i]) * m_up[i];
+        matvec(expert_matrix(w.expert_down, experts, choice.expert), m_gate.data(), m_expert.data(),
+               m_row);
+        for (size_t i = 0; i < m_expert.size(); ++i) m_projected[i] += choice.weight * m_expert[i];
     }
-    for (int i = 0; i < dim; ++i) m_x[i] += m_projected[i];
 }
 
 // Grouped-query attention of every query head over the positions this layer sees: all up to

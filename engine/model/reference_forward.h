@@ -27,6 +27,9 @@ public:
 private:
     void run_layer(int layer, int position, KvCache& cache, const Rope* rope);
     void attend(int layer, int position, const KvCache& cache);
+    // The FFN of m_normed into m_projected: one, or the router's choice of experts.
+    void feed_forward(const LayerWeights& w);
+    void mixture_of_experts(const LayerWeights& w);
 
     const Model& m_model;
     const ModelConfig& m_config;
@@ -39,6 +42,8 @@ private:
     std::vector<float> m_gate;       // (ffn)
     std::vector<float> m_up;         // (ffn)
     std::vector<float> m_projected;  // (dim)
+    std::vector<float> m_expert;     // (dim) one expert's output
+    std::vector<float> m_router;     // (expert_count) router logits
     std::vector<float> m_row;        // scratch for one dequantised weight row
 };
 

@@ -108,6 +108,13 @@ Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json, 
     // weights', the same 0.015 allowance for float and quantised weights (the gemma3 Q4_K_M file
     // reaches 0.0507 with it on the AVX-512 VNNI kernels, 0.0492 with an F16 cache).
     constexpr double kQ8_0CacheAllowance = 0.015;
+    // A mixture of experts routes each token to its top experts, a discrete choice: the 8-bit
+    // cache can move a close router decision to the next expert, which moves that position's
+    // logits by up to ~0.2 (README, MoE files; measured 0.13 on synth-qwen3moe-256).
+    const auto metadata = json["model"].toObject()["metadata"].toObject();
+    const bool experts =
+        metadata.contains(metadata["general.architecture"].toString() + ".expert_count");
+    if (float_weights && q8_0_cache && experts) return {0.2, std::max(2e-2, 2 * spread)};
     if (float_weights && q8_0_cache)
         return {5e-3 + kQ8_0CacheAllowance, std::max(2e-2, 2 * spread)};
     if (float_weights) return {5e-3, std::max(1e-3, 2 * spread)};

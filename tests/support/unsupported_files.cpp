@@ -20,8 +20,6 @@ bool is_word_character(char c) {
 const std::vector<UnsupportedFile>& unsupported_files() {
     using enum MissingKind;
     static const std::vector<UnsupportedFile> files{
-        {"synth-qwen3moe-256.gguf", "qwen3moe", Architecture},
-        {"synth-qwen3moe-256-Q4_K_M.gguf", "qwen3moe", Architecture},
         {"synth-gpt-oss-256.gguf", "gpt-oss", Architecture},
         {"synth-gpt-oss-256-Q4_K_M.gguf", "gpt-oss", Architecture},
         // The reader meets the MXFP4 experts before the architecture is looked at.

@@ -175,6 +175,12 @@ VulkanBackend::VulkanBackend(const Model& model, VulkanBackendOptions options)
     : m_model(model),
       m_options(std::move(options)),
       m_kv_cache(effective_kv_cache_type(model.config(), m_options.kv_cache)) {
+    // Checked before the device opens, so the reason is the model whatever the machine: the
+    // backend selection falls back to the CPU, which runs these models.
+    if (model.config().mixture_of_experts()) {
+        throw std::runtime_error("the Vulkan backend does not run mixture-of-experts models (" +
+                                 model.config().architecture_name + ") yet; the CPU backend does");
+    }
     if (m_options.chunk_sizes.empty() || m_options.decode_chunk < 1 ||
         m_options.decode_chunk > 256) {
         throw std::invalid_argument(

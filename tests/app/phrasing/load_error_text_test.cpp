@@ -38,12 +38,12 @@ TEST(LoadErrorText, TheMixtureOfExpertsArchitectureSaysWhatKindOfModelItIs) {
     // Both files are listed as refused. A Hearth that runs them has no refusal to phrase: this
     // test then fails on purpose, as the list's own check does, and its cases move to files
     // still refused.
-    ASSERT_NE(test::find_unsupported("synth-qwen3moe-256.gguf"), nullptr)
-        << "Hearth runs synth-qwen3moe-256.gguf now";
+    ASSERT_NE(test::find_unsupported("synth-gpt-oss-256.gguf"), nullptr)
+        << "Hearth runs synth-gpt-oss-256.gguf now";
     ASSERT_NE(test::find_unsupported("synth-gpt-oss-256-MXFP4_MOE.gguf"), nullptr)
         << "Hearth runs synth-gpt-oss-256-MXFP4_MOE.gguf now";
-    EXPECT_EQ(phrased_refusal(test::model_path("synth-qwen3moe-256.gguf")),
-              "Refused: unsupported architecture qwen3moe (a mixture-of-experts model)");
+    EXPECT_EQ(phrased_refusal(test::model_path("synth-gpt-oss-256.gguf")),
+              "Refused: unsupported architecture gpt-oss (a mixture-of-experts model)");
     EXPECT_EQ(phrased_refusal(test::model_path("synth-gpt-oss-256-MXFP4_MOE.gguf")),
               "Refused: unsupported weight type MXFP4");
 }

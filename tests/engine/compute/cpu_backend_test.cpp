@@ -5,10 +5,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 
+#include "engine/format/gguf_writer.h"
 #include "tests/support/backend_checks.h"
 #include "tests/support/fixture_check.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
 #include "tests/support/unsupported_files.h"
 
 namespace hearth {
@@ -72,8 +76,59 @@ INSTANTIATE_TEST_SUITE_P(
     Families, CpuChunkingTest,
     testing::Values("synth-llama-256-Q4_K_M.gguf", "synth-qwen3-256-Q4_K_M.gguf",
                     "synth-gemma2-256-Q4_K_M.gguf", "synth-gemma3-256-Q4_K_M.gguf",
-                    "synth-phi3-256-Q4_K_M.gguf", "synth-smollm3-256-Q4_K_M.gguf"),
+                    "synth-phi3-256-Q4_K_M.gguf", "synth-smollm3-256-Q4_K_M.gguf",
+                    "synth-qwen3moe-256-Q4_K_M.gguf"),
     [](const auto& info) { return test::parameter_name(info.param); });
+
+// A copy of the F32 file `name` with expert `expert` of layer 0 (its gate, up and down slices)
+// made of NaN.
+std::filesystem::path with_poisoned_expert(const test::TempDirectory& directory,
+                                           const std::string& name, int expert) {
+    const auto source = Model::load(test::model_path(name));
+    GgufWriter writer;
+    for (const auto& [key, value] : source->file().metadata()) {
+        if (key != "general.alignment") writer.set(key, value);
+    }
+    for (const auto& tensor : source->file().tensors()) {
+        std::vector<std::byte> bytes(tensor.data, tensor.data + tensor.bytes);
+        if (tensor.name.starts_with("blk.0.ffn_") && tensor.name.ends_with("_exps.weight")) {
+            const size_t floats = bytes.size() / sizeof(float) / tensor.shape[2];
+            const std::vector<float> poison(floats, std::numeric_limits<float>::quiet_NaN());
+            std::memcpy(bytes.data() + expert * floats * sizeof(float), poison.data(),
+                        floats * sizeof(float));
+        }
+        writer.add_tensor(tensor.name, tensor.type, tensor.shape, std::move(bytes));
+    }
+    return directory.write("expert" + std::to_string(expert) + ".gguf", writer.serialize());
+}
+
+// Decode reads the router, then only the experts it chose: with one expert's weights made NaN,
+// the token's logits are bit for bit those of the clean file when that expert was not chosen,
+// and NaN when it was. Four experts with two used: two of the four go unread.
+TEST(CpuBackend, DecodeReadsOnlyTheChosenExperts) {
+    const std::string name = "synth-qwen3moe-256.gguf";
+    const auto model = Model::load(test::model_path(name));
+    const std::vector<int32_t> token{1};
+    const auto decode = [&](const Model& weights) {
+        CpuBackend backend(weights, {.threads = 2});
+        auto sequence = backend.create_sequence(4);
+        return backend.forward(token, *sequence, LogitRows::Last);
+    };
+    const auto clean = decode(*model);
+    const test::TempDirectory directory;
+    int unread = 0;
+    for (int expert = 0; expert < model->config().expert_count; ++expert) {
+        const auto poisoned = Model::load(with_poisoned_expert(directory, name, expert));
+        const auto logits = decode(*poisoned);
+        ASSERT_EQ(logits.size(), clean.size());
+        if (std::memcmp(logits.data(), clean.data(), clean.size() * sizeof(float)) == 0) {
+            ++unread;
+        } else {
+            EXPECT_TRUE(std::isnan(logits[0])) << "expert " << expert;
+        }
+    }
+    EXPECT_EQ(unread, model->config().expert_count - model->config().experts_used);
+}
 
 // The largest logit difference between two backends' prefills of the same prompt (all rows).
 double largest_difference(const Model& model, const CpuBackendOptions& first,

@@ -109,16 +109,41 @@ TEST(Architecture, SmolLM3LeavesEveryFourthLayerUnrotated) {
     EXPECT_EQ(model->config().rope.style, RopeStyle::AdjacentPairs);
 }
 
+TEST(Architecture, Qwen3MoeReadsItsExpertsAsViewsOfTheirStackedTensors) {
+    const auto model = load("synth-qwen3moe-256.gguf");
+    const auto& c = model->config();
+    EXPECT_EQ(c.architecture, Architecture::Qwen3Moe);
+    EXPECT_EQ(c.expert_count, 4);
+    EXPECT_EQ(c.experts_used, 2);
+    EXPECT_EQ(c.feed_forward_length, 256);  // expert_feed_forward_length; the file's 512 is unused
+    EXPECT_EQ(c.head_dim, 128);
+    EXPECT_TRUE(c.query_key_norm);
+    EXPECT_EQ(c.rope.style, RopeStyle::Neox);
+    const auto& layer = model->weights().layers[1];
+    EXPECT_EQ(layer.router.rows, 4);
+    EXPECT_EQ(layer.router.type, TensorType::F32);
+    EXPECT_EQ(layer.gate.data, nullptr);
+    const auto* down = model->file().find_tensor("blk.1.ffn_down_exps.weight");
+    ASSERT_NE(down, nullptr);
+    EXPECT_EQ(layer.expert_down.data, down->data);
+    const WeightMatrix third = expert_matrix(layer.expert_down, c.expert_count, 2);
+    EXPECT_EQ(third.data, down->data + 2 * 256 * layer.expert_down.row_bytes);
+    EXPECT_EQ(third.rows, 256);
+    EXPECT_EQ(third.columns, 256);
+    const WeightMatrix last_gate = expert_matrix(layer.expert_gate, c.expert_count, 3);
+    EXPECT_EQ(last_gate.row(last_gate.rows), layer.expert_gate.row(layer.expert_gate.rows));
+}
+
 TEST(Architecture, UnsupportedFamiliesAreRefusedWithWhatTheyAre) {
     EXPECT_NE(unsupported_architecture_text("qwen35").find("a hybrid linear-attention model"),
               std::string::npos);
-    EXPECT_NE(unsupported_architecture_text("qwen3moe").find("mixture-of-experts"),
+    EXPECT_NE(unsupported_architecture_text("gpt-oss").find("mixture-of-experts"),
               std::string::npos);
     const auto text = unsupported_architecture_text("gpt-neox");
     EXPECT_NE(text.find("'gpt-neox' is not supported"), std::string::npos);
     EXPECT_NE(text.find("gemma3"), std::string::npos) << text;
     EXPECT_EQ(parse_architecture("gemma3"), Architecture::Gemma3);
-    EXPECT_EQ(parse_architecture("qwen3moe"), std::nullopt);
+    EXPECT_EQ(parse_architecture("gpt-oss"), std::nullopt);
 }
 
 // A shared model file rewritten with one change, then loaded: the load error, or "" if none.
@@ -205,6 +230,24 @@ const HostileCase kHostileCases[] = {
     {"synth-phi3-256.gguf",
      {.reshape_tensor = "rope_factors_long.weight"},
      "'rope_factors_long.weight' has shape"},
+    {"synth-qwen3moe-256.gguf",
+     {.drop_tensor = "blk.1.ffn_gate_inp.weight"},
+     "no tensor 'blk.1.ffn_gate_inp.weight'"},
+    {"synth-qwen3moe-256.gguf",
+     {.reshape_tensor = "blk.0.ffn_gate_inp.weight"},
+     "'blk.0.ffn_gate_inp.weight' has shape [128, 8], expected [256, 4]"},
+    {"synth-qwen3moe-256.gguf",
+     {.drop_tensor = "blk.0.ffn_down_exps.weight"},
+     "no tensor 'blk.0.ffn_down_exps.weight'"},
+    {"synth-qwen3moe-256.gguf",
+     {.reshape_tensor = "blk.1.ffn_up_exps.weight"},
+     "'blk.1.ffn_up_exps.weight' has shape [128, 512, 4], expected [256, 256, 4]"},
+    {"synth-qwen3moe-256.gguf",
+     {.drop_key = "qwen3moe.expert_used_count"},
+     "'qwen3moe.expert_used_count' is missing"},
+    {"synth-qwen3moe-256.gguf",
+     {.drop_key = "qwen3moe.expert_feed_forward_length"},
+     "'qwen3moe.expert_feed_forward_length' is missing"},
     {"synth-smollm3-256.gguf",
      {.drop_tensor = "blk.3.ffn_gate.weight"},
      "no tensor 'blk.3.ffn_gate.weight'"},
@@ -222,8 +265,8 @@ INSTANTIATE_TEST_SUITE_P(SharedFiles, HostileArchitectureTest, testing::ValuesIn
 
 TEST(HostileArchitecture, TheUneditedFilesLoad) {
     for (const char* name :
-         {"synth-qwen3-256.gguf", "synth-gemma2-256.gguf", "synth-gemma3-256.gguf",
-          "synth-phi3-256.gguf", "synth-smollm3-256.gguf"}) {
+         {"synth-qwen3-256.gguf", "synth-qwen3moe-256.gguf", "synth-gemma2-256.gguf",
+          "synth-gemma3-256.gguf", "synth-phi3-256.gguf", "synth-smollm3-256.gguf"}) {
         EXPECT_EQ(load_error_after(name, {}), "") << name;
     }
 }

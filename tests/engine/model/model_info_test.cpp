@@ -21,8 +21,9 @@ namespace {
 // both where a format has no panel kernel), the backend holds exactly the scratch the estimate
 // counted.
 TEST(ModelInfo, TheWorkingMemoryEstimateIsWhatTheBackendAllocates) {
-    for (const char* name : {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf",
-                             "synth-qwen2-256-Q8_0.gguf", "synth-gemma3-256-Q4_K_M.gguf"}) {
+    for (const char* name :
+         {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf", "synth-qwen2-256-Q8_0.gguf",
+          "synth-gemma3-256-Q4_K_M.gguf", "synth-qwen3moe-256-Q4_K_M.gguf"}) {
         const CpuBackendOptions options{.threads = 2, .chunk_sizes = {1, 8, 64, 256}};
         const auto info = read_model_info(test::model_path(name), options);
         const auto model = Model::load(test::model_path(name));
