@@ -129,6 +129,23 @@ TEST(Engine, ANamedDeviceThatCannotStartLeavesTheModelOnTheCpu) {
     EXPECT_THROW(strict.load(test::model_path("stories260K.gguf")), std::runtime_error);
 }
 
+// Mixture-of-experts models have no Vulkan shaders yet: asked of the GPU, the model runs on the
+// CPU and the notice says why; a front end that insists on the GPU gets that reason as an error.
+TEST(Engine, AMixtureOfExpertsModelAskedOfTheGpuRunsOnTheCpuAndSaysWhy) {
+    auto preference = BackendPreference{.kind = BackendPreference::Kind::Vulkan};
+    Engine engine(options_for(preference));
+    engine.load(test::model_path("synth-qwen3moe-256.gguf"));
+    EXPECT_TRUE(engine.backend_report().name.starts_with("cpu")) << engine.backend_report().name;
+    const auto& notice = engine.backend_report().notice;
+    ASSERT_TRUE(notice.has_value());
+    EXPECT_EQ(notice->problem, GpuProblem::CannotRunModel);
+    EXPECT_NE(notice->detail.find("mixture-of-experts models (qwen3moe)"), std::string::npos)
+        << notice->detail;
+    preference.fall_back_to_cpu = false;
+    Engine strict(options_for(preference));
+    EXPECT_THROW(strict.load(test::model_path("synth-qwen3moe-256.gguf")), std::runtime_error);
+}
+
 TEST(Engine, ChangingTheBackendMovesTheModelAndForgetsTheOldCaches) {
     std::vector<BackendReport> reports;
     auto options = options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1});
