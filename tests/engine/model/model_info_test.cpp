@@ -119,8 +119,9 @@ TEST(ModelInfo, CountsEveryWeightTypesParametersAndBytes) {
 // A download's memory estimate comes from the file's first bytes alone: grown until the header
 // parses, they give every figure the whole file gives, and far fewer bytes than the file.
 TEST(ModelInfo, TheHeaderAloneGivesTheSameEstimateAsTheWholeFile) {
-    for (const char* name : {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf",
-                             "synth-gemma3-256-Q4_K_M.gguf", "synth-phi3-256-Q4_K_M.gguf"}) {
+    for (const char* name :
+         {"stories260K.gguf", "synth-llama-256-Q4_K_M.gguf", "synth-gemma3-256-Q4_K_M.gguf",
+          "synth-phi3-256-Q4_K_M.gguf", "synth-qwen3moe-256-Q4_K_M.gguf"}) {
         const auto path = test::model_path(name);
         const auto bytes = test::read_bytes(path);
         const auto whole = read_model_info(path);
