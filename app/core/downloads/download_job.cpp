@@ -2,9 +2,11 @@
 
 #include <QDir>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QNetworkReply>
+#include <QtConcurrent/QtConcurrentRun>
 
 #include "app/core/downloads/disk_space.h"
 #include "app/core/downloads/hub_error.h"
@@ -17,7 +19,6 @@ namespace {
 constexpr int kMaxRetries = 3;
 constexpr qint64 kProgressIntervalMs = 100;
 constexpr qint64 kProgressSteps = 100;
-constexpr qint64 kHashChunk = 4 << 20;
 
 QJsonObject state_of(const QString& repository, const HubFile& file) {
     return {{"repository", repository},
@@ -59,6 +60,7 @@ DownloadJob::DownloadJob(HubClient& hub, QString repository, HubFile file, QStri
       m_folder(std::move(folder)) {}
 
 DownloadJob::~DownloadJob() {
+    stop_digest();
     // The part and its state stay for a later resume; only the request goes.
     if (QNetworkReply* reply = m_reply) {
         reply->disconnect(this);
@@ -73,9 +75,18 @@ QString DownloadJob::final_path() const {
 
 void DownloadJob::start() {
     if (m_state == DownloadState::Running) return;
-    if (QFileInfo::exists(final_path())) {
-        m_state = DownloadState::Finished;
-        emit finished(final_path());
+    m_state = DownloadState::Running;
+    m_retries = 0;
+    const QFileInfo existing(final_path());
+    if (existing.exists()) {
+        if (existing.size() != m_file.size) {
+            fail({HubErrorKind::Integrity, existing_mismatch(QStringLiteral("its size is %1, the "
+                                                                            "Hub's %2")
+                                                                 .arg(existing.size())
+                                                                 .arg(m_file.size))});
+            return;
+        }
+        digest_in_background(final_path(), &DownloadJob::check_existing);
         return;
     }
     if (!QDir().mkpath(m_folder)) {
@@ -84,6 +95,80 @@ void DownloadJob::start() {
         return;
     }
     resume_from_part();
+}
+
+// Hashes `path` on a worker thread and calls `done` here with the result, unless this job was
+// paused, cancelled, restarted or destroyed meanwhile.
+void DownloadJob::digest_in_background(const QString& path, DigestDone done) {
+    stop_digest();
+    auto stop = std::make_shared<std::atomic_bool>(false);
+    m_stop_digest = stop;
+    auto* watcher = new QFutureWatcher<std::shared_ptr<FileDigest>>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, stop, done] {
+        watcher->deleteLater();
+        if (stop->load() || m_state != DownloadState::Running) return;
+        (this->*done)(watcher->result());
+    });
+    watcher->setFuture(QtConcurrent::run(digest_file, path, m_file.size, stop));
+}
+
+void DownloadJob::stop_digest() {
+    if (m_stop_digest) m_stop_digest->store(true);
+    m_stop_digest.reset();
+}
+
+// A file already under the target name may be the user's own: it counts as this download only
+// when it is byte for byte what the Hub lists, and is never deleted or overwritten.
+void DownloadJob::check_existing(std::shared_ptr<FileDigest> digest) {
+    if (!digest) {
+        fail({HubErrorKind::Disk, existing_mismatch(QStringLiteral("it could not be read"))});
+        return;
+    }
+    const QString mismatch = checksum_mismatch(*digest, m_file);
+    if (!mismatch.isEmpty()) {
+        fail({HubErrorKind::Integrity, existing_mismatch(mismatch)});
+        return;
+    }
+    m_received = m_file.size;
+    report_progress(true);
+    m_state = DownloadState::Finished;
+    emit finished(final_path());
+}
+
+QString DownloadJob::existing_mismatch(const QString& why) const {
+    return QStringLiteral(
+               "%1 is already there but is not %2 of %3 (%4). It was left as it is "
+               "and nothing was downloaded: move or rename it, then download again.")
+        .arg(QDir::toNativeSeparators(final_path()), m_file.path, m_repository, why);
+}
+
+// Keeps the part only when its state file names this very file; its bytes so far are hashed
+// again (on a worker thread: a part can be GBs), so that the checks at the end cover the whole
+// file.
+void DownloadJob::resume_from_part() {
+    restart_hashes();
+    const QFileInfo part(part_path());
+    const bool same = read_state(state_path()) == state_of(m_repository, m_file);
+    if (!same || !part.exists() || part.size() > m_file.size) {
+        remove_part();
+        continue_start();
+        return;
+    }
+    digest_in_background(part_path(), &DownloadJob::on_part_digested);
+}
+
+void DownloadJob::on_part_digested(std::shared_ptr<FileDigest> digest) {
+    if (!digest) {
+        remove_part();  // unreadable: start again
+    } else {
+        m_digest = std::move(digest);
+        m_received = m_digest->bytes;
+        report_progress(true);
+    }
+    continue_start();
+}
+
+void DownloadJob::continue_start() {
     if (auto error = check_disk_space(m_folder, m_file.size - m_received)) {
         fail(*error);
         return;
@@ -94,8 +179,6 @@ void DownloadJob::start() {
                   .arg(QDir::toNativeSeparators(part_path()), m_part.errorString())});
         return;
     }
-    m_state = DownloadState::Running;
-    m_retries = 0;
     if (m_received == m_file.size) {
         verify_and_place();  // every byte arrived before a stop that came ahead of the check
         return;
@@ -103,30 +186,8 @@ void DownloadJob::start() {
     request_from(m_received);
 }
 
-// Keeps the part only when its state file names this very file; its bytes so far are hashed
-// again, so that the checks at the end cover the whole file.
-void DownloadJob::resume_from_part() {
-    restart_hashes();
-    QFile part(part_path());
-    const bool same = read_state(state_path()) == state_of(m_repository, m_file);
-    if (!same || !part.exists() || part.size() > m_file.size || !part.open(QIODevice::ReadOnly)) {
-        remove_part();
-        return;
-    }
-    while (!part.atEnd()) {
-        const QByteArray chunk = part.read(kHashChunk);
-        if (chunk.isEmpty()) break;
-        m_sha256.addData(chunk);
-        m_git_sha1.addData(chunk);
-        m_received += chunk.size();
-    }
-}
-
 void DownloadJob::restart_hashes() {
-    m_sha256.reset();
-    m_git_sha1.reset();
-    // A git blob id hashes a header before the bytes.
-    m_git_sha1.addData(QStringLiteral("blob %1").arg(m_file.size).toLatin1().append('\0'));
+    m_digest = std::make_shared<FileDigest>(m_file.size);
     m_received = 0;
 }
 
@@ -196,8 +257,7 @@ void DownloadJob::on_ready_read() {
                        m_part.errorString())});
         return;
     }
-    m_sha256.addData(bytes);
-    m_git_sha1.addData(bytes);
+    m_digest->add(bytes);
     m_received += bytes.size();
     report_progress(false);
 }
@@ -237,24 +297,13 @@ bool DownloadJob::retry_after_drop(const HubError& error) {
 
 void DownloadJob::verify_and_place() {
     m_part.close();
-    const QString sha256 = QString::fromLatin1(m_sha256.result().toHex());
-    const QString git_oid = QString::fromLatin1(m_git_sha1.result().toHex());
-    const bool lfs = !m_file.sha256.isEmpty();
-    const QString& expected = lfs ? m_file.sha256 : m_file.git_oid;
-    const QString& actual = lfs ? sha256 : git_oid;
-    if (expected.isEmpty() || actual != expected) {
+    const QString mismatch = checksum_mismatch(*m_digest, m_file);
+    if (!mismatch.isEmpty()) {
         remove_part();
-        fail(
-            {HubErrorKind::Integrity,
-             expected.isEmpty()
-                 ? QStringLiteral("The Hub lists no checksum for %1, so the download could not "
-                                  "be verified; it was deleted.")
-                       .arg(m_file.path)
-                 : QStringLiteral("%1 does not match the Hub's checksum (%2 %3, the download's "
-                                  "%4): it was damaged on the way and has been deleted. "
-                                  "Download it again.")
-                       .arg(m_file.path, lfs ? QStringLiteral("sha256") : QStringLiteral("git oid"),
-                            expected, actual)});
+        fail({HubErrorKind::Integrity,
+              QStringLiteral("The download of %1 failed its check: %2. It was damaged on the way "
+                             "and has been deleted; download it again.")
+                  .arg(m_file.path, mismatch)});
         return;
     }
     if (!QFile::rename(part_path(), final_path())) {
@@ -272,6 +321,7 @@ void DownloadJob::verify_and_place() {
 void DownloadJob::pause() {
     if (m_state != DownloadState::Running) return;
     m_state = DownloadState::Paused;
+    stop_digest();
     stop_request();
     m_part.close();
     emit paused();
@@ -280,6 +330,7 @@ void DownloadJob::pause() {
 void DownloadJob::cancel() {
     const bool was_active = m_state == DownloadState::Running || m_state == DownloadState::Paused;
     m_state = DownloadState::Cancelled;
+    stop_digest();
     stop_request();
     m_part.close();
     remove_part();
@@ -291,6 +342,7 @@ void DownloadJob::cancel() {
 
 void DownloadJob::fail(HubError error) {
     m_state = DownloadState::Failed;
+    stop_digest();
     stop_request();
     m_part.close();
     emit failed(error);

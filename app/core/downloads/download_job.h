@@ -4,14 +4,16 @@
 // is renamed to NAME. A partial or unverified file never has the name the model catalog lists.
 #pragma once
 
-#include <QCryptographicHash>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QObject>
 #include <QPointer>
 
+#include <atomic>
+#include <memory>
 #include <optional>
 
+#include "app/core/downloads/file_digest.h"
 #include "app/core/downloads/hub_client.h"
 
 class QNetworkReply;
@@ -38,7 +40,11 @@ public:
     ~DownloadJob() override;
 
     // Starts, or resumes from NAME.part when its state file describes this same file. Checks
-    // the disk space still needed first. A file already in place finishes at once.
+    // the disk space still needed first. A file already at NAME finishes once its size and
+    // checksum match the Hub's; one that does not is left untouched and the job fails naming
+    // it. Reading a part or a file already there for its checksums happens on a worker thread
+    // (a part can be GBs): start() returns before it, in state Running, and the signals that
+    // follow come on this thread; progressed() reports the bytes kept once they are checked.
     void start();
     // Stops and keeps NAME.part and its state, for start() to resume.
     void pause();
@@ -58,8 +64,15 @@ signals:
     void paused();
 
 private:
+    using DigestDone = void (DownloadJob::*)(std::shared_ptr<FileDigest>);
+    void digest_in_background(const QString& path, DigestDone done);
+    void check_existing(std::shared_ptr<FileDigest> digest);
+    QString existing_mismatch(const QString& why) const;
     void resume_from_part();
+    void on_part_digested(std::shared_ptr<FileDigest> digest);
+    void continue_start();
     void restart_hashes();
+    void stop_digest();
     bool open_part();
     void request_from(qint64 offset);
     bool accept_response();
@@ -78,8 +91,9 @@ private:
     QString m_folder;
     DownloadState m_state = DownloadState::Idle;
     QFile m_part;
-    QCryptographicHash m_sha256{QCryptographicHash::Sha256};
-    QCryptographicHash m_git_sha1{QCryptographicHash::Sha1};
+    std::shared_ptr<FileDigest> m_digest;
+    // Set to stop the worker hashing for this job; a new one for each start().
+    std::shared_ptr<std::atomic_bool> m_stop_digest;
     QPointer<QNetworkReply> m_reply;
     qint64 m_received = 0;
     qint64 m_attempt_start = 0;  // m_received when this request started

@@ -8,6 +8,7 @@
 #include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QTimer>
 
 #include <fstream>
 
@@ -30,11 +31,7 @@ protected:
           m_hub(HubSettings{QUrl(QString::fromStdString(m_server.url())), {}}) {}
 
     // The file as the Hub's tree lists it.
-    HubFile listed() const {
-        const auto& file = served();
-        return {QString::fromStdString(file.path), file.bytes.size(),
-                QString::fromStdString(file.sha256), QString::fromStdString(file.git_oid)};
-    }
+    HubFile listed() const { return listed_of(served()); }
     const test::HubTestFile& served() const { return m_files.front(); }
     QString folder() const { return QString::fromStdString(m_folder.path().string()); }
     std::unique_ptr<DownloadJob> job() {
@@ -56,6 +53,24 @@ protected:
             }
         }
         return ranges;
+    }
+    // A part of `bytes` with the state file that makes a job for `file` resume it.
+    static void leave_part(const DownloadJob& job, const HubFile& file, const QByteArray& bytes) {
+        QFile part(job.part_path());
+        ASSERT_TRUE(part.open(QIODevice::WriteOnly));
+        ASSERT_EQ(part.write(bytes), bytes.size());
+        QFile state(job.state_path());
+        ASSERT_TRUE(state.open(QIODevice::WriteOnly));
+        state.write(QJsonDocument(QJsonObject{{"repository", kRepository},
+                                              {"path", file.path},
+                                              {"size", file.size},
+                                              {"sha256", file.sha256},
+                                              {"oid", file.git_oid}})
+                        .toJson());
+    }
+    static HubFile listed_of(const test::HubTestFile& file) {
+        return {QString::fromStdString(file.path), file.bytes.size(),
+                QString::fromStdString(file.sha256), QString::fromStdString(file.git_oid)};
     }
     std::vector<core::ModelEntry> catalog() const {
         return core::scan_models({m_folder.path()}, {});
@@ -238,24 +253,109 @@ TEST_F(DownloadJobTest, RateLimitingStopsTheDownloadWithRetryAfter) {
 // A part that holds every byte (the app stopped before the check) is checked and placed without
 // asking the Hub for anything.
 TEST_F(DownloadJobTest, ACompletePartIsVerifiedWithoutDownloading) {
-    {
-        auto first = job();
-        QFile part(first->part_path());
-        ASSERT_TRUE(part.open(QIODevice::WriteOnly));
-        part.write(served().bytes);
-        QFile state(first->state_path());
-        ASSERT_TRUE(state.open(QIODevice::WriteOnly));
-        state.write(QJsonDocument(QJsonObject{{"repository", kRepository},
-                                              {"path", listed().path},
-                                              {"size", listed().size},
-                                              {"sha256", listed().sha256},
-                                              {"oid", listed().git_oid}})
-                        .toJson());
-    }
+    leave_part(*job(), listed(), served().bytes);
     auto download = job();
     const auto outcome = test::run_job(*download);
     ASSERT_FALSE(outcome.error) << outcome.error->text.toStdString();
     EXPECT_EQ(written(outcome.path), served().bytes);
+    EXPECT_TRUE(file_ranges().empty());
+}
+
+// What a started job emitted, and how often the event loop ran before its first signal.
+struct StartTrace {
+    bool signalled_inside_start = false;
+    int ticks_before_first_signal = -1;
+    test::JobOutcome outcome;
+};
+
+// Runs `job` with a zero-interval timer counting turns of the event loop.
+StartTrace trace_start(DownloadJob& job) {
+    StartTrace trace;
+    int ticks = 0;
+    bool starting = true;
+    QTimer ticker;
+    ticker.setInterval(0);
+    QObject::connect(&ticker, &QTimer::timeout, [&] { ++ticks; });
+    const auto first = [&] {
+        if (trace.ticks_before_first_signal >= 0) return;
+        trace.ticks_before_first_signal = ticks;
+        trace.signalled_inside_start = starting;
+    };
+    QObject::connect(&job, &DownloadJob::progressed, first);
+    QObject::connect(&job, &DownloadJob::finished, first);
+    QObject::connect(&job, &DownloadJob::failed, first);
+    ticker.start();
+    QTimer::singleShot(0, [&] { starting = false; });  // run_job's start() has returned
+    trace.outcome = test::run_job(job);
+    return trace;
+}
+
+// A large part (32 MB here, GBs in use) is hashed again on a worker thread when it resumes:
+// start() returns before its bytes are read, the event loop keeps turning meanwhile, the first
+// progress reports exactly the kept bytes, and the rest downloads and verifies.
+TEST_F(DownloadJobTest, ALargePartIsHashedOffTheCallingThreadWhileTheEventLoopRuns) {
+    constexpr qint64 kSize = 32 << 20;
+    constexpr qint64 kKept = kSize - 4096;
+    QByteArray bytes(kSize, Qt::Uninitialized);
+    char* data = bytes.data();
+    for (qint64 at = 0; at < kSize; ++at) data[at] = static_cast<char>((at * 2654435761u) >> 13);
+    const std::vector<test::HubTestFile> files{test::hub_file("large.gguf", bytes)};
+    test::HubTestServer server({{kRepository, files}});
+    HubClient hub(HubSettings{QUrl(QString::fromStdString(server.url())), {}});
+    const HubFile file = listed_of(files.front());
+    DownloadJob download(hub, kRepository, file, folder());
+    leave_part(download, file, bytes.left(kKept));
+
+    const StartTrace trace = trace_start(download);
+    ASSERT_TRUE(trace.outcome.ended);
+    ASSERT_FALSE(trace.outcome.error) << trace.outcome.error->text.toStdString();
+    EXPECT_FALSE(trace.signalled_inside_start);
+    EXPECT_GT(trace.ticks_before_first_signal, 0);
+    ASSERT_FALSE(trace.outcome.progress.empty());
+    EXPECT_EQ(trace.outcome.progress.front().received, kKept);
+    EXPECT_EQ(written(trace.outcome.path), bytes);
+}
+
+// A file already under the target name that is what the Hub lists counts as downloaded, after
+// its checksum is read on a worker thread; nothing is asked of the Hub.
+TEST_F(DownloadJobTest, AnExistingMatchingFileIsCheckedOffTheCallingThreadAndKept) {
+    DownloadJob download(m_hub, kRepository, listed(), folder());
+    {
+        QFile out(download.final_path());
+        ASSERT_TRUE(out.open(QIODevice::WriteOnly));
+        out.write(served().bytes);
+    }
+    const StartTrace trace = trace_start(download);
+    ASSERT_TRUE(trace.outcome.ended);
+    ASSERT_FALSE(trace.outcome.error) << trace.outcome.error->text.toStdString();
+    EXPECT_FALSE(trace.signalled_inside_start);
+    EXPECT_EQ(trace.outcome.path, download.final_path());
+    EXPECT_TRUE(file_ranges().empty());
+}
+
+// A user's own file under the target name (same size, other bytes; or another size) is not
+// taken for the model: the job fails naming it and the file is left exactly as it was.
+TEST_F(DownloadJobTest, AnExistingFileThatDiffersIsNamedAndLeftUntouched) {
+    QByteArray other = served().bytes;
+    other[1000] = static_cast<char>(other[1000] ^ 0x5a);
+    for (const QByteArray& mine : {other, served().bytes.left(5000)}) {
+        DownloadJob download(m_hub, kRepository, listed(), folder());
+        {
+            QFile out(download.final_path());
+            ASSERT_TRUE(out.open(QIODevice::WriteOnly | QIODevice::Truncate));
+            out.write(mine);
+        }
+        const auto outcome = test::run_job(download);
+        ASSERT_TRUE(outcome.ended);
+        ASSERT_TRUE(outcome.error);
+        EXPECT_EQ(outcome.error->kind, HubErrorKind::Integrity);
+        EXPECT_TRUE(outcome.error->text.contains(download.final_path()))
+            << outcome.error->text.toStdString();
+        EXPECT_TRUE(outcome.error->text.contains("left as it is"));
+        EXPECT_NE(download.state(), DownloadState::Finished);
+        EXPECT_EQ(written(download.final_path()), mine);
+        EXPECT_FALSE(QFileInfo::exists(download.part_path()));
+    }
     EXPECT_TRUE(file_ranges().empty());
 }
 
