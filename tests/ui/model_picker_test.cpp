@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <QApplication>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QListWidget>
@@ -12,6 +13,7 @@
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
+#include <QTimer>
 
 #include <algorithm>
 #include <map>
@@ -21,6 +23,7 @@
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/unsupported_files.h"
+#include "ui/get_models_dialog.h"
 
 namespace hearth::ui {
 namespace {
@@ -265,6 +268,33 @@ TEST(ModelPicker, RemovingAFolderStopsListingItsModels) {
     EXPECT_EQ(list->count(), 0);
     EXPECT_TRUE(picker.folders().isEmpty());
     EXPECT_EQ(picker.row_count(), 0);
+}
+
+// "Get models…" opens the download dialog over the picker; closing it comes back to the picker.
+TEST(ModelPicker, GetModelsOpensTheDownloadDialog) {
+    ModelPicker picker(shared_scan(), {});
+    picker.show();
+    auto* button = picker.findChild<QPushButton*>(QStringLiteral("getModels"));
+    ASSERT_NE(button, nullptr);
+    QString title;
+    QTimer watch;
+    QObject::connect(&watch, &QTimer::timeout, [&] {
+        auto* dialog = qobject_cast<GetModelsDialog*>(QApplication::activeModalWidget());
+        if (!dialog || !dialog->isVisible()) return;
+        title = dialog->windowTitle();
+        EXPECT_EQ(dialog->parentWidget(), &picker);
+        dialog->reject();
+    });
+    watch.start(10);
+    // A dialog that never shows must not hang the test: close whatever is modal after a bound.
+    QTimer::singleShot(10000, [] {
+        if (QWidget* modal = QApplication::activeModalWidget()) modal->close();
+    });
+    QTest::mouseClick(button, Qt::LeftButton);
+    watch.stop();
+    EXPECT_FALSE(title.isEmpty());
+    EXPECT_TRUE(title.contains("Hugging Face")) << title.toStdString();
+    EXPECT_TRUE(picker.isVisible());
 }
 
 }  // namespace
