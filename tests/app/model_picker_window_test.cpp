@@ -3,20 +3,27 @@
 #include <gtest/gtest.h>
 
 #include <QApplication>
+#include <QDir>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
 #include <QTimer>
+#include <QWidget>
 
 #include <functional>
 
 #include "app/core/model_catalog.h"
+#include "app/inference_worker.h"
 #include "tests/support/chat_window_test.h"
+#include "tests/support/hub_test_server.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
+#include "ui/get_models_dialog.h"
 #include "ui/model_picker.h"
 
 namespace hearth::test {
@@ -98,6 +105,108 @@ TEST_F(ModelPickerWindowTest, AnEditedConnectionIsSaved) {
     EXPECT_EQ(m_window.global_settings().connections, edited);
     ASSERT_EQ(saved.size(), 1);
     EXPECT_EQ(saved.front().front().value<core::GlobalSettings>().connections, edited);
+}
+
+// An environment variable set for one test, restored after it.
+class ScopedVariable {
+public:
+    ScopedVariable(const char* name, const QByteArray& value)
+        : m_name(name), m_had(qEnvironmentVariableIsSet(name)), m_old(qgetenv(name)) {
+        qputenv(name, value);
+    }
+    ~ScopedVariable() { m_had ? qputenv(m_name, m_old) : qunsetenv(m_name); }
+    ScopedVariable(const ScopedVariable&) = delete;
+    ScopedVariable& operator=(const ScopedVariable&) = delete;
+
+private:
+    const char* m_name;
+    bool m_had;
+    QByteArray m_old;
+};
+
+// Saves a picture of `widget` where HEARTH_DOWNLOAD_SCREENSHOTS says, for the closing note.
+void picture(QWidget& widget, const char* name) {
+    const QString folder = qEnvironmentVariable("HEARTH_DOWNLOAD_SCREENSHOTS");
+    if (folder.isEmpty()) return;
+    EXPECT_TRUE(widget.grab().save(QDir(folder).filePath(name))) << name;
+}
+
+// Issue 24's journey from nothing: the models folder is empty; Models… > Get models… finds the
+// loopback Hub's repository, shows the memory the model needs, downloads it verified; the picker
+// lists it, choosing it loads it in the window, and it answers a message.
+TEST_F(ModelPickerWindowTest, AModelDownloadedWithGetModelsLoadsAndAnswers) {
+    constexpr const char* kFile = "stories260K.gguf";
+    constexpr int kWaitMs = 20000;
+    const TempDirectory data;
+    HubTestServer server({{"hearth-test/stories", {hub_file(kFile, model_path(kFile))}}});
+    const ScopedVariable endpoint("HF_ENDPOINT", QByteArray::fromStdString(server.url()));
+    const ScopedVariable data_home("XDG_DATA_HOME",
+                                   QByteArray::fromStdString(data.path().string()));
+    m_window.set_model_source([](const QStringList&) {
+        return core::scan_models({core::own_models_folder().toStdString()}, {});
+    });
+    m_window.resize(900, 640);
+    m_window.show();
+    QString downloaded;
+    const auto in_dialog = [&] {
+        auto* dialog = qobject_cast<ui::GetModelsDialog*>(QApplication::activeModalWidget());
+        ASSERT_NE(dialog, nullptr);
+        const auto close = qScopeGuard([dialog] { dialog->reject(); });
+        dialog->resize(760, 520);
+        QSignalSpy arrived(dialog, &ui::GetModelsDialog::modelDownloaded);
+        dialog->findChild<QLineEdit*>("hubQuery")->setText("stories");
+        QTest::mouseClick(dialog->findChild<QPushButton*>("hubSearch"), Qt::LeftButton);
+        auto* results = dialog->findChild<QListWidget*>("searchResults");
+        ASSERT_TRUE(QTest::qWaitFor([&] { return results->count() == 1; }, kWaitMs));
+        results->setCurrentRow(0);
+        auto* files = dialog->findChild<QTableWidget*>("repositoryFiles");
+        ASSERT_TRUE(QTest::qWaitFor([&] { return files->rowCount() == 1; }, kWaitMs));
+        files->selectRow(0);
+        ASSERT_TRUE(QTest::qWaitFor(
+            [&] {
+                const auto* fits = files->item(0, ui::GetModelsDialog::kFits);
+                return fits && fits->text().startsWith("Fits");
+            },
+            kWaitMs));
+        picture(*dialog, "journey-1-get-models-estimate.png");
+        QTest::mouseClick(dialog->findChild<QPushButton*>("startDownload"), Qt::LeftButton);
+        ASSERT_TRUE(QTest::qWaitFor([&] { return arrived.count() == 1; }, kWaitMs));
+        downloaded = arrived.front().front().toString();
+        picture(*dialog, "journey-2-get-models-downloaded.png");
+    };
+    QSignalSpy loaded(m_engine->worker(), &InferenceWorker::modelLoaded);
+    bool chosen = false;
+    QTimer::singleShot(0, &m_window, [&] {
+        auto* picker = qobject_cast<ui::ModelPicker*>(QApplication::activeModalWidget());
+        ASSERT_NE(picker, nullptr);
+        const auto close = qScopeGuard([&] { chosen ? picker->accept() : picker->reject(); });
+        picker->resize(760, 480);
+        EXPECT_EQ(picker->findChild<QTableWidget*>("models")->rowCount(), 0);
+        QTimer::singleShot(0, picker, in_dialog);
+        QTest::mouseClick(picker->findChild<QPushButton*>("getModels"), Qt::LeftButton);
+        ASSERT_FALSE(downloaded.isEmpty());
+        auto* table = picker->findChild<QTableWidget*>("models");
+        ASSERT_EQ(table->rowCount(), 1);  // listed once verified
+        table->selectRow(0);
+        ASSERT_EQ(picker->selected_path(), downloaded);
+        picture(*picker, "journey-3-picker-lists-download.png");
+        chosen = true;  // accepted, as the Load button does
+    });
+    m_window.open_model_picker();
+    ASSERT_TRUE(chosen);
+    ASSERT_TRUE(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, kWaitMs));
+    EXPECT_EQ(m_window.model_path(), downloaded);
+    auto settings = m_window.current_conversation()->settings();
+    settings.random_seed = false;  // a reproducible, short answer
+    settings.sampler.seed = 7;
+    settings.max_tokens = 60;
+    m_window.apply_conversation_settings(settings);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    const auto* conversation = m_window.current_conversation();
+    const QString answer = conversation->find(conversation->thread().back())->text;
+    EXPECT_FALSE(answer.trimmed().isEmpty());
+    picture(m_window, "journey-4-chat-with-downloaded-model.png");
 }
 
 }  // namespace
