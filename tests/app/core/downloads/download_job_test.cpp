@@ -290,11 +290,11 @@ StartTrace trace_start(DownloadJob& job) {
     return trace;
 }
 
-// A large part (32 MB here, GBs in use) is hashed again on a worker thread when it resumes:
+// A large part (24 MB here, GBs in use) is hashed again on a worker thread when it resumes:
 // start() returns before its bytes are read, the event loop keeps turning meanwhile, the first
 // progress reports exactly the kept bytes, and the rest downloads and verifies.
 TEST_F(DownloadJobTest, ALargePartIsHashedOffTheCallingThreadWhileTheEventLoopRuns) {
-    constexpr qint64 kSize = 32 << 20;
+    constexpr qint64 kSize = 24 << 20;
     constexpr qint64 kKept = kSize - 4096;
     QByteArray bytes(kSize, Qt::Uninitialized);
     char* data = bytes.data();
