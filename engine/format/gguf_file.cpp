@@ -4,6 +4,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "engine/format/split_name.h"
 #include "engine/model/load_error.h"
 
 namespace hearth {
@@ -161,13 +162,118 @@ std::string in_quotes(const std::string& name) {
     return "'" + name + "'";
 }
 
+// With a split model, mapping each part reports progress over all parts' bytes, so a progress
+// bar moves once from empty to full rather than once per part.
+MapOptions progress_share(const MapOptions& options, uintmax_t before, uintmax_t total) {
+    if (!options.progress || total == 0) return options;
+    MapOptions shared = options;
+    shared.progress = [progress = options.progress, before, total](size_t done, size_t) {
+        return progress(static_cast<size_t>(before + done), static_cast<size_t>(total));
+    };
+    return shared;
+}
+
 }  // namespace
 
 GgufFile::GgufFile(std::filesystem::path path, const MapOptions& options)
+    : GgufFile(path, progress_share(options, 0, split_set_size(path)), PartKey{}) {
+    open_other_parts(options);
+}
+
+GgufFile::GgufFile(std::filesystem::path path, const MapOptions& options, PartKey)
     : m_path(std::move(path)),
       m_map(std::make_unique<MappedFile>(m_path, options)),
       m_file_size(m_map->size()) {
     parse(m_map->bytes());
+}
+
+void GgufFile::open_other_parts(const MapOptions& options) {
+    const int64_t count = get_integer("split.count").value_or(1);
+    const int64_t number = get_integer("split.no").value_or(0);
+    if (count == 1 && number == 0) return;
+    const std::string file = m_path.string();
+    if (count < 1 || count > 99999 || number < 0 || number >= count) {
+        throw LoadError(file + ": split.no " + std::to_string(number) + " and split.count " +
+                        std::to_string(count) +
+                        " do not name a part of a split model: corrupt file");
+    }
+    const auto name = parse_split_name(m_path);
+    if (number != 0) {
+        const std::string first =
+            name ? split_part_path(name->prefix, 1, static_cast<int>(count)).filename().string()
+                 : "the part numbered 00001";
+        throw LoadError(file + ": this is part " + std::to_string(number + 1) + " of " +
+                        std::to_string(count) + " of a split model; open its first part, " + first +
+                        ", which loads every part");
+    }
+    if (!name || name->number != 1 || name->count != count) {
+        throw LoadError(
+            file + ": the first part of a split model of " + std::to_string(count) +
+            " parts, but its name does not end in " +
+            split_part_path("", 1, static_cast<int>(count)).filename().string() +
+            ", so the other parts cannot be found; keep the names gguf-split gave them");
+    }
+    const uintmax_t total = split_set_size(m_path);
+    uintmax_t before = m_file_size;
+    for (int part_number = 2; part_number <= count; ++part_number) {
+        const auto part_path = split_part_path(name->prefix, part_number, static_cast<int>(count));
+        std::error_code error;
+        if (!std::filesystem::is_regular_file(part_path, error)) {
+            throw LoadError(file + ": part " + std::to_string(part_number) + " of " +
+                            std::to_string(count) + " of this split model is missing: " +
+                            part_path.string() + " (download every part into the same folder)");
+        }
+        auto part = std::make_unique<GgufFile>(part_path, progress_share(options, before, total),
+                                               PartKey{});
+        part->check_part_of(*this, part_number - 1, count);
+        before += part->m_file_size;
+        adopt_tensors(*part);
+        m_parts.push_back(std::move(part));
+    }
+    const auto expected = get_integer("split.tensors.count");
+    if (expected && *expected != static_cast<int64_t>(m_tensors.size())) {
+        throw LoadError(file + ": the parts of this split model hold " +
+                        std::to_string(m_tensors.size()) + " tensors but split.tensors.count is " +
+                        std::to_string(*expected) + ": a part is from another split");
+    }
+}
+
+void GgufFile::check_part_of(const GgufFile& first, int64_t number, int64_t count) const {
+    const auto own_count = get_integer("split.count");
+    const auto own_number = get_integer("split.no");
+    if (!own_count || !own_number) {
+        throw LoadError(m_path.string() + ": has no split.no and split.count, so it is not part " +
+                        std::to_string(number + 1) + " of the split model " +
+                        first.m_path.string());
+    }
+    if (*own_count != count || *own_number != number) {
+        throw LoadError(m_path.string() + ": is part " + std::to_string(*own_number + 1) + " of " +
+                        std::to_string(*own_count) + ", not part " + std::to_string(number + 1) +
+                        " of " + std::to_string(count) + " as " + first.m_path.string() +
+                        " needs: a part from another split");
+    }
+}
+
+void GgufFile::adopt_tensors(const GgufFile& part) {
+    for (const auto& tensor : part.m_tensors) {
+        if (m_tensor_index.contains(tensor.name)) {
+            std::filesystem::path holder = m_path;
+            for (const auto& earlier : m_parts) {
+                if (earlier->find_tensor(tensor.name) != nullptr) holder = earlier->m_path;
+            }
+            throw LoadError(part.m_path.string() + ": tensor " + in_quotes(tensor.name) +
+                            " is also in " + holder.string() +
+                            ": a split model holds each tensor in one part only");
+        }
+        m_tensor_index.emplace(tensor.name, m_tensors.size());
+        m_tensors.push_back(tensor);  // its data points into the part's mapping, kept in m_parts
+    }
+}
+
+size_t GgufFile::file_size() const {
+    size_t total = m_file_size;
+    for (const auto& part : m_parts) total += part->m_file_size;
+    return total;
 }
 
 GgufFile::GgufFile(const GgufBeginning& beginning)

@@ -57,9 +57,20 @@ public:
 };
 
 class GgufFile final {
+    // Lets only GgufFile open a split model's later parts as files of their own.
+    class PartKey {
+        friend class GgufFile;
+        PartKey() = default;
+    };
+
 public:
-    // Maps and parses the file. Throws LoadError on any problem.
+    // Maps and parses the file. The first part of a split model (llama.cpp's gguf-split:
+    // NAME-00001-of-0000N.gguf with split.* keys) opens and checks every other part next to it,
+    // and its tensors are those of all parts together. Throws LoadError on any problem,
+    // including a later part opened on its own and a missing or mismatched part.
     explicit GgufFile(std::filesystem::path path, const MapOptions& options = {});
+    // One part of a split model, parsed without looking for the others.
+    GgufFile(std::filesystem::path path, const MapOptions& options, PartKey);
     // Parses the header alone: metadata and the tensor directory, without tensor data (every
     // GgufTensor::data is null). Throws LoadError on any problem, GgufHeaderIncomplete when the
     // header runs past `beginning.bytes`.
@@ -74,10 +85,12 @@ public:
     const std::filesystem::path& path() const { return m_path; }
     uint32_t version() const { return m_version; }
     uint64_t alignment() const { return m_alignment; }
-    size_t file_size() const { return m_file_size; }
+    // Bytes of the model on disk: with a split model, every part's together.
+    size_t file_size() const;
     // False for a file parsed from its beginning alone: tensors have shapes but no bytes.
     bool has_tensor_data() const { return m_map != nullptr; }
-    // Where tensor data begins; tensor offsets count from here.
+    // Where tensor data begins; tensor offsets count from here (in a split model, from the data
+    // section of the part holding the tensor).
     uint64_t data_offset() const { return m_data_offset; }
 
     const std::map<std::string, GgufValue>& metadata() const { return m_metadata; }
@@ -94,6 +107,9 @@ public:
 
 private:
     void parse(std::span<const std::byte> available);
+    void open_other_parts(const MapOptions& options);
+    void check_part_of(const GgufFile& first, int64_t number, int64_t count) const;
+    void adopt_tensors(const GgufFile& part);
     [[noreturn]] void type_error(const std::string& key, const char* expected) const;
 
     std::filesystem::path m_path;
@@ -105,6 +121,7 @@ private:
     std::map<std::string, GgufValue> m_metadata;
     std::vector<GgufTensor> m_tensors;
     std::map<std::string, size_t, std::less<>> m_tensor_index;
+    std::vector<std::unique_ptr<GgufFile>> m_parts;  // a split model's parts after the first
 };
 
 }  // namespace hearth

@@ -8,6 +8,8 @@ void write_rewritten(const GgufFile& source, const std::filesystem::path& out,
                      const GgufRewrite& rewrite) {
     GgufWriter writer(static_cast<uint32_t>(source.alignment()));
     for (const auto& [key, value] : source.metadata()) {
+        // The rewrite is one whole file even when the source was split.
+        if (key.starts_with("split.")) continue;
         if (key == "tokenizer.ggml.tokens" && !rewrite.token_texts.empty()) {
             GgufArray tokens = *value.as_array();
             for (const auto& [id, text] : rewrite.token_texts)

@@ -4,9 +4,13 @@
 
 #include <cstring>
 
+#include "engine/compute/cpu_backend.h"
 #include "engine/format/gguf_writer.h"
+#include "engine/format/split_name.h"
 #include "engine/model/load_error.h"
+#include "engine/model/model.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/split_model.h"
 #include "tests/support/temp_files.h"
 
 namespace hearth {
@@ -164,6 +168,147 @@ TEST(GgufWriter, WrittenFileReadsBackIdentically) {
     EXPECT_EQ(test::read_bytes(path), writer.serialize());
     const auto file = GgufFile::open(path);
     EXPECT_EQ(file->find_tensor("x")->bytes, 16u);
+}
+
+// The last logits of one prompt on the CPU backend, run the same way for every model.
+std::vector<float> prompt_logits(const Model& model) {
+    std::vector<int32_t> tokens{1};
+    for (int i = 0; i < 40; ++i) tokens.push_back(3 + (i * 37) % 250);
+    CpuBackend backend(model, {.threads = 2});
+    auto sequence = backend.create_sequence(64);
+    return backend.forward(tokens, *sequence, LogitRows::Last);
+}
+
+class SplitModelTest : public testing::TestWithParam<std::pair<const char*, int>> {};
+
+TEST_P(SplitModelTest, LoadsFromItsFirstPartWithTheWholeFilesLogitsBitForBit) {
+    const auto [model_name, count] = GetParam();
+    const auto whole = Model::load(test::model_path(model_name));
+    const test::TempDirectory directory;
+    const auto parts = test::write_split_model(whole->file(), directory.path() / "model", count);
+    std::vector<std::pair<size_t, size_t>> progress;
+    const auto split = Model::load(parts.front(), {.progress = [&](size_t done, size_t total) {
+                                       progress.emplace_back(done, total);
+                                       return true;
+                                   }});
+
+    uintmax_t bytes = 0;
+    for (const auto& part : parts) bytes += std::filesystem::file_size(part);
+    EXPECT_EQ(split->file().file_size(), bytes);
+    ASSERT_FALSE(progress.empty());
+    EXPECT_EQ(progress.back(), std::make_pair(size_t{bytes}, size_t{bytes}));
+    for (const auto& [done, total] : progress) EXPECT_EQ(total, bytes);
+    ASSERT_EQ(split->file().tensors().size(), whole->file().tensors().size());
+    // The last part's tensors are read from the last part's own mapping.
+    const auto& last = split->file().tensors().back();
+    EXPECT_EQ(std::memcmp(last.data, whole->file().find_tensor(last.name)->data, last.bytes), 0);
+
+    const auto expected = prompt_logits(*whole);
+    const auto logits = prompt_logits(*split);
+    ASSERT_EQ(logits.size(), expected.size());
+    for (size_t i = 0; i < logits.size(); ++i) ASSERT_EQ(logits[i], expected[i]) << i;
+}
+
+INSTANTIATE_TEST_SUITE_P(Models, SplitModelTest,
+                         testing::Values(std::make_pair("stories260K.gguf", 3),
+                                         std::make_pair("synth-llama-256-Q4_K_M.gguf", 2)),
+                         [](const auto& info) {
+                             return "Parts" + std::to_string(info.param.second);
+                         });
+
+// What loading `path` throws, or "" when it loads.
+std::string load_error(const std::filesystem::path& path) {
+    try {
+        GgufFile::open(path, {.prefault = false});
+    } catch (const LoadError& error) {
+        return error.what();
+    }
+    return "";
+}
+
+class SplitErrorTest : public testing::Test {
+protected:
+    SplitErrorTest()
+        : m_source(GgufFile::open(test::model_path("stories260K.gguf"))),
+          m_prefix(m_directory.path() / "model"),
+          m_names(test::split_tensor_names(*m_source, 3)) {}
+
+    std::filesystem::path write_part(int number, int count = 3) {
+        return test::write_split_part(*m_source, m_prefix, number, count,
+                                      m_names[static_cast<size_t>(number - 1)]);
+    }
+
+    test::TempDirectory m_directory;
+    std::unique_ptr<GgufFile> m_source;
+    std::filesystem::path m_prefix;
+    std::vector<std::vector<std::string>> m_names;
+};
+
+TEST_F(SplitErrorTest, AMissingPartIsNamed) {
+    const auto first = write_part(1);
+    write_part(3);
+    const auto message = load_error(first);
+    EXPECT_NE(message.find("part 2 of 3 of this split model is missing: " +
+                           split_part_path(m_prefix, 2, 3).string()),
+              std::string::npos)
+        << message;
+}
+
+TEST_F(SplitErrorTest, ALaterPartOpenedAloneNamesTheFirst) {
+    write_part(1);
+    const auto second = write_part(2);
+    write_part(3);
+    const auto message = load_error(second);
+    EXPECT_NE(message.find(second.string() + ": this is part 2 of 3 of a split model; open its "
+                                             "first part, model-00001-of-00003.gguf"),
+              std::string::npos)
+        << message;
+}
+
+TEST_F(SplitErrorTest, APartFromAnotherSplitIsRefused) {
+    const auto first = write_part(1);
+    // Part 2 of a two-part split of the same model, renamed into this set.
+    const auto stray = test::write_split_part(*m_source, m_prefix, 2, 2, m_names[1]);
+    std::filesystem::rename(stray, split_part_path(m_prefix, 2, 3));
+    write_part(3);
+    const auto message = load_error(first);
+    EXPECT_NE(message.find("model-00002-of-00003.gguf: is part 2 of 2, not part 2 of 3"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("a part from another split"), std::string::npos) << message;
+}
+
+TEST_F(SplitErrorTest, APartMissingATensorIsRefused) {
+    const auto first = write_part(1);
+    write_part(2);
+    m_names[2].pop_back();
+    write_part(3);
+    const auto message = load_error(first);
+    EXPECT_NE(message.find("hold " + std::to_string(m_source->tensors().size() - 1) +
+                           " tensors but split.tensors.count is " +
+                           std::to_string(m_source->tensors().size())),
+              std::string::npos)
+        << message;
+}
+
+TEST_F(SplitErrorTest, ATensorInTwoPartsIsRefused) {
+    const auto first = write_part(1);
+    write_part(2);
+    m_names[2].push_back(m_names[0].front());
+    const auto third = write_part(3);
+    const auto message = load_error(first);
+    EXPECT_NE(message.find(third.string() + ": tensor '" + m_names[0].front() + "' is also in " +
+                           first.string()),
+              std::string::npos)
+        << message;
+}
+
+TEST_F(SplitErrorTest, AFirstPartRenamedAwayFromThePatternSaysWhy) {
+    const auto first = write_part(1);
+    const auto renamed = m_directory.path() / "model.gguf";
+    std::filesystem::rename(first, renamed);
+    const auto message = load_error(renamed);
+    EXPECT_NE(message.find("does not end in -00001-of-00003.gguf"), std::string::npos) << message;
 }
 
 }  // namespace
