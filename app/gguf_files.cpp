@@ -1,9 +1,17 @@
 #include "app/gguf_files.h"
 
+#include "engine/format/split_name.h"
+
 namespace hearth {
 namespace {
 
 constexpr int kMaxDepth = 8;  // deep enough for the Hugging Face cache's snapshots
+
+// Parts 2..N of a split model are loaded through the first, never as models of their own.
+bool is_later_split_part(const std::filesystem::path& path) {
+    const auto split = parse_split_name(path);
+    return split && split->number > 1;
+}
 
 }  // namespace
 
@@ -18,7 +26,8 @@ void find_gguf_files(const std::filesystem::path& folder,
             continue;
         }
         const auto& path = it->path();
-        if (path.extension() == ".gguf" && std::filesystem::is_regular_file(path, error)) {
+        if (path.extension() == ".gguf" && !is_later_split_part(path) &&
+            std::filesystem::is_regular_file(path, error)) {
             found.push_back(path);
         }
     }

@@ -7,6 +7,7 @@
 
 #include "app/gguf_files.h"
 #include "engine/compute/backend_factory.h"
+#include "engine/format/split_name.h"
 
 namespace hearth::core {
 
@@ -57,7 +58,8 @@ std::vector<ModelEntry> scan_models(const std::vector<std::filesystem::path>& fo
             entry.info = read_model_info(file);
         } catch (const std::exception& problem) {
             entry.error = QString::fromStdString(problem.what());
-            entry.info.file_bytes = std::filesystem::file_size(file, error);  // sorts by size
+            // Sorts by size; a split model's is all its parts'.
+            entry.info.file_bytes = split_set_size(file);
         }
         entries.push_back(std::move(entry));
     }

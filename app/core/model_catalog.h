@@ -31,7 +31,9 @@ int chosen_context(const ModelInfo& info, int requested);
 std::vector<std::filesystem::path> model_folders(const QStringList& user_folders);
 
 // Every .gguf file under `folders` (and the bundled model), each with what its metadata says or
-// why it cannot be used. Files are found by content path, so symlinked caches list each once.
+// why it cannot be used. Files are found by content path, so symlinked caches list each once. A
+// split model (NAME-00001-of-0000N.gguf, ...) is listed once, as its first part with the size
+// of all parts; its later parts are never entries of their own.
 std::vector<ModelEntry> scan_models(const std::vector<std::filesystem::path>& folders,
                                     const std::filesystem::path& bundled);
 

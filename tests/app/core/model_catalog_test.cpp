@@ -5,7 +5,9 @@
 #include <gtest/gtest.h>
 
 #include "engine/compute/cpu_backend.h"
+#include "engine/format/split_name.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/split_model.h"
 #include "tests/support/temp_files.h"
 #include "tests/support/unsupported_files.h"
 
@@ -59,6 +61,42 @@ TEST(ModelCatalog, BrokenFilesAreListedWithTheReason) {
     ASSERT_EQ(entries.size(), 2u);  // the bundled model first, then the broken file
     EXPECT_TRUE(entries[0].error.isEmpty());
     EXPECT_TRUE(entries[1].error.contains("cut.gguf"));
+}
+
+// gguf-split's parts are one model: listed once, as the first part, and counted whole.
+TEST(ModelCatalog, ASplitModelIsOneEntryWithAllItsParts) {
+    const test::TempDirectory directory;
+    const auto source = test::model_path("synth-llama-256-Q4_K_M.gguf");
+    const auto parts =
+        test::write_split_model(*GgufFile::open(source), directory.path() / "llama", 3);
+    uintmax_t bytes = 0;
+    for (const auto& part : parts) bytes += std::filesystem::file_size(part);
+
+    const auto entries = scan_models({directory.path()}, {});
+    ASSERT_EQ(entries.size(), 1u);
+    const auto& entry = entries.front();
+    EXPECT_TRUE(entry.error.isEmpty()) << entry.error.toStdString();
+    EXPECT_EQ(entry.info.path, parts.front());
+    EXPECT_EQ(entry.info.file_bytes, bytes);
+    const auto whole = read_model_info(source);
+    EXPECT_EQ(entry.info.parameters, whole.parameters);
+    EXPECT_EQ(entry.info.weight_bytes, whole.weight_bytes - whole.file_bytes + bytes);
+    EXPECT_EQ(entry.info.memory_bytes(1024), whole.memory_bytes(1024) - whole.file_bytes + bytes);
+}
+
+TEST(ModelCatalog, ASplitModelMissingAPartIsOneEntrySayingWhich) {
+    const test::TempDirectory directory;
+    const auto parts = test::write_split_model(
+        *GgufFile::open(test::model_path("stories260K.gguf")), directory.path() / "stories", 3);
+    std::filesystem::remove(parts[1]);
+
+    const auto entries = scan_models({directory.path()}, {});
+    ASSERT_EQ(entries.size(), 1u);
+    EXPECT_EQ(entries[0].info.path, parts.front());
+    EXPECT_TRUE(entries[0].error.contains("part 2 of 3 of this split model is missing"))
+        << entries[0].error.toStdString();
+    EXPECT_EQ(entries[0].info.file_bytes,
+              std::filesystem::file_size(parts[0]) + std::filesystem::file_size(parts[2]));
 }
 
 // Loading a model gets the conversation's context where it sets one, otherwise the model's

@@ -50,19 +50,23 @@ TEST(ServedModel, TheListHasTheServedModelFirstThenTheCatalog) {
     std::ofstream(folder.path() / "nested" / "b.gguf") << "x";
     std::ofstream(folder.path() / "notes.txt") << "x";
     std::ofstream(folder.path() / "stories260K.gguf") << "x";
+    // A split model is listed as its first part alone.
+    std::ofstream(folder.path() / "big-00001-of-00002.gguf") << "x";
+    std::ofstream(folder.path() / "big-00002-of-00002.gguf") << "x";
     const auto files = catalog_files(folder.path(), folder.path() / "stories260K.gguf");
-    ASSERT_EQ(files.size(), 2u);  // the served file is listed once, as the served model
+    ASSERT_EQ(files.size(), 3u);  // the served file is listed once, as the served model
 
     const auto body = jinja::parse_json(models_body(stories(), files));
     EXPECT_EQ(body.as_object().find("object")->as_string(), "list");
     const auto& data = body.as_object().find("data")->as_array();
-    ASSERT_EQ(data.size(), 3u);
+    ASSERT_EQ(data.size(), 4u);
     EXPECT_EQ(data[0].as_object().find("id")->as_string(), "stories260K");
     EXPECT_EQ(data[0].as_object().find("object")->as_string(), "model");
     std::vector<std::string> others{data[1].as_object().find("id")->as_string(),
-                                    data[2].as_object().find("id")->as_string()};
+                                    data[2].as_object().find("id")->as_string(),
+                                    data[3].as_object().find("id")->as_string()};
     std::sort(others.begin(), others.end());
-    EXPECT_EQ(others, (std::vector<std::string>{"a", "b"}));
+    EXPECT_EQ(others, (std::vector<std::string>{"a", "b", "big-00001-of-00002"}));
     EXPECT_TRUE(catalog_files({}, "x.gguf").empty());
     EXPECT_TRUE(catalog_files(folder.path() / "missing", "x.gguf").empty());
 }
