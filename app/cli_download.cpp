@@ -74,7 +74,8 @@ const downloads::GgufChoice* choose(const std::vector<downloads::GgufChoice>& ch
 void print_estimate(downloads::HubClient& hub, const QString& repository,
                     const downloads::GgufChoice& choice, int context, std::ostream& log) {
     if (choice.split()) {
-        log << "memory: no estimate for a model split into parts (Hearth loads single files)\n";
+        log << "memory: no estimate for a model split into parts (only the first part's header "
+               "would be read)\n";
         return;
     }
     const auto estimate = wait_for<downloads::HeaderEstimate>([&](auto done) {
