@@ -187,18 +187,18 @@ GgufFile::GgufFile(std::filesystem::path path, const MapOptions& options, PartKe
     parse(m_map->bytes());
 }
 
-void GgufFile::open_other_parts(const MapOptions& options) {
+int64_t GgufFile::split_count() const {
     const int64_t count = get_integer("split.count").value_or(1);
     const int64_t number = get_integer("split.no").value_or(0);
-    if (count == 1 && number == 0) return;
+    if (count == 1 && number == 0) return 1;
     const std::string file = m_path.string();
     if (count < 1 || count > 99999 || number < 0 || number >= count) {
         throw LoadError(file + ": split.no " + std::to_string(number) + " and split.count " +
                         std::to_string(count) +
                         " do not name a part of a split model: corrupt file");
     }
-    const auto name = parse_split_name(m_path);
     if (number != 0) {
+        const auto name = parse_split_name(m_path);
         const std::string first =
             name ? split_part_path(name->prefix, 1, static_cast<int>(count)).filename().string()
                  : "the part numbered 00001";
@@ -206,6 +206,14 @@ void GgufFile::open_other_parts(const MapOptions& options) {
                         std::to_string(count) + " of a split model; open its first part, " + first +
                         ", which loads every part");
     }
+    return count;
+}
+
+void GgufFile::open_other_parts(const MapOptions& options) {
+    const int64_t count = split_count();
+    if (count == 1) return;
+    const std::string file = m_path.string();
+    const auto name = parse_split_name(m_path);
     if (!name || name->number != 1 || name->count != count) {
         throw LoadError(
             file + ": the first part of a split model of " + std::to_string(count) +
@@ -225,14 +233,40 @@ void GgufFile::open_other_parts(const MapOptions& options) {
         }
         auto part = std::make_unique<GgufFile>(part_path, progress_share(options, before, total),
                                                PartKey{});
-        part->check_part_of(*this, part_number - 1, count);
         before += part->m_file_size;
-        adopt_tensors(*part);
-        m_parts.push_back(std::move(part));
+        add_part(std::move(part), part_number - 1, count);
     }
+    check_split_tensor_count();
+}
+
+GgufFile::GgufFile(std::span<const GgufBeginning> parts) : GgufFile(first_beginning(parts)) {
+    const int64_t count = split_count();
+    if (static_cast<int64_t>(parts.size()) != count) {
+        throw LoadError(m_path.string() + ": a model split into " + std::to_string(count) +
+                        " parts, but the headers of " + std::to_string(parts.size()) +
+                        " were read: every part is needed");
+    }
+    for (size_t index = 1; index < parts.size(); ++index) {
+        add_part(std::make_unique<GgufFile>(parts[index]), static_cast<int64_t>(index), count);
+    }
+    check_split_tensor_count();
+}
+
+const GgufBeginning& GgufFile::first_beginning(std::span<const GgufBeginning> parts) {
+    if (parts.empty()) throw LoadError("no GGUF header was read: there is no model to describe");
+    return parts.front();
+}
+
+void GgufFile::add_part(std::unique_ptr<GgufFile> part, int64_t number, int64_t count) {
+    part->check_part_of(*this, number, count);
+    adopt_tensors(*part);
+    m_parts.push_back(std::move(part));
+}
+
+void GgufFile::check_split_tensor_count() const {
     const auto expected = get_integer("split.tensors.count");
     if (expected && *expected != static_cast<int64_t>(m_tensors.size())) {
-        throw LoadError(file + ": the parts of this split model hold " +
+        throw LoadError(m_path.string() + ": the parts of this split model hold " +
                         std::to_string(m_tensors.size()) + " tensors but split.tensors.count is " +
                         std::to_string(*expected) + ": a part is from another split");
     }

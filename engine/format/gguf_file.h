@@ -73,8 +73,14 @@ public:
     GgufFile(std::filesystem::path path, const MapOptions& options, PartKey);
     // Parses the header alone: metadata and the tensor directory, without tensor data (every
     // GgufTensor::data is null). Throws LoadError on any problem, GgufHeaderIncomplete when the
-    // header runs past `beginning.bytes`.
+    // header runs past `beginning.bytes`. A split model's first part alone is parsed as it is:
+    // its tensors are only those it holds.
     explicit GgufFile(const GgufBeginning& beginning);
+    // The header of a whole model from the beginnings of all its files, first part first (one
+    // for a single file): a split model's tensors are those of every part, checked as opening
+    // the parts checks them. Throws LoadError on any problem, including a part missing, and
+    // GgufHeaderIncomplete when one part's header runs past its bytes.
+    explicit GgufFile(std::span<const GgufBeginning> parts);
     static std::unique_ptr<GgufFile> open(const std::filesystem::path& path,
                                           const MapOptions& options = {}) {
         return std::make_unique<GgufFile>(path, options);
@@ -107,7 +113,13 @@ public:
 
 private:
     void parse(std::span<const std::byte> available);
+    static const GgufBeginning& first_beginning(std::span<const GgufBeginning> parts);
+    // split.count of a single file or a split model's first part (1 for a single file); throws
+    // LoadError for corrupt split numbers and for a later part, which cannot stand for the model.
+    int64_t split_count() const;
     void open_other_parts(const MapOptions& options);
+    void add_part(std::unique_ptr<GgufFile> part, int64_t number, int64_t count);
+    void check_split_tensor_count() const;
     void check_part_of(const GgufFile& first, int64_t number, int64_t count) const;
     void adopt_tensors(const GgufFile& part);
     [[noreturn]] void type_error(const std::string& key, const char* expected) const;

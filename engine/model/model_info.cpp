@@ -103,8 +103,12 @@ ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOpt
 }
 
 ModelInfo read_model_info(const GgufBeginning& beginning, const CpuBackendOptions& options) {
-    const Model model(std::make_unique<GgufFile>(beginning));
-    return model_info_of(model, beginning.name, options);
+    return read_model_info(std::span(&beginning, 1), options);
+}
+
+ModelInfo read_model_info(std::span<const GgufBeginning> parts, const CpuBackendOptions& options) {
+    const Model model(std::make_unique<GgufFile>(parts));
+    return model_info_of(model, parts.front().name, options);
 }
 
 void set_kv_cache(ModelInfo& info, const ModelConfig& config, KvCacheType type) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -56,6 +57,10 @@ ModelInfo read_model_info(const std::filesystem::path& path, const CpuBackendOpt
 // is what read_model_info gives for the whole file. Throws LoadError as read_model_info does, and
 // GgufHeaderIncomplete when the header runs past `beginning.bytes` (read more and call again).
 ModelInfo read_model_info(const GgufBeginning& beginning, const CpuBackendOptions& options = {});
+// The same for a model split into parts, from every part's beginning, first part first: what
+// read_model_info gives for the first part on disk with all its parts next to it.
+ModelInfo read_model_info(std::span<const GgufBeginning> parts,
+                          const CpuBackendOptions& options = {});
 
 // Sets the KV figures of `info` for a cache of `type` (as `config` gets it).
 void set_kv_cache(ModelInfo& info, const ModelConfig& config, KvCacheType type);

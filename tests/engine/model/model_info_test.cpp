@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "tests/support/shared_data.h"
+#include "tests/support/split_model.h"
 #include "tests/support/temp_files.h"
 
 namespace hearth {
@@ -160,6 +161,51 @@ TEST(ModelInfo, AHeaderWhoseTensorsPassTheFileSizeIsRefused) {
         FAIL() << "a header past its file size was accepted";
     } catch (const LoadError& error) {
         EXPECT_NE(std::string(error.what()).find("truncated or corrupt"), std::string::npos)
+            << error.what();
+    }
+}
+
+// A split model's estimate before its download: each part's header alone (its bytes up to its
+// data section), read together, give what the picker gives for the parts on disk.
+TEST(ModelInfo, EveryPartsHeaderGivesASplitModelsEstimate) {
+    const test::TempDirectory directory;
+    const auto paths =
+        test::write_split_model(*GgufFile::open(test::model_path("synth-llama-256-Q4_K_M.gguf")),
+                                directory.path() / "m", 3);
+    std::vector<std::vector<std::byte>> bytes;
+    for (const auto& path : paths) bytes.push_back(test::read_bytes(path));
+    std::vector<GgufBeginning> headers;
+    for (size_t index = 0; index < paths.size(); ++index) {
+        const GgufFile part(GgufBeginning{bytes[index], bytes[index].size(), "part"});
+        headers.push_back({std::span(bytes[index]).first(part.data_offset()), bytes[index].size(),
+                           paths[index].filename().string()});
+    }
+    const auto on_disk = read_model_info(paths.front());
+    const auto from_headers = read_model_info(headers);
+    EXPECT_EQ(from_headers.file_bytes, on_disk.file_bytes);
+    EXPECT_EQ(from_headers.parameters, on_disk.parameters);
+    EXPECT_EQ(from_headers.weight_bytes, on_disk.weight_bytes);
+    EXPECT_EQ(from_headers.working_bytes, on_disk.working_bytes);
+    EXPECT_EQ(from_headers.memory_bytes(1024), on_disk.memory_bytes(1024));
+
+    // The first part's header alone is not the model: it says every part is needed.
+    try {
+        read_model_info(headers.front());
+        FAIL() << "a split model's first part alone gave an estimate";
+    } catch (const LoadError& error) {
+        EXPECT_NE(
+            std::string(error.what()).find("split into 3 parts, but the headers of 1 were read"),
+            std::string::npos)
+            << error.what();
+    }
+    // Parts out of order are parts of another split.
+    std::swap(headers[1], headers[2]);
+    try {
+        read_model_info(headers);
+        FAIL() << "parts out of order gave an estimate";
+    } catch (const LoadError& error) {
+        EXPECT_NE(std::string(error.what()).find("is part 3 of 3, not part 2 of 3"),
+                  std::string::npos)
             << error.what();
     }
 }
