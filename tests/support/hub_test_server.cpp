@@ -311,9 +311,14 @@ void HubTestServer::route() {
                     if (sent >= cut) return false;  // closes the connection mid-body
                     count = std::min<size_t>(count, static_cast<size_t>(cut - sent));
                 }
-                if (!sink.write(bytes.constData() + offset, count)) return false;
-                sent += static_cast<long long>(count);
+                // Counted before the write: once written, the client may have read the bytes and
+                // the test asked for the count before this thread would add them.
                 m_file_bytes_sent += static_cast<long long>(count);
+                if (!sink.write(bytes.constData() + offset, count)) {
+                    m_file_bytes_sent -= static_cast<long long>(count);
+                    return false;
+                }
+                sent += static_cast<long long>(count);
                 return true;
             });
     });
