@@ -73,26 +73,23 @@ const downloads::GgufChoice* choose(const std::vector<downloads::GgufChoice>& ch
 
 void print_estimate(downloads::HubClient& hub, const QString& repository,
                     const downloads::GgufChoice& choice, int context, std::ostream& log) {
-    if (choice.split()) {
-        log << "memory: no estimate for a model split into parts (only the first part's header "
-               "would be read)\n";
-        return;
-    }
     const auto estimate = wait_for<downloads::HeaderEstimate>([&](auto done) {
-        downloads::estimate_from_header(hub, repository, choice.parts.front(), std::move(done));
+        downloads::estimate_from_headers(hub, repository, choice.parts, std::move(done));
     });
     if (!estimate.ok()) {
         log << fmt::format("memory: no estimate: {}\n", text(estimate.error->text));
         return;
     }
     const auto fit = downloads::memory_fit(estimate.value.info, context);
-    log << fmt::format("memory: {} at a context of {} tokens ({}; read {} of the file's header)\n",
+    log << fmt::format("memory: {} at a context of {} tokens ({}; read {} of {})\n",
                        size(static_cast<qint64>(fit.needed)), fit.context,
                        fit.available
                            ? fmt::format("{} free: {}", size(static_cast<qint64>(*fit.available)),
                                          fit.fits() ? "fits" : "does not fit")
                            : std::string("free memory unknown"),
-                       size(estimate.value.bytes_read));
+                       size(estimate.value.bytes_read),
+                       choice.split() ? fmt::format("the {} parts' headers", choice.parts.size())
+                                      : std::string("the file's header"));
 }
 
 // Downloads one file, printing progress; the error's text when it fails.

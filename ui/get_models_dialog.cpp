@@ -278,13 +278,9 @@ void GetModelsDialog::estimate_selected() {
     const int row = selected_row();
     if (row < 0 || m_estimates.count(row) > 0) return;
     const auto& choice = m_choices[static_cast<size_t>(row)];
-    if (choice.split()) {
-        m_files->item(row, kMemory)->setText(tr("no estimate for split models"));
-        return;
-    }
     m_files->item(row, kMemory)->setText(tr("reading the header…"));
-    downloads::estimate_from_header(
-        m_hub, m_repository, choice.parts.front(),
+    downloads::estimate_from_headers(
+        m_hub, m_repository, choice.parts,
         [this, dialog = QPointer(this), row, generation = m_generation](auto result) {
             if (!dialog || generation != m_generation) return;
             if (!result.ok()) {
@@ -305,8 +301,8 @@ void GetModelsDialog::show_estimate(int row) {
         ->setText(tr("%1 at %2").arg(byte_size_text(fit.needed)).arg(fit.context));
     m_files->item(row, kMemory)
         ->setToolTip(
-            tr("Weights, working buffers and the KV cache for %1 tokens, read from the first %2 of "
-               "the file")
+            tr("Weights, working buffers and the KV cache for %1 tokens, read from %2 of GGUF "
+               "header (every part's, for a model split into parts)")
                 .arg(fit.context)
                 .arg(byte_size_text(static_cast<uint64_t>(estimate.bytes_read))));
     // A name without a quantiser's label: the header says what most weights are stored in.

@@ -8,9 +8,13 @@
 #include <QProcess>
 #include <QRegularExpression>
 
+#include "app/core/downloads/disk_space.h"
+#include "engine/format/gguf_file.h"
+#include "engine/model/model_info.h"
 #include "tests/support/cli_process.h"
 #include "tests/support/hub_test_server.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/split_model.h"
 #include "tests/support/temp_files.h"
 
 namespace hearth {
@@ -24,6 +28,17 @@ QByteArray file_bytes(const QString& path) {
     return in.open(QIODevice::ReadOnly) ? in.readAll() : QByteArray();
 }
 
+// A repository holding a real model split into two parts (written into `folder`), and a README.
+test::HubTestRepository split_repository(const std::filesystem::path& folder) {
+    const auto parts = test::write_split_model(
+        *GgufFile::open(test::model_path("synth-llama-256-Q8_0.gguf")), folder / "big-Q8_0", 2);
+    // Listed second part first: the download still goes in order.
+    return {"hearth-test/split",
+            {test::hub_file(parts[1].filename().string(), parts[1]),
+             test::hub_file(parts[0].filename().string(), parts[0]),
+             test::hub_file("README.md", QByteArray("# big"))}};
+}
+
 class CliDownloadTest : public ::testing::Test {
 protected:
     CliDownloadTest()
@@ -34,10 +49,7 @@ protected:
                                      test::model_path("synth-llama-256-Q4_0.gguf")),
                       test::hub_file("synth-llama-256-Q8_0.gguf",
                                      test::model_path("synth-llama-256-Q8_0.gguf"))}},
-                    {"hearth-test/split",
-                     {test::hub_file("big-Q8_0-00002-of-00002.gguf", QByteArray(70000, 'b')),
-                      test::hub_file("big-Q8_0-00001-of-00002.gguf", QByteArray(90000, 'a')),
-                      test::hub_file("README.md", QByteArray("# big"))}}},
+                    split_repository(m_split_parts.path())},
                    kToken) {
         qputenv("HF_ENDPOINT", QByteArray::fromStdString(m_server.url()));
         qunsetenv("HF_TOKEN");
@@ -46,6 +58,7 @@ protected:
 
     QString folder() const { return QString::fromStdString(m_folder.path().string()); }
 
+    test::TempDirectory m_split_parts;  // before m_server, which serves what it holds
     test::HubTestServer m_server;
     test::TempDirectory m_folder;
 };
@@ -93,17 +106,27 @@ TEST_F(CliDownloadTest, SeveralModelsAskForAFile) {
     EXPECT_EQ(QDir(folder()).entryList(QDir::Files), QStringList{"synth-llama-256-Q8_0.gguf"});
 }
 
-// A model split into parts is one choice: every part is downloaded, in order.
-TEST_F(CliDownloadTest, ASplitModelDownloadsEveryPart) {
-    const auto result = test::run_cli({"--download", "hearth-test/split", "--dir", folder()});
+// A model split into parts is one choice: its memory estimate, from every part's header, is what
+// the downloaded model needs, and every part is downloaded, in order.
+TEST_F(CliDownloadTest, ASplitModelIsEstimatedAndDownloadsEveryPart) {
+    const auto result =
+        test::run_cli({"--download", "hearth-test/split", "--dir", folder(), "--ctx", "256"});
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const QDir dir(folder());
-    EXPECT_EQ(result.out, dir.filePath("big-Q8_0-00001-of-00002.gguf").toStdString() + "\n" +
-                              dir.filePath("big-Q8_0-00002-of-00002.gguf").toStdString() + "\n");
-    EXPECT_NE(result.err.find("no estimate for a model split into parts"), std::string::npos)
+    const QString first = dir.filePath("big-Q8_0-00001-of-00002.gguf");
+    const QString second = dir.filePath("big-Q8_0-00002-of-00002.gguf");
+    EXPECT_EQ(result.out, first.toStdString() + "\n" + second.toStdString() + "\n");
+    const QString source(QString::fromStdString(m_split_parts.path().string()));
+    EXPECT_EQ(file_bytes(first), file_bytes(QDir(source).filePath("big-Q8_0-00001-of-00002.gguf")));
+    EXPECT_EQ(file_bytes(second),
+              file_bytes(QDir(source).filePath("big-Q8_0-00002-of-00002.gguf")));
+
+    const auto downloaded = read_model_info(first.toStdString());
+    const QString needed = downloads::size_text(static_cast<qint64>(downloaded.memory_bytes(256)));
+    EXPECT_NE(result.err.find(("memory: " + needed + " at a context of 256 tokens").toStdString()),
+              std::string::npos)
         << result.err;
-    EXPECT_EQ(file_bytes(dir.filePath("big-Q8_0-00001-of-00002.gguf")), QByteArray(90000, 'a'));
-    EXPECT_EQ(file_bytes(dir.filePath("big-Q8_0-00002-of-00002.gguf")), QByteArray(70000, 'b'));
+    EXPECT_NE(result.err.find("of the 2 parts' headers)"), std::string::npos) << result.err;
 }
 
 // A disk that fills during the download (a 1200 KiB tmpfs in a mount namespace of its own,

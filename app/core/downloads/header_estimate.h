@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <vector>
 
 #include "app/core/downloads/hub_client.h"
 #include "engine/model/model_info.h"
@@ -12,8 +13,8 @@
 namespace hearth::downloads {
 
 struct HeaderEstimate {
-    ModelInfo info;         // every figure read_model_info gives for the whole file
-    qint64 bytes_read = 0;  // how many of the file's bytes it took
+    ModelInfo info;         // every figure read_model_info gives for the whole model
+    qint64 bytes_read = 0;  // how many of the file's bytes it took (every part's, when split)
 };
 
 // The first request asks for this many bytes; each next one doubles what has been read.
@@ -24,6 +25,14 @@ inline constexpr qint64 kFirstHeaderRead = 64 * 1024;
 void estimate_from_header(HubClient& hub, const QString& repository, const HubFile& file,
                           std::function<void(HubResult<HeaderEstimate>)> done,
                           qint64 first_read = kFirstHeaderRead);
+
+// The same for a model split into parts (every part, first first; one for a single file): each
+// part's header is read in turn, and the estimate is of all parts' tensors together, as the
+// picker gives it once every part is downloaded. `bytes_read` counts every part's bytes.
+void estimate_from_headers(HubClient& hub, const QString& repository,
+                           const std::vector<HubFile>& parts,
+                           std::function<void(HubResult<HeaderEstimate>)> done,
+                           qint64 first_read = kFirstHeaderRead);
 
 // A model's memory at a context length against what the system has free.
 struct MemoryFit {

@@ -2,9 +2,15 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "app/core/model_catalog.h"
+#include "engine/format/gguf_file.h"
 #include "tests/support/download_waits.h"
 #include "tests/support/hub_test_server.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/split_model.h"
+#include "tests/support/temp_files.h"
 
 namespace hearth::downloads {
 namespace {
@@ -54,6 +60,68 @@ TEST(HeaderEstimate, TheHeaderAloneGivesThePickersEstimateAndReadsFarLessThanThe
         EXPECT_EQ(first, next) << request.range;
         next = std::stoll(request.range.substr(request.range.find('-') + 1)) + 1;
     }
+}
+
+// A split model's estimate reads every part's header, each a few ranges, and equals what the
+// picker shows for the parts once downloaded, for far fewer bytes than the parts hold.
+TEST(HeaderEstimate, ASplitModelsEstimateReadsEveryPartsHeaderAndIsThePickers) {
+    const test::TempDirectory folder;
+    const auto paths =
+        test::write_split_model(*GgufFile::open(test::model_path("synth-llama-256-Q4_K_M.gguf")),
+                                folder.path() / "llama", 3);
+    std::vector<test::HubTestFile> files;
+    for (const auto& path : paths) files.push_back(test::hub_file(path.filename().string(), path));
+    test::HubTestServer server({{kRepository, files}});
+    HubClient hub(HubSettings{QUrl(QString::fromStdString(server.url())), {}});
+    std::vector<HubFile> parts;
+    long long part_bytes = 0;
+    for (const auto& file : files) {
+        parts.push_back(listed(file));
+        part_bytes += file.bytes.size();
+    }
+    const auto estimate = test::wait_for<HeaderEstimate>(
+        [&](auto done) { estimate_from_headers(hub, kRepository, parts, std::move(done), 4096); });
+    ASSERT_TRUE(estimate && estimate->ok()) << estimate->error->text.toStdString();
+
+    const auto entries = core::scan_models({folder.path()}, {});
+    ASSERT_EQ(entries.size(), 1u);
+    ASSERT_TRUE(entries[0].error.isEmpty()) << entries[0].error.toStdString();
+    const ModelInfo& picker = entries[0].info;
+    const ModelInfo& info = estimate->value.info;
+    EXPECT_EQ(info.memory_bytes(1024), picker.memory_bytes(1024));
+    EXPECT_EQ(info.file_bytes, picker.file_bytes);
+    EXPECT_EQ(info.parameters, picker.parameters);
+
+    const long long sent = server.file_bytes_sent();
+    EXPECT_EQ(sent, estimate->value.bytes_read);
+    EXPECT_LT(sent * 4, part_bytes) << "sent " << sent;
+    std::cout << "split model: headers read in " << sent << " of " << part_bytes << " bytes\n";
+    // Every part was asked for, by ranges only.
+    std::set<std::string> asked;
+    for (const auto& request : server.requests()) {
+        if (request.path.rfind("/cdn/", 0) != 0) continue;
+        EXPECT_EQ(request.range.rfind("bytes=", 0), 0u) << request.range;
+        asked.insert(request.path);
+    }
+    EXPECT_EQ(asked.size(), 3u);
+}
+
+// A split model missing a part in the repository gets no estimate, and says why.
+TEST(HeaderEstimate, ASplitModelMissingAPartSaysEveryPartIsNeeded) {
+    const test::TempDirectory folder;
+    const auto paths = test::write_split_model(
+        *GgufFile::open(test::model_path("stories260K.gguf")), folder.path() / "stories", 3);
+    const auto first = test::hub_file(paths[0].filename().string(), paths[0]);
+    const auto third = test::hub_file(paths[2].filename().string(), paths[2]);
+    test::HubTestServer server({{kRepository, {first, third}}});
+    HubClient hub(HubSettings{QUrl(QString::fromStdString(server.url())), {}});
+    const auto estimate = test::wait_for<HeaderEstimate>([&](auto done) {
+        estimate_from_headers(hub, kRepository, {listed(first), listed(third)}, std::move(done));
+    });
+    ASSERT_TRUE(estimate && !estimate->ok());
+    EXPECT_EQ(estimate->error->kind, HubErrorKind::Integrity);
+    EXPECT_TRUE(estimate->error->text.contains("split into 3 parts, but the headers of 2"))
+        << estimate->error->text.toStdString();
 }
 
 // A file Hearth cannot load says why before anything is downloaded.
