@@ -46,6 +46,22 @@ void off_the_gui_thread(QObject* context, std::function<QString()> work,
     thread->start();
 }
 
+// A search result: the repository, with its download count where the Hub gives one.
+QString search_result_text(const downloads::HubModel& model) {
+    if (!model.downloads) return model.id;
+    const qint64 count = *model.downloads;
+    return count == 1 ? GetModelsDialog::tr("%1  (1 download)").arg(model.id)
+                      : GetModelsDialog::tr("%1  (%2 downloads)").arg(model.id).arg(count);
+}
+
+QString choices_text(const QString& repository, size_t count) {
+    return count == 1 ? GetModelsDialog::tr("%1: 1 model. Select it to see the memory it needs.")
+                            .arg(repository)
+                      : GetModelsDialog::tr("%1: %2 models. Select one to see the memory it needs.")
+                            .arg(repository)
+                            .arg(count);
+}
+
 }  // namespace
 
 GetModelsDialog::Setup GetModelsDialog::Setup::for_this_machine(int requested_context) {
@@ -126,6 +142,7 @@ GetModelsDialog::GetModelsDialog(Setup setup, QWidget* parent)
     });
     connect(m_files, &QTableWidget::itemSelectionChanged, this, [this] {
         m_download->setEnabled(selected_row() >= 0 && !m_job);
+        show_selection_status();
         estimate_selected();
     });
     connect(m_context, &QSpinBox::valueChanged, this, [this] {
@@ -222,8 +239,7 @@ void GetModelsDialog::search() {
             return;
         }
         for (const auto& model : result.value) {
-            auto* entry = new QListWidgetItem(
-                tr("%1  (%2 downloads)").arg(model.id).arg(model.downloads), m_results);
+            auto* entry = new QListWidgetItem(search_result_text(model), m_results);
             entry->setData(kRepositoryRole, model.id);
         }
         m_status->setText(result.value.empty() ? tr("No GGUF models found for “%1”.").arg(text)
@@ -262,14 +278,26 @@ void GetModelsDialog::show_choices(std::vector<downloads::GgufChoice> choices,
         m_files->setItem(row, kMemory, item(tr("select to estimate")));
         m_files->setItem(row, kFits, item({}));
     }
-    m_status->setText(m_choices.empty()
-                          ? tr("%1 has no GGUF models.").arg(m_repository)
-                          : tr("%1: %2 models. Select one to see the memory it needs.")
-                                .arg(m_repository)
-                                .arg(m_choices.size()));
+    m_status->setText(m_choices.empty() ? tr("%1 has no GGUF models.").arg(m_repository)
+                                        : choices_text(m_repository, m_choices.size()));
     if (const auto* chosen = downloads::find_choice(m_choices, file)) {
         m_files->selectRow(static_cast<int>(chosen - m_choices.data()));
     }
+}
+
+// Once a model is selected the line says what Download will do, not to select one; a download's
+// own status (progress, errors) stays while it runs.
+void GetModelsDialog::show_selection_status() {
+    if (m_job) return;
+    const int row = selected_row();
+    if (row < 0) {
+        m_status->setText(choices_text(m_repository, m_choices.size()));
+        return;
+    }
+    const auto& choice = m_choices[static_cast<size_t>(row)];
+    m_status->setText(tr("%1 selected (%2). Download saves it in %3.")
+                          .arg(choice.name, byte_size_text(choice.total_bytes()),
+                               QDir::toNativeSeparators(m_setup.folder)));
 }
 
 // The selected model's header is read (a few range requests) once; the figures follow the

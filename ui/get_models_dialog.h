@@ -57,6 +57,7 @@ private:
     void search();
     void open_repository(const QString& repository, const QString& file);
     void show_choices(std::vector<downloads::GgufChoice> choices, const QString& file);
+    void show_selection_status();
     void estimate_selected();
     void show_estimate(int row);
     void download_selected();

@@ -42,19 +42,22 @@ void refuse(httplib::Response& response, int status, const char* code, const cha
 
 QJsonObject search_entry(const HubTestRepository& repository) {
     const auto id = QString::fromStdString(repository.id);
-    return {{"_id",
-             QString::fromLatin1(
-                 QCryptographicHash::hash(id.toUtf8(), QCryptographicHash::Md5).toHex().left(24))},
-            {"id", id},
-            {"likes", 3},
-            {"trendingScore", 0},
-            {"private", false},
-            {"downloads", repository.downloads},
-            {"tags", QJsonArray{"gguf", "llama", "text-generation"}},
-            {"pipeline_tag", "text-generation"},
-            {"library_name", "gguf"},
-            {"createdAt", "2024-05-01T12:00:00.000Z"},
-            {"modelId", id}};
+    QJsonObject entry{
+        {"_id",
+         QString::fromLatin1(
+             QCryptographicHash::hash(id.toUtf8(), QCryptographicHash::Md5).toHex().left(24))},
+        {"id", id},
+        {"likes", 3},
+        {"trendingScore", 0},
+        {"private", false},
+        {"tags", QJsonArray{"gguf", "llama", "text-generation"}},
+        {"pipeline_tag", "text-generation"},
+        {"library_name", "gguf"},
+        {"createdAt", "2024-05-01T12:00:00.000Z"},
+        {"modelId", id}};
+    // The Hub leaves out what it does not count; a downloader must not read that as zero.
+    if (repository.downloads) entry.insert("downloads", *repository.downloads);
+    return entry;
 }
 
 // The tree's entries: each folder once, then the files, as the Hub lists them recursively.

@@ -14,6 +14,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -35,7 +36,7 @@ struct HubTestRepository {
     std::string id;  // "owner/name"
     std::vector<HubTestFile> files;
     bool gated = false;  // 401 GatedRepo unless the request carries the server's token
-    long long downloads = 0;
+    std::optional<long long> downloads;  // the search answer gives no count when nullopt
 };
 
 // A file served from disk under `path`.

@@ -18,8 +18,10 @@
 
 #include <fstream>
 
+#include "engine/format/gguf_file.h"
 #include "tests/support/hub_test_server.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/split_model.h"
 #include "tests/support/temp_files.h"
 #include "ui/model_picker.h"
 
@@ -30,6 +32,18 @@ constexpr int kWaitMs = 20000;
 constexpr const char* kToken = "hf_dialogtoken";
 constexpr const char* kFile = "stories260K.gguf";
 
+// A repository holding a real model split into three parts, written into `folder`; the search
+// answer gives no download count for it.
+test::HubTestRepository split_repository(const std::filesystem::path& folder) {
+    const auto parts = test::write_split_model(
+        *GgufFile::open(test::model_path("synth-llama-256-Q4_K_M.gguf")), folder / "llama", 3);
+    test::HubTestRepository repository{"hearth-test/split", {}};
+    for (const auto& part : parts) {
+        repository.files.push_back(test::hub_file(part.filename().string(), part));
+    }
+    return repository;
+}
+
 class GetModelsDialogTest : public ::testing::Test {
 protected:
     GetModelsDialogTest()
@@ -39,7 +53,8 @@ protected:
                                      test::model_path("synth-llama-256-Q4_K_M.gguf"))},
                      false,
                      4321},
-                    {"hearth-test/gated", {test::hub_file(kFile, test::model_path(kFile))}, true}},
+                    {"hearth-test/gated", {test::hub_file(kFile, test::model_path(kFile))}, true},
+                    split_repository(m_split_parts.path())},
                    kToken) {}
 
     std::unique_ptr<GetModelsDialog> dialog() {
@@ -77,6 +92,7 @@ protected:
         if (!folder.isEmpty()) dialog.grab().save(QDir(folder).filePath(name));
     }
 
+    test::TempDirectory m_split_parts;  // before m_server, which serves what it holds
     test::HubTestServer m_server;
     test::TempDirectory m_folder;
     QString m_saved_token;
@@ -189,6 +205,40 @@ TEST_F(GetModelsDialogTest, PauseAndResume) {
     ASSERT_TRUE(QTest::qWaitFor([&] { return downloaded.count() == 1; }, kWaitMs))
         << status(*window).toStdString();
     EXPECT_EQ(m_server.requests().back().range, "bytes=300000-");
+}
+
+// A model split into parts is one row whose estimate, read from every part's header, is what the
+// picker shows for the parts once downloaded. The status line counts one model in the singular
+// and, once it is selected, says what Download does; a search result the Hub gives no download
+// count for shows none (not "0 downloads").
+TEST_F(GetModelsDialogTest, ASplitModelIsOneRowWithTheDownloadedModelsEstimate) {
+    auto window = dialog();
+    search(*window, "split");
+    auto* results = child<QListWidget>(*window, "searchResults");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return results->count() == 1; }, kWaitMs));
+    EXPECT_EQ(results->item(0)->text(), "hearth-test/split");
+    results->setCurrentRow(0);
+    auto* files = child<QTableWidget>(*window, "repositoryFiles");
+    ASSERT_TRUE(QTest::qWaitFor([&] { return files->rowCount() == 1; }, kWaitMs));
+    EXPECT_EQ(cell(*window, 0, GetModelsDialog::kModel), "llama (3 parts)");
+    EXPECT_EQ(status(*window), "hearth-test/split: 1 model. Select it to see the memory it needs.");
+
+    files->selectRow(0);
+    EXPECT_TRUE(status(*window).startsWith("llama selected (")) << status(*window).toStdString();
+    EXPECT_FALSE(status(*window).contains("Select")) << status(*window).toStdString();
+    ASSERT_TRUE(QTest::qWaitFor(
+        [&] { return cell(*window, 0, GetModelsDialog::kFits).startsWith("Fits"); }, kWaitMs))
+        << cell(*window, 0, GetModelsDialog::kMemory).toStdString();
+    uintmax_t part_bytes = 0;
+    std::filesystem::path first;
+    for (const auto& entry : std::filesystem::directory_iterator(m_split_parts.path())) {
+        part_bytes += entry.file_size();
+        if (entry.path().filename() == "llama-00001-of-00003.gguf") first = entry.path();
+    }
+    const auto downloaded = read_model_info(first);
+    EXPECT_EQ(cell(*window, 0, GetModelsDialog::kMemory),
+              QStringLiteral("%1 at 512").arg(byte_size_text(downloaded.memory_bytes(512))));
+    EXPECT_LT(m_server.file_bytes_sent() * 4, static_cast<long long>(part_bytes));
 }
 
 TEST(TimeLeftText, ReadsAsMinutesAndSeconds) {

@@ -39,7 +39,9 @@ HubResult<std::vector<HubModel>> parse_model_search(const QByteArray& json) {
         HubModel model;
         model.id = object.value("id").toString(object.value("modelId").toString());
         if (model.id.isEmpty()) continue;
-        model.downloads = object.value("downloads").toInteger();
+        if (const auto downloads = object.value("downloads"); downloads.isDouble()) {
+            model.downloads = downloads.toInteger();
+        }
         model.likes = object.value("likes").toInteger();
         for (const auto& tag : object.value("tags").toArray()) model.tags << tag.toString();
         result.value.push_back(std::move(model));

@@ -18,8 +18,8 @@ struct HubSettings {
 
 // One result of the Hub's model search.
 struct HubModel {
-    QString id;  // "owner/name"
-    qint64 downloads = 0;
+    QString id;                       // "owner/name"
+    std::optional<qint64> downloads;  // nullopt when the search answer gives no count
     qint64 likes = 0;
     QStringList tags;
 };
