@@ -114,7 +114,14 @@ TEST_P(SlidingWindowTest, TheSessionsRollingWindowGoesOnPastTheContext) {
     request.overflow = OverflowPolicy::RollingWindow;
     request.keep_tokens = 2;
     const auto result = run(session, request);
-    EXPECT_EQ(result.stats.generated_tokens, 600);
+    // Past the context, to the token limit, or to an end-of-generation token the model chose
+    // there (the Q4_K_M file with a Q8_0 cache does at 503 on the AVX-512 VNNI kernels): never
+    // stopped by the context.
+    const StopReason reason = result.stats.stop_reason;
+    EXPECT_TRUE(reason == StopReason::MaxTokens || reason == StopReason::EndOfGeneration)
+        << stop_reason_name(reason);
+    EXPECT_EQ(result.stats.generated_tokens == 600, reason == StopReason::MaxTokens);
+    EXPECT_GT(result.stats.generated_tokens, 320);
     EXPECT_GT(result.stats.dropped_tokens, 0);
     EXPECT_LE(session.cached_tokens(), 320);
 }
