@@ -324,6 +324,9 @@ TEST_F(MainWindowModelTest, TheDraftModelInSettingsDraftsAndAnotherVocabularyIsS
         QString::fromStdString(test::model_path("llama-2-tiny-random.gguf").string());
     m_window.apply_global_settings(global);
     ASSERT_TRUE(QTest::qWaitFor([&] { return !errors.isEmpty(); }, 30000));
+    // The spy hears the worker at once; the window's queued copy of the error is delivered now,
+    // before the next answer starts (arriving during it, it would end that answer).
+    QCoreApplication::processEvents();
     const QString said = errors.back()[0].toString();
     EXPECT_TRUE(said.contains("llama-2-tiny-random.gguf is not used")) << said.toStdString();
     EXPECT_TRUE(said.contains("vocabulary has 32000 tokens")) << said.toStdString();
