@@ -12,12 +12,12 @@
 #include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
-#include <QThread>
 #include <QVBoxLayout>
 
 #include "app/core/api_key_store.h"
 #include "app/core/downloads/repository_reference.h"
 #include "app/core/model_catalog.h"
+#include "ui/background_job.h"
 #include "ui/model_picker.h"
 
 namespace hearth::ui {
@@ -32,18 +32,6 @@ QTableWidgetItem* item(const QString& text) {
     auto* cell = new QTableWidgetItem(text);
     cell->setFlags(cell->flags() & ~Qt::ItemIsEditable);
     return cell;
-}
-
-// Runs `work` on a thread of its own (the keyring's calls wait for an answer) and gives its
-// result to `done` on `context`'s thread, unless `context` has gone by then.
-void off_the_gui_thread(QObject* context, std::function<QString()> work,
-                        std::function<void(const QString&)> done) {
-    auto result = std::make_shared<QString>();
-    QThread* thread = QThread::create([work = std::move(work), result] { *result = work(); });
-    QObject::connect(thread, &QThread::finished, context,
-                     [result, done = std::move(done)] { done(*result); });
-    QObject::connect(thread, &QThread::finished, thread, &QObject::deleteLater);
-    thread->start();
 }
 
 // A search result: the repository, with its download count where the Hub gives one.
@@ -149,7 +137,7 @@ GetModelsDialog::GetModelsDialog(Setup setup, QWidget* parent)
         for (const auto& [row, estimate] : m_estimates) show_estimate(row);
     });
     if (m_setup.load_token) {
-        off_the_gui_thread(this, m_setup.load_token, [this](const QString& token) {
+        run_in_background(this, m_setup.load_token, [this](const QString& token) {
             if (m_token->text().isEmpty()) m_token->setText(token);
         });
     }
@@ -435,7 +423,7 @@ void GetModelsDialog::save_token() {
     if (!m_setup.save_token) return;
     const QString token = m_token->text().trimmed();
     m_status->setText(tr("Saving the token…"));
-    off_the_gui_thread(
+    run_in_background(
         this, [save = m_setup.save_token, token] { return save(token); },
         [this](const QString& where) { m_status->setText(where); });
 }
