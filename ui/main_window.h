@@ -152,6 +152,9 @@ private:
     // At start, when the remote model of the last session cannot be used (`message`): the local
     // model loads instead, with the reason above it. False when no such start is under way.
     bool fall_back_from_remote(const QString& message);
+    // The saved remote choice will not answer at start (`why`): it is cleared, and the local
+    // model that loads instead keeps `why` above it.
+    void forget_saved_remote(const QString& why);
     // The conversations (main_window_history.cpp).
     void add_conversation(std::unique_ptr<core::Conversation> conversation, bool front);
     // Conversations reach the history with their first message (empty ones are not kept).

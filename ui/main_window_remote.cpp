@@ -41,13 +41,8 @@ bool MainWindow::restore_remote(const QString& fallback_model) {
     const auto found =
         std::ranges::find(connections, m_settings.remote_connection, &core::RemoteConnection::name);
     if (found == connections.end()) {
-        // Said as a load failure is, so the local model's heading keeps the notice.
-        m_load_failure = tr("The connection '%1' that answered last time no longer exists.")
-                             .arg(m_settings.remote_connection);
-        m_falling_back = true;
-        m_header->show_notice(m_load_failure);
-        m_settings.remote_connection.clear();
-        m_settings.remote_model.clear();
+        forget_saved_remote(tr("The connection '%1' that answered last time no longer exists.")
+                                .arg(m_settings.remote_connection));
         return false;
     }
     m_remote_fallback = fallback_model;
@@ -58,14 +53,19 @@ bool MainWindow::restore_remote(const QString& fallback_model) {
 bool MainWindow::fall_back_from_remote(const QString& message) {
     if (!m_remote_fallback) return false;
     const QString fallback = *std::exchange(m_remote_fallback, std::nullopt);
-    m_load_failure = tr("The connection '%1' that answered last time cannot be used: %2")
-                         .arg(m_settings.remote_connection, message);
-    m_settings.remote_connection.clear();
-    m_settings.remote_model.clear();
-    m_falling_back = true;
-    m_header->show_notice(m_load_failure);
+    forget_saved_remote(tr("The connection '%1' that answered last time cannot be used: %2")
+                            .arg(m_settings.remote_connection, message));
     if (!fallback.isEmpty()) load_model(fallback);
     return true;
+}
+
+void MainWindow::forget_saved_remote(const QString& why) {
+    // Said as a load failure is, so the local model's heading keeps the notice.
+    m_load_failure = why;
+    m_falling_back = true;
+    m_header->show_notice(m_load_failure);
+    m_settings.remote_connection.clear();
+    m_settings.remote_model.clear();
 }
 
 void MainWindow::showRemote(const core::RemoteChoice& choice) {
