@@ -154,7 +154,7 @@ void InferenceWorker::report_failed_load(const BackendReport& before, const QStr
     m_loading = false;
     if (m_engine.loaded() && !(m_engine.backend_report() == before))
         report_backend(m_engine.backend_report());
-    emit errorOccurred(message);
+    emit loadFailed(message);
 }
 
 void InferenceWorker::useRemote(const core::RemoteChoice& choice) {
@@ -163,7 +163,7 @@ void InferenceWorker::useRemote(const core::RemoteChoice& choice) {
         m_remote = std::make_unique<RemoteAnswerer>(choice, m_keys, m_remote_idle_timeout);
         emit remoteChosen(choice);
     } catch (const std::exception& error) {
-        emit errorOccurred(text(error.what()));
+        emit remoteRefused(text(error.what()));
     }
 }
 
@@ -195,12 +195,12 @@ void InferenceWorker::generate(const ChatRequest& request) {
         generate_remotely(request);
         return;
     }
+    const int conversation = static_cast<int>(request.conversation);
     if (!m_engine.loaded()) {
-        emit errorOccurred(tr("No model is loaded."));
+        emit answerFailed(conversation, tr("No model is loaded."));
         return;
     }
     m_stop = false;
-    const int conversation = static_cast<int>(request.conversation);
     const GenerationSink sink{
         .on_chunk =
             [&](const TokenChunk& chunk) {
@@ -217,7 +217,7 @@ void InferenceWorker::generate(const ChatRequest& request) {
     try {
         emit generationFinished(conversation, m_engine.chat(request, m_decode, sink, &m_stop));
     } catch (const std::exception& error) {
-        emit errorOccurred(text(error_text(error)));
+        emit answerFailed(conversation, text(error_text(error)));
     }
 }
 

@@ -65,8 +65,17 @@ signals:
     // A remote answer failed: `partial` is what had arrived, `message` names the cause.
     void generationFailed(int conversation, const hearth::GenerationResult& partial,
                           const QString& message);
+    // A local answer failed before it ended (what arrived was already sent as tokensReady).
+    void answerFailed(int conversation, const QString& message);
+    // A model could not be loaded; the one before it, if any, stays.
+    void loadFailed(const QString& message);
     // A remote engine answers from now on.
     void remoteChosen(const hearth::core::RemoteChoice& choice);
+    // A remote engine could not be chosen; whatever answered before still does.
+    void remoteRefused(const QString& message);
+    // Anything else that went wrong (a setting that could not be applied, a draft model not
+    // used): it ends no answer and no load. Each failure has its own signal so that a window
+    // receiving them queued, after it has moved on, never takes one for another.
     void errorOccurred(const QString& message);
     // The backend now running the model (after a load, a settings change or a fallback), and
     // why it is not the one asked for, if it is not.

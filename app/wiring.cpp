@@ -54,6 +54,12 @@ void wire(ui::MainWindow& window, EngineController& engine) {
                      &ui::MainWindow::failGeneration, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::remoteChosen, &window, &ui::MainWindow::showRemote,
                      Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::answerFailed, &window, &ui::MainWindow::failAnswer,
+                     Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::loadFailed, &window,
+                     &ui::MainWindow::showLoadFailure, Qt::QueuedConnection);
+    QObject::connect(worker, &InferenceWorker::remoteRefused, &window,
+                     &ui::MainWindow::showRemoteRefused, Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::errorOccurred, &window, &ui::MainWindow::showError,
                      Qt::QueuedConnection);
     QObject::connect(worker, &InferenceWorker::backendChanged, &window,

@@ -225,6 +225,14 @@ void MainWindow::showModel(const hearth::ModelInfo& info, int context_length,
 
 // The model asked for did not load. The header says why until a model loads; with no model
 // running, the last good one or the bundled one is loaded instead.
+void MainWindow::showLoadFailure(const QString& message) {
+    if (m_loading.isEmpty()) {
+        showError(message);  // no load of this window's was waiting for it
+        return;
+    }
+    show_load_failure(message);
+}
+
 void MainWindow::show_load_failure(const QString& message) {
     m_header->hide_load_progress();
     m_failed_loads.append(m_loading);

@@ -121,8 +121,15 @@ public slots:
     // record of where it came from; the status line names the cause.
     void failGeneration(int conversation, const hearth::GenerationResult& partial,
                         const QString& message);
+    // A local answer failed: what arrived stays, marked unfinished; the status line names why.
+    void failAnswer(int conversation, const QString& message);
+    // The model asked for could not be loaded (the header says so; a fallback may load).
+    void showLoadFailure(const QString& message);
     // A remote engine answers from now on (the engine took the choice).
     void showRemote(const hearth::core::RemoteChoice& choice);
+    // A remote engine could not be chosen (one saved from last time falls back to a local model).
+    void showRemoteRefused(const QString& message);
+    // An error that ends nothing under way (a setting, a draft model): the status line says it.
     void showError(const QString& message);
     // The backend running the model; a notice says why it is not the one the settings ask for.
     void showBackend(const QString& name, const QString& notice);

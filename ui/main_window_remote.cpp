@@ -59,6 +59,10 @@ bool MainWindow::fall_back_from_remote(const QString& message) {
     return true;
 }
 
+void MainWindow::showRemoteRefused(const QString& message) {
+    if (!fall_back_from_remote(message)) showError(message);
+}
+
 void MainWindow::forget_saved_remote(const QString& why) {
     // Said as a load failure is, so the local model's heading keeps the notice.
     m_load_failure = why;

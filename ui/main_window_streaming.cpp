@@ -252,24 +252,22 @@ void MainWindow::leave_streaming() {
     set_generating(false);
 }
 
-void MainWindow::showError(const QString& message) {
-    if (fall_back_from_remote(message)) return;
-    if (!m_loading.isEmpty()) {
-        show_load_failure(message);
-        return;
-    }
-    m_header->hide_load_progress();
-    if (generating()) {
+void MainWindow::failAnswer(int conversation_id, const QString& message) {
+    if (conversation_id == m_streaming_conversation) {
         // The answer that failed stays as it is, marked unfinished.
-        if (core::Conversation* conversation = conversation_by_id(m_streaming_conversation)) {
-            if (core::Message* message = conversation->find(m_streaming_message);
-                message && m_saver) {
-                m_saver->finish(*message);
-            }
+        core::Conversation* conversation = conversation_by_id(conversation_id);
+        if (core::Message* answer =
+                conversation ? conversation->find(m_streaming_message) : nullptr;
+            answer && m_saver) {
+            m_saver->finish(*answer);
         }
         leave_streaming();
         refresh();
     }
+    m_status->setText(tr("Error: %1").arg(message));
+}
+
+void MainWindow::showError(const QString& message) {
     m_status->setText(tr("Error: %1").arg(message));
 }
 

@@ -56,7 +56,7 @@ protected:
     bool choose_remote(const std::string& url, const QString& model = kServedModelId,
                        const QString& certificate = {}) {
         QSignalSpy chosen(m_engine->worker(), &InferenceWorker::remoteChosen);
-        QSignalSpy failed(m_engine->worker(), &InferenceWorker::errorOccurred);
+        QSignalSpy failed(m_engine->worker(), &InferenceWorker::remoteRefused);
         m_window.use_remote({.connection = {.name = "gpu-box",
                                             .base_url = QString::fromStdString(url),
                                             .trusted_certificate = certificate},

@@ -23,7 +23,7 @@ QString ChatWindowTest::bundled() {
 
 bool ChatWindowTest::load(const QString& path) {
     QSignalSpy loaded(m_engine->worker(), &InferenceWorker::modelLoaded);
-    QSignalSpy failed(m_engine->worker(), &InferenceWorker::errorOccurred);
+    QSignalSpy failed(m_engine->worker(), &InferenceWorker::loadFailed);
     emit m_engine->loadModelRequested(path);
     EXPECT_TRUE(QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 20000));
     QCoreApplication::processEvents();
