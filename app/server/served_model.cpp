@@ -7,6 +7,7 @@
 
 #include "app/gguf_files.h"
 #include "app/server/json_text.h"
+#include "engine/format/split_name.h"
 
 namespace hearth::server {
 namespace {
@@ -37,16 +38,24 @@ Value model_entry(const std::string& id, int64_t created) {
     return Value(std::move(entry));
 }
 
+// A model's id: its file name without ".gguf", and a split model's without its part numbers
+// ("big" for big-00001-of-00002.gguf), since its parts are one model.
+std::string model_id(const std::filesystem::path& file) {
+    if (const auto split = parse_split_name(file)) return split->prefix.filename().string();
+    return file.stem().string();
+}
+
 bool names_file(const std::filesystem::path& file, const std::string& name) {
-    return same_name(file.stem().string(), name) || same_name(file.filename().string(), name);
+    return same_name(model_id(file), name) || same_name(file.stem().string(), name) ||
+           same_name(file.filename().string(), name);
 }
 
 }  // namespace
 
 ServedModel served_model(const ModelInfo& info) {
     ServedModel served;
-    served.id = info.path.stem().string();
-    served.names = {served.id, info.path.filename().string()};
+    served.id = model_id(info.path);
+    served.names = {served.id, info.path.stem().string(), info.path.filename().string()};
     if (!info.name.empty()) served.names.push_back(info.name);
     served.created = modification_time(info.path);
     return served;
@@ -75,7 +84,7 @@ std::string models_body(const ServedModel& served,
                         const std::vector<std::filesystem::path>& catalog) {
     jinja::Array data{model_entry(served.id, served.created)};
     for (const auto& file : catalog) {
-        data.push_back(model_entry(file.stem().string(), modification_time(file)));
+        data.push_back(model_entry(model_id(file), modification_time(file)));
     }
     jinja::Object body;
     body.set("object", Value("list"));

@@ -33,6 +33,19 @@ TEST(ServedModel, RequestsMayNameItByIdFileOrMetadataNameInAnyCase) {
     }
 }
 
+TEST(ServedModel, ASplitModelIsNamedWithoutItsPartNumbers) {
+    ModelInfo info;
+    info.path = "/models/big-00001-of-00003.gguf";
+    const ServedModel served = served_model(info);
+    EXPECT_EQ(served.id, "big");
+    for (const char* name : {"big", "BIG", "big-00001-of-00003", "big-00001-of-00003.gguf"}) {
+        EXPECT_TRUE(names_served(served, std::string(name))) << name;
+    }
+    EXPECT_FALSE(names_served(served, std::string("big-00002-of-00003")));
+    const ApiError catalog = unknown_model(stories(), "big", {"/m/big-00001-of-00002.gguf"});
+    EXPECT_NE(std::string(catalog.what()).find("not loaded"), std::string::npos);
+}
+
 TEST(ServedModel, AnUnknownModelIs404SayingWhatRuns) {
     const ApiError error = unknown_model(stories(), "gpt-4o", {});
     EXPECT_EQ(error.status(), 404);
@@ -50,7 +63,7 @@ TEST(ServedModel, TheListHasTheServedModelFirstThenTheCatalog) {
     std::ofstream(folder.path() / "nested" / "b.gguf") << "x";
     std::ofstream(folder.path() / "notes.txt") << "x";
     std::ofstream(folder.path() / "stories260K.gguf") << "x";
-    // A split model is listed as its first part alone.
+    // A split model is listed once, named without its part numbers.
     std::ofstream(folder.path() / "big-00001-of-00002.gguf") << "x";
     std::ofstream(folder.path() / "big-00002-of-00002.gguf") << "x";
     const auto files = catalog_files(folder.path(), folder.path() / "stories260K.gguf");
@@ -66,7 +79,7 @@ TEST(ServedModel, TheListHasTheServedModelFirstThenTheCatalog) {
                                     data[2].as_object().find("id")->as_string(),
                                     data[3].as_object().find("id")->as_string()};
     std::sort(others.begin(), others.end());
-    EXPECT_EQ(others, (std::vector<std::string>{"a", "b", "big-00001-of-00002"}));
+    EXPECT_EQ(others, (std::vector<std::string>{"a", "b", "big"}));
     EXPECT_TRUE(catalog_files({}, "x.gguf").empty());
     EXPECT_TRUE(catalog_files(folder.path() / "missing", "x.gguf").empty());
 }
