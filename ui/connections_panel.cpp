@@ -30,7 +30,8 @@ struct Listing {
     QString error;        // the server's or the connection's failure, as the client words it
 };
 
-Listing list_models(const core::ApiKeyStore& keys, const core::RemoteConnection& connection) {
+Listing list_models(const core::ApiKeyStore& keys, const core::RemoteConnection& connection,
+                    const std::atomic<bool>& cancel) {
     const core::KeyResult key = keys.read(connection.name);
     if (!key.ok) return {.key_problem = key.detail};
     try {
@@ -40,7 +41,7 @@ Listing list_models(const core::ApiKeyStore& keys, const core::RemoteConnection&
              .trusted_certificate = connection.trusted_certificate.toStdString(),
              .idle_timeout = kListingPatience});
         Listing listing;
-        for (const std::string& model : client.models())
+        for (const std::string& model : client.models(&cancel))
             listing.models.append(QString::fromStdString(model));
         return listing;
     } catch (const std::exception& error) {  // RemoteError, named by the client
@@ -294,6 +295,10 @@ void ConnectionsPanel::remove_selected() {
         });
 }
 
+ConnectionsPanel::~ConnectionsPanel() {
+    *m_closing = true;
+}
+
 void ConnectionsPanel::refresh() {
     const int index = selected_index();
     if (index < 0) return;
@@ -304,7 +309,10 @@ void ConnectionsPanel::refresh() {
                  false);
     ++m_jobs;
     run_in_background(
-        this, [keys = m_keys, connection] { return list_models(keys, connection); },
+        this,
+        [keys = m_keys, connection, closing = m_closing] {
+            return list_models(keys, connection, *closing);
+        },
         [this, generation, name = connection.name](const Listing& listing) {
             finish_job();
             if (generation != m_listing_generation) return;

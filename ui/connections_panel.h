@@ -8,6 +8,8 @@
 
 #include <QWidget>
 
+#include <atomic>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -32,6 +34,9 @@ public:
     ConnectionsPanel(std::vector<core::RemoteConnection> connections,
                      std::optional<core::RemoteChoice> current, core::ApiKeyStore keys,
                      QWidget* parent = nullptr);
+    // Stops a listing that waits on a server: the thread pool it runs on is waited for when the
+    // app quits, and a silent server would otherwise hold the quit for the listing's patience.
+    ~ConnectionsPanel() override;
 
     const std::vector<core::RemoteConnection>& connections() const { return m_connections; }
     // The connection and model selected, if both are.
@@ -68,6 +73,8 @@ private:
     // Bumped when the selection changes or a listing starts: a listing that ends for an
     // earlier one is dropped.
     int m_listing_generation = 0;
+    // Set when the panel goes; listings still running see it and give up.
+    std::shared_ptr<std::atomic<bool>> m_closing = std::make_shared<std::atomic<bool>>(false);
     QListWidget* m_list = nullptr;
     QPushButton* m_remove = nullptr;
     ConnectionForm* m_form = nullptr;

@@ -335,10 +335,12 @@ RemoteClient::RemoteClient(RemoteEndpoint endpoint)
 
 RemoteClient::~RemoteClient() = default;
 
-std::vector<std::string> RemoteClient::models() {
+std::vector<std::string> RemoteClient::models(const std::atomic<bool>* cancel) {
     auto client = make_client(m_endpoint, m_url);
-    const httplib::Result result =
-        client->Get(m_url.api_path + "/models", request_headers(m_endpoint, false));
+    const httplib::Result result = [&] {
+        const CancelWatch watch(*client, cancel);
+        return client->Get(m_url.api_path + "/models", request_headers(m_endpoint, false));
+    }();
     if (!result) throw transport_error(result.error(), m_url, m_endpoint, false);
     if (result->status != 200) {
         throw status_error(result->status, result->body, "", retry_after(*result));

@@ -38,8 +38,9 @@ public:
 
     const ParsedUrl& url() const { return m_url; }
 
-    // GET /models: the ids the server serves.
-    std::vector<std::string> models();
+    // GET /models: the ids the server serves. `cancel` becoming true stops the request at once
+    // (a RemoteError), so whoever waits for a silent server can give up on it.
+    std::vector<std::string> models(const std::atomic<bool>* cancel = nullptr);
 
     // POST /chat/completions for `model`. Chunks reach `sink` as events arrive (its on_chunk
     // returning false, or `cancel` becoming true, stops the request: the result then says

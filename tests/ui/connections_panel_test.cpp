@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <QCoreApplication>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QLabel>
 #include <QLineEdit>
@@ -20,6 +21,7 @@
 #include <QSettings>
 #include <QTabWidget>
 #include <QTest>
+#include <QThreadPool>
 
 #include <httplib.h>
 
@@ -334,6 +336,27 @@ TEST_F(ConnectionsTest, TheDialogStaysResponsiveWhileAServerStalls) {
     EXPECT_TRUE(child<QPushButton>(*picker, "refreshModels").isEnabled());
     EXPECT_FALSE(text_of(*picker, "listingMessage").contains("Asking"));
     EXPECT_TRUE(listed_models(*picker).isEmpty());
+}
+
+// Closing the dialog while a server stalls ends the listing at once: the app waits for the
+// thread pool when it quits, and a silent server would hold that quit for the listing's 20 s.
+TEST_F(ConnectionsTest, ClosingTheDialogWhileAServerStallsEndsTheListingAtOnce) {
+    const ScriptedHttpServer stalling(test::HttpScript{
+        {{test::response_head(200, {"Content-Type: application/json", "Content-Length: 64"}),
+          60s}}});
+    auto picker = open_picker();
+    child<QPushButton>(*picker, "addConnection").click();
+    type(*picker, "connectionName", "Stalling");
+    type(*picker, "connectionUrl", QString::fromStdString(stalling.url()));
+    child<QPushButton>(*picker, "saveConnection").click();
+    ASSERT_TRUE(QTest::qWaitFor([&] { return stalling.requests() == 1; }, kPatienceMs));
+    ASSERT_TRUE(panel(*picker).busy());
+
+    QElapsedTimer clock;
+    clock.start();
+    picker.reset();
+    EXPECT_TRUE(QThreadPool::globalInstance()->waitForDone(10000));
+    EXPECT_LT(clock.elapsed(), 2000);
 }
 
 }  // namespace
