@@ -107,50 +107,101 @@ void DecodeLoop::decode_plain(int32_t input) {
 
 // Drafts (a draft model's, or looked up in the conversation) verified in one batched pass: row j
 // of the logits says what follows input + drafts[0..j), so the tokens emitted are exactly plain
-// greedy's.
+// greedy's. Where there is no draft, or drafting does not pay (SpeculationGovernor), tokens come
+// in plain chunks, as without speculation (whole chunks per submission on a device).
 void DecodeLoop::decode_speculative(int32_t input) {
     std::vector<int32_t> lookup = m_context.history.cached();
     lookup.push_back(input);
-    const size_t vocab = static_cast<size_t>(m_context.tokenizer.vocabulary().size());
     // Draft length adapts: it doubles after a fully accepted draft and falls back to what was
     // accepted plus one after a miss, so verification rows are not wasted on text the
     // conversation does not repeat.
     int draft_length = std::max(1, m_request.draft_tokens / 2);
     while (!m_stopped) {
         if (!ensure_room()) return;
-        const int room = m_context.sequence.capacity() - m_context.sequence.size();
-        const int left = m_request.max_tokens - m_result.stats.generated_tokens;
-        const DraftSettings settings{.max_tokens =
-                                         std::max(0, std::min({draft_length, room - 1, left - 1}))};
-        std::vector<int32_t> batch;
-        if (settings.max_tokens > 0) {
-            batch = m_request.drafter ? m_request.drafter->propose(lookup, settings.max_tokens)
-                                      : draft_by_lookup(lookup, settings);
+        const auto started = Clock::now();
+        const std::vector<int32_t> drafts = propose(lookup, draft_length);
+        if (drafts.empty()) {
+            input = decode_until_draft(input, lookup, started);
+            continue;
         }
-        const int drafted = static_cast<int>(batch.size());
-        batch.insert(batch.begin(), input);
-        const int base = m_context.sequence.size();
-        const auto logits = m_context.backend.forward(batch, m_context.sequence, LogitRows::All);
-        m_result.stats.draft_tokens += drafted;
-        int emitted = 0;
-        for (int row = 0; row <= drafted && !m_stopped; ++row) {
-            const int32_t token = pick(std::span(logits).subspan(row * vocab, vocab));
-            ++emitted;
-            const bool matched = row < drafted && token == batch[static_cast<size_t>(row + 1)];
-            if (matched) ++m_result.stats.accepted_draft_tokens;
-            input = token;
-            lookup.push_back(token);
-            if (!emit(token) || !matched) break;
-        }
-        if (drafted > 0) {
-            const int accepted = emitted - 1;
-            draft_length = accepted == drafted ? std::min(2 * drafted, m_request.draft_tokens)
-                                               : std::max(1, accepted + 1);
-        }
-        // The cache keeps the input and the emitted tokens but the last (the next input).
-        m_context.sequence.truncate(base + emitted);
-        m_context.history.append(std::span(batch).first(static_cast<size_t>(emitted)));
+        const int emitted = verify(input, drafts, lookup);
+        m_governor.verified(emitted, seconds_since(started));
+        const int accepted = emitted - 1;
+        const int drafted = static_cast<int>(drafts.size());
+        draft_length = accepted == drafted ? std::min(2 * drafted, m_request.draft_tokens)
+                                           : std::max(1, accepted + 1);
+        input = lookup.back();
     }
+}
+
+std::vector<int32_t> DecodeLoop::propose(std::span<const int32_t> lookup, int draft_length) {
+    if (!m_governor.drafting()) return {};
+    const int room = m_context.sequence.capacity() - m_context.sequence.size();
+    const int left = m_request.max_tokens - m_result.stats.generated_tokens;
+    const DraftSettings settings{.max_tokens =
+                                     std::max(0, std::min({draft_length, room - 1, left - 1}))};
+    if (settings.max_tokens == 0) return {};
+    return m_request.drafter ? m_request.drafter->propose(lookup, settings.max_tokens)
+                             : draft_by_lookup(lookup, settings);
+}
+
+// One pass over `input` and `drafts`; returns how many tokens it emitted (the input's successor
+// and every draft the model agreed with), each appended to `lookup`.
+int DecodeLoop::verify(int32_t input, std::span<const int32_t> drafts,
+                       std::vector<int32_t>& lookup) {
+    std::vector<int32_t> batch{input};
+    batch.insert(batch.end(), drafts.begin(), drafts.end());
+    const size_t vocab = static_cast<size_t>(m_context.tokenizer.vocabulary().size());
+    const int base = m_context.sequence.size();
+    const auto logits = m_context.backend.forward(batch, m_context.sequence, LogitRows::All);
+    const int drafted = static_cast<int>(drafts.size());
+    m_result.stats.draft_tokens += drafted;
+    int emitted = 0;
+    for (int row = 0; row <= drafted && !m_stopped; ++row) {
+        const int32_t token = pick(std::span(logits).subspan(row * vocab, vocab));
+        ++emitted;
+        const bool matched = row < drafted && token == batch[static_cast<size_t>(row + 1)];
+        if (matched) ++m_result.stats.accepted_draft_tokens;
+        lookup.push_back(token);
+        if (!emit(token) || !matched) break;
+    }
+    // The cache keeps the input and the emitted tokens but the last (the next input).
+    m_context.sequence.truncate(base + emitted);
+    m_context.history.append(std::span(batch).first(static_cast<size_t>(emitted)));
+    return emitted;
+}
+
+// Plain decoding from `input` until the conversation offers a draft again (accept() watches),
+// or for the governor's budget while drafting pauses; returns the next input.
+int32_t DecodeLoop::decode_until_draft(int32_t input, std::vector<int32_t>& lookup,
+                                       Clock::time_point started) {
+    const int room = m_context.sequence.capacity() - m_context.sequence.size();
+    const int left = m_request.max_tokens - m_result.stats.generated_tokens;
+    const int budget = m_governor.plain_budget();
+    m_run.clear();
+    m_watched = &lookup;
+    const int accepted = m_context.backend.decode(
+        m_context.sequence, input,
+        budget > 0 ? std::min({room, left, budget}) : std::min(room, left), *this);
+    m_watched = nullptr;
+    m_governor.decoded_plainly(accepted, seconds_since(started));
+    if (accepted == 0) {
+        m_stopped = true;  // as decode_plain: the backend took no token, none will come
+        return input;
+    }
+    m_context.history.append(input);
+    m_context.history.append(std::span(m_run).first(static_cast<size_t>(accepted - 1)));
+    return m_run.back();
+}
+
+// Whether the conversation, as `lookup` holds it, offers a draft to verify now.
+bool DecodeLoop::draft_waiting(std::span<const int32_t> lookup) const {
+    if (!m_governor.drafting()) return false;
+    return m_request.drafter || !draft_by_lookup(lookup, DraftSettings{.max_tokens = 1}).empty();
+}
+
+double DecodeLoop::seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 int32_t DecodeLoop::pick(std::span<const float> logits) {
@@ -161,7 +212,10 @@ int32_t DecodeLoop::pick(std::span<const float> logits) {
 
 bool DecodeLoop::accept(int32_t token) {
     m_run.push_back(token);
-    return emit(token);
+    if (!emit(token)) return false;
+    if (m_watched == nullptr) return true;
+    m_watched->push_back(token);
+    return !draft_waiting(*m_watched);  // a draft to verify ends the plain chunk
 }
 
 std::optional<SamplerSettings> DecodeLoop::device_rule() const {

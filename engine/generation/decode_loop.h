@@ -14,6 +14,7 @@
 #include "engine/compute/backend.h"
 #include "engine/generation/generation_request.h"
 #include "engine/generation/reasoning_tally.h"
+#include "engine/generation/speculation_governor.h"
 #include "engine/generation/stop_strings.h"
 #include "engine/generation/token_history.h"
 #include "engine/grammar/json_constraint.h"
@@ -49,6 +50,12 @@ private:
     std::optional<std::vector<float>> prefill(std::span<const int32_t> tokens);
     void decode_plain(int32_t input);
     void decode_speculative(int32_t input);
+    std::vector<int32_t> propose(std::span<const int32_t> lookup, int draft_length);
+    int verify(int32_t input, std::span<const int32_t> drafts, std::vector<int32_t>& lookup);
+    int32_t decode_until_draft(int32_t input, std::vector<int32_t>& lookup,
+                               std::chrono::steady_clock::time_point started);
+    bool draft_waiting(std::span<const int32_t> lookup) const;
+    static double seconds_since(std::chrono::steady_clock::time_point start);
     bool ensure_room();
 
     // TokenPicker: the backend asks for each token and reports it back.
@@ -78,6 +85,10 @@ private:
     GenerationResult m_result;
     TokenChunk m_chunk;
     std::vector<int32_t> m_run;  // tokens accepted during the current Backend::decode call
+    // Speculative decoding's plain chunks: the conversation so far, which accept() extends and
+    // watches for a draft; null otherwise.
+    std::vector<int32_t>* m_watched = nullptr;
+    SpeculationGovernor m_governor;
     Clock::time_point m_start;
     int64_t m_last_handoff_ns = 0;
     bool m_stopped = false;
