@@ -6,7 +6,7 @@
 
 namespace hearth::kernels {
 
-// For the 32-element weight formats (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1).
+// For the 32-element weight formats (Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, IQ4_NL, MXFP4).
 struct BlockQ8 {
     float scale;
     float scaled_sum;  // scale * sum(quants): what the *_1 formats' offsets multiply

@@ -225,4 +225,16 @@ void dequantize_iq4_xs(const void* source, float* out, size_t count) {
     }
 }
 
+void dequantize_mxfp4(const void* source, float* out, size_t count) {
+    const auto* blocks = blocks_of<BlockMXFP4>(source);
+    for (size_t b = 0; b < count / kBlock32; ++b, out += kBlock32) {
+        const float scale = mxfp4_scale(blocks[b].exponent);
+        for (int j = 0; j < kBlock32 / 2; ++j) {
+            out[j] = static_cast<float>(kMxfp4Values[blocks[b].quants[j] & 0x0f]) * scale;
+            out[j + kBlock32 / 2] =
+                static_cast<float>(kMxfp4Values[blocks[b].quants[j] >> 4]) * scale;
+        }
+    }
+}
+
 }  // namespace hearth::kernels

@@ -21,5 +21,6 @@ void dequantize_q2_k(const void* source, float* out, size_t count);
 void dequantize_q3_k(const void* source, float* out, size_t count);
 void dequantize_iq4_nl(const void* source, float* out, size_t count);
 void dequantize_iq4_xs(const void* source, float* out, size_t count);
+void dequantize_mxfp4(const void* source, float* out, size_t count);
 
 }  // namespace hearth::kernels

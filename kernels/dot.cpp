@@ -46,6 +46,7 @@ DotTable scalar_table() {
     set_alone<scalar::dot_q3_k>(t, kQ3_K, ActivationFormat::Q8K);
     set_alone<scalar::dot_iq4_nl>(t, kIQ4_NL, ActivationFormat::Q8);
     set_alone<scalar::dot_iq4_xs>(t, kIQ4_XS, ActivationFormat::Q8K);
+    set_alone<scalar::dot_mxfp4>(t, kMXFP4, ActivationFormat::Q8);
     return t;
 }
 

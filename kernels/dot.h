@@ -35,7 +35,7 @@ using DotRowsFunction = void (*)(const void* weights, size_t row_bytes, size_t r
 
 // Indexed by ggml type id (the formats Hearth reads); unused ids are null.
 struct DotTable {
-    static constexpr int kTypes = 31;
+    static constexpr int kTypes = 40;
     DotFunction dot[kTypes] = {};
     DotManyFunction dot_many[kTypes] = {};
     DotRowsFunction dot_rows[kTypes] = {};  // null where a format has no row kernel

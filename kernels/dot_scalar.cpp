@@ -34,12 +34,16 @@ void unpack_low_bits(const uint8_t* quants, uint32_t high, bool has_high, int of
     }
 }
 
-// The 32 IQ4 grid values of a block's 16 bytes of indices, laid out as Q4_0's nibbles.
-void iq4_values(const uint8_t* quants, int8_t* out) {
+// The 32 grid values of a block's 16 bytes of indices, laid out as Q4_0's nibbles.
+void lookup_values(const int8_t* grid, const uint8_t* quants, int8_t* out) {
     for (int j = 0; j < 16; ++j) {
-        out[j] = kIq4Values[quants[j] & 0x0f];
-        out[j + 16] = kIq4Values[quants[j] >> 4];
+        out[j] = grid[quants[j] & 0x0f];
+        out[j + 16] = grid[quants[j] >> 4];
     }
+}
+
+void iq4_values(const uint8_t* quants, int8_t* out) {
+    lookup_values(kIq4Values, quants, out);
 }
 
 uint32_t high_bits(const uint8_t* bytes) {
@@ -48,17 +52,24 @@ uint32_t high_bits(const uint8_t* bytes) {
     return word;
 }
 
-// A format of 32-element blocks with one f16 scale and no offset, whose `unpack` writes a
-// block's 32 signed integers: the sum of scale * (integers . activations) over the blocks.
-template <typename Block, typename Unpack>
-float dot_symmetric_32(const void* w, const void* a, size_t n, Unpack unpack) {
+// The f16 scale most 32-element formats keep.
+template <typename Block>
+float f16_scale(const Block& block) {
+    return half_to_float(block.scale);
+}
+
+// A format of 32-element blocks with one scale (`scale_of` a block) and no offset, whose
+// `unpack` writes a block's 32 signed integers: the sum of scale * (integers . activations).
+template <typename Block, typename Unpack, typename Scale = float (*)(const Block&)>
+float dot_symmetric_32(const void* w, const void* a, size_t n, Unpack unpack,
+                       Scale scale_of = f16_scale<Block>) {
     float sum = 0.0f;
     int8_t q[32];
     for (size_t b = 0; b < n / 32; ++b) {
         const auto& x = as<Block>(w)[b];
         const auto& y = as<BlockQ8>(a)[b];
         unpack(x, q);
-        sum += half_to_float(x.scale) * y.scale * static_cast<float>(int_dot(q, y.quants, 32));
+        sum += scale_of(x) * y.scale * static_cast<float>(int_dot(q, y.quants, 32));
     }
     return sum;
 }
@@ -304,6 +315,14 @@ float dot_iq4_xs(const void* w, const void* a, size_t n) {
         sum += half_to_float(x.scale) * y.scale * static_cast<float>(total);
     }
     return sum;
+}
+
+// MXFP4 meets the same Q8 blocks as IQ4_NL (as in ggml): its doubled E2M1 values are integers,
+// and the halved power of two takes the f16 scale's place.
+float dot_mxfp4(const void* w, const void* a, size_t n) {
+    return dot_symmetric_32<BlockMXFP4>(
+        w, a, n, [](const BlockMXFP4& x, int8_t* q) { lookup_values(kMxfp4Values, x.quants, q); },
+        [](const BlockMXFP4& x) { return mxfp4_scale(x.exponent); });
 }
 
 }  // namespace hearth::kernels::scalar

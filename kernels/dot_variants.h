@@ -24,7 +24,8 @@ enum TypeId {
     kQ6_K = 14,
     kIQ4_NL = 20,
     kIQ4_XS = 23,
-    kBF16 = 30
+    kBF16 = 30,
+    kMXFP4 = 39
 };
 
 namespace scalar {
@@ -43,6 +44,7 @@ float dot_q2_k(const void* w, const void* a, size_t n);
 float dot_q3_k(const void* w, const void* a, size_t n);
 float dot_iq4_nl(const void* w, const void* a, size_t n);
 float dot_iq4_xs(const void* w, const void* a, size_t n);
+float dot_mxfp4(const void* w, const void* a, size_t n);
 float dot_q8_0_planar(const void* w, const void* a, size_t n);  // PlanarQ8 activations
 float dot_q4_0_lanes(const void* w, const void* a, size_t n);   // LaneGroup activations
 float dot_q4_0_offset(const void* w, const void* a, size_t n);  // BlockQ8Offset activations

@@ -22,7 +22,7 @@ using PackFunction = void (*)(const float* x, size_t tokens, size_t columns, Pan
                               size_t first, size_t last);
 
 struct GemmTable {
-    static constexpr int kTypes = 31;  // indexed by ggml type id, like DotTable
+    static constexpr int kTypes = 40;  // indexed by ggml type id, like DotTable
     GemmFunction gemm[kTypes] = {};
     PackFunction pack = pack_panel;
     const char* name = "";

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 namespace hearth::kernels {
 
@@ -102,6 +103,28 @@ struct BlockIQ4_XS {
 inline constexpr int8_t kIq4Values[16] = {-127, -104, -83, -65, -49, -35, -22, -10,
                                           1,    13,   25,  38,  53,  69,  89,  113};
 
+// MXFP4 (gpt-oss's experts): a shared power-of-two exponent and 4-bit codes laid out as Q4_0's
+// nibbles. value = kMxfp4Values[code] * 2^(exponent - 128).
+struct BlockMXFP4 {
+    uint8_t exponent;  // E8M0: 2^(exponent - 127), halved because the values below are doubled
+    uint8_t quants[kBlock32 / 2];
+};
+
+// The E2M1 values (0, 0.5, 1, 1.5, 2, 3, 4, 6 and their negatives) doubled, so they are
+// integers an integer dot product can take; the block's scale is halved to match.
+inline constexpr int8_t kMxfp4Values[16] = {0, 1,  2,  3,  4,  6,  8,  12,
+                                            0, -1, -2, -3, -4, -6, -8, -12};
+
+// 2^(exponent - 128) exactly, from its bits: exponents 0 and 1 give the subnormals 2^-128 and
+// 2^-127, and 255 gives 2^127: ggml reads 255 as a number too, not as E8M0's NaN.
+inline float mxfp4_scale(uint8_t exponent) {
+    const uint32_t bits =
+        exponent < 2 ? 0x00200000u << exponent : static_cast<uint32_t>(exponent - 1) << 23;
+    float scale;
+    std::memcpy(&scale, &bits, sizeof scale);
+    return scale;
+}
+
 static_assert(sizeof(BlockQ8_0) == 34);
 static_assert(sizeof(BlockQ4_0) == 18);
 static_assert(sizeof(BlockQ4_1) == 20);
@@ -114,6 +137,7 @@ static_assert(sizeof(BlockQ2_K) == 84);
 static_assert(sizeof(BlockQ3_K) == 110);
 static_assert(sizeof(BlockIQ4_NL) == 18);
 static_assert(sizeof(BlockIQ4_XS) == 136);
+static_assert(sizeof(BlockMXFP4) == 17);
 
 // Unpacks sub-block `index` (0..7) of a k-quant's packed 6-bit scales and minimums.
 inline void unpack_scale_min_k4(int index, const uint8_t* packed, uint8_t& scale,

@@ -20,7 +20,7 @@ std::string load_error_text(std::string_view message, std::string_view path) {
     // not supported (Hearth runs …)"; the list of what Hearth runs is for the tooltip.
     static const std::regex architecture(
         R"(architecture '([^']+)'( \(([^)]*)\))? is not supported)");
-    // engine/format/gguf_file.cpp: "tensor '…' has type MXFP4, which Hearth does not support".
+    // engine/format/gguf_file.cpp: "tensor '…' has type IQ2_XXS, which Hearth does not support".
     static const std::regex weight_type(R"(has type (\S+), which Hearth does not support)");
     std::smatch found;
     if (std::regex_search(reason, found, architecture)) {

@@ -1,5 +1,5 @@
 // Why a model file cannot be used, in the few words a row of the model list has room for
-// ("Refused: unsupported weight type MXFP4"); the engine's full message stays in the tooltip.
+// ("Refused: unsupported weight type IQ2_XXS"); the engine's full message stays in the tooltip.
 #pragma once
 
 #include <string>

@@ -14,7 +14,7 @@ struct TypeEntry {
     TensorTypeInfo info;
 };
 
-constexpr std::array<TypeEntry, 15> kSupported{{
+constexpr std::array<TypeEntry, 16> kSupported{{
     {TensorType::F32, {"F32", 1, 4}},
     {TensorType::F16, {"F16", 1, 2}},
     {TensorType::BF16, {"BF16", 1, 2}},
@@ -30,6 +30,7 @@ constexpr std::array<TypeEntry, 15> kSupported{{
     {TensorType::Q6_K, {"Q6_K", 256, 210}},
     {TensorType::IQ4_NL, {"IQ4_NL", 32, 18}},
     {TensorType::IQ4_XS, {"IQ4_XS", 256, 136}},
+    {TensorType::MXFP4, {"MXFP4", 32, 17}},
 }};
 
 // ggml's names for every id it has assigned, indexed by id ("" where the id was retired).
@@ -128,6 +129,9 @@ void dequantize(TensorType type, const void* source, float* out, size_t count) {
             return;
         case TensorType::IQ4_XS:
             dequantize_iq4_xs(source, out, count);
+            return;
+        case TensorType::MXFP4:
+            dequantize_mxfp4(source, out, count);
             return;
     }
     throw std::logic_error("dequantize: unsupported type");

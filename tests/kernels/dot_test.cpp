@@ -52,9 +52,10 @@ std::vector<float> dequantized_activations(ActivationFormat format,
 }
 
 const TensorType kTypes[] = {
-    TensorType::F32,  TensorType::F16,  TensorType::BF16, TensorType::Q8_0,   TensorType::Q4_0,
-    TensorType::Q4_1, TensorType::Q5_0, TensorType::Q5_1, TensorType::Q2_K,   TensorType::Q3_K,
-    TensorType::Q4_K, TensorType::Q5_K, TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS};
+    TensorType::F32,  TensorType::F16,    TensorType::BF16,   TensorType::Q8_0,
+    TensorType::Q4_0, TensorType::Q4_1,   TensorType::Q5_0,   TensorType::Q5_1,
+    TensorType::Q2_K, TensorType::Q3_K,   TensorType::Q4_K,   TensorType::Q5_K,
+    TensorType::Q6_K, TensorType::IQ4_NL, TensorType::IQ4_XS, TensorType::MXFP4};
 
 // The elements of a format's shortest row: a whole block of it and of the activations it meets.
 size_t row_unit(TensorType type) {

@@ -68,6 +68,13 @@ std::vector<std::byte> random_weights(TensorType type, size_t n, std::mt19937& r
     }
     std::uniform_int_distribution<int> byte(0, 255);
     for (auto& b : bytes) b = static_cast<std::byte>(byte(random));
+    if (type == TensorType::MXFP4) {
+        // Exponents 2^-10..2^-5 (the doubled values reach 12): weights of the shared files' size.
+        std::uniform_int_distribution<int> exponent(118, 123);
+        for (size_t block = 0; block < n / info.block_elements; ++block)
+            bytes[block * info.block_bytes] = static_cast<std::byte>(exponent(random));
+        return bytes;
+    }
     for (size_t block = 0; block < n / info.block_elements; ++block) {
         for (const size_t offset : f16_fields(type)) {
             const uint16_t value =

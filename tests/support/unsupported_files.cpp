@@ -22,8 +22,8 @@ const std::vector<UnsupportedFile>& unsupported_files() {
     static const std::vector<UnsupportedFile> files{
         {"synth-gpt-oss-256.gguf", "gpt-oss", Architecture},
         {"synth-gpt-oss-256-Q4_K_M.gguf", "gpt-oss", Architecture},
-        // The reader meets the MXFP4 experts before the architecture is looked at.
-        {"synth-gpt-oss-256-MXFP4_MOE.gguf", "MXFP4", WeightType},
+        // Its MXFP4 experts are read now; the architecture is what is missing.
+        {"synth-gpt-oss-256-MXFP4_MOE.gguf", "gpt-oss", Architecture},
     };
     return files;
 }

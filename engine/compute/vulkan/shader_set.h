@@ -92,7 +92,7 @@ public:
     double build_ms() const { return m_build_ms; }
 
 private:
-    static constexpr size_t kTypes = 31;  // TensorType ids are below this
+    static constexpr size_t kTypes = 40;  // TensorType ids are below this
     std::unique_ptr<Pipeline> m_rmsnorm, m_rope, m_kv_store, m_attention, m_gate_activation,
         m_argmax, m_sample;
     std::array<std::unique_ptr<Pipeline>, kTypes> m_matmul, m_embedding;

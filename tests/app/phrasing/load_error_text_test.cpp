@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
+#include "engine/format/gguf_writer.h"
 #include "engine/model/model_info.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/temp_files.h"
@@ -38,14 +41,27 @@ TEST(LoadErrorText, TheMixtureOfExpertsArchitectureSaysWhatKindOfModelItIs) {
     // Both files are listed as refused. A Hearth that runs them has no refusal to phrase: this
     // test then fails on purpose, as the list's own check does, and its cases move to files
     // still refused.
-    ASSERT_NE(test::find_unsupported("synth-gpt-oss-256.gguf"), nullptr)
-        << "Hearth runs synth-gpt-oss-256.gguf now";
-    ASSERT_NE(test::find_unsupported("synth-gpt-oss-256-MXFP4_MOE.gguf"), nullptr)
-        << "Hearth runs synth-gpt-oss-256-MXFP4_MOE.gguf now";
-    EXPECT_EQ(phrased_refusal(test::model_path("synth-gpt-oss-256.gguf")),
-              "Refused: unsupported architecture gpt-oss (a mixture-of-experts model)");
-    EXPECT_EQ(phrased_refusal(test::model_path("synth-gpt-oss-256-MXFP4_MOE.gguf")),
-              "Refused: unsupported weight type MXFP4");
+    for (const char* file : {"synth-gpt-oss-256.gguf", "synth-gpt-oss-256-MXFP4_MOE.gguf"}) {
+        ASSERT_NE(test::find_unsupported(file), nullptr) << "Hearth runs " << file << " now";
+        EXPECT_EQ(phrased_refusal(test::model_path(file)),
+                  "Refused: unsupported architecture gpt-oss (a mixture-of-experts model)");
+    }
+}
+
+// No shared file has a weight type Hearth lacks any more: one is written here, a Q8_0 tensor
+// whose type id is rewritten to IQ2_XXS (16), 12 bytes after the tensor's name.
+TEST(LoadErrorText, AnUnsupportedWeightTypeIsNamed) {
+    const std::string name = "blk.0.ffn_up.weight";
+    GgufWriter writer;
+    writer.add_tensor(name, TensorType::Q8_0, {32}, std::vector<std::byte>(34));
+    auto bytes = writer.serialize();
+    const auto* begin = reinterpret_cast<const char*>(bytes.data());
+    const size_t type_at = std::string_view(begin, bytes.size()).find(name) + name.size() + 4 + 8;
+    const uint32_t iq2_xxs = 16;
+    std::memcpy(bytes.data() + type_at, &iq2_xxs, sizeof iq2_xxs);
+    const test::TempDirectory directory;
+    EXPECT_EQ(phrased_refusal(directory.write("iq2.gguf", bytes)),
+              "Refused: unsupported weight type IQ2_XXS");
 }
 
 TEST(LoadErrorText, ACutFileIsUnreadableWithTheEnginesReason) {

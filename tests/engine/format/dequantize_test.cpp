@@ -4,7 +4,9 @@
 
 #include <QCryptographicHash>
 
+#include <array>
 #include <cmath>
+#include <limits>
 #include <set>
 
 #include "engine/format/gguf_file.h"
@@ -94,11 +96,40 @@ TEST(Dequantize, CoversEveryWeightType) {
             checked.insert(key.toStdString());
         }
     }
-    const std::set<std::string> supported{"F32",  "F16",  "BF16", "Q8_0",   "Q4_0",
-                                          "Q4_1", "Q5_0", "Q5_1", "Q2_K",   "Q3_K",
-                                          "Q4_K", "Q5_K", "Q6_K", "IQ4_NL", "IQ4_XS"};
+    const std::set<std::string> supported{"F32",  "F16",    "BF16",   "Q8_0", "Q4_0", "Q4_1",
+                                          "Q5_0", "Q5_1",   "Q2_K",   "Q3_K", "Q4_K", "Q5_K",
+                                          "Q6_K", "IQ4_NL", "IQ4_XS", "MXFP4"};
     EXPECT_EQ(checked, supported);
-    EXPECT_EQ(listed, (std::set<std::string>{"MXFP4"}));
+    EXPECT_EQ(listed, std::set<std::string>{});
+}
+
+// The shared files' exponents sit near 2^-8, so the ends of E8M0 are checked here: ggml reads
+// 0 and 1 as the subnormals 2^-128 and 2^-127 (not zero) and 255 as 2^127 (not NaN).
+TEST(Dequantize, Mxfp4ExponentsAtBothEndsAreExactPowersOfTwo) {
+    const std::pair<uint8_t, float> ends[] = {
+        {0, std::ldexp(1.0f, -128)},  {1, std::ldexp(1.0f, -127)},
+        {2, std::ldexp(1.0f, -126)},  {128, 1.0f},
+        {254, std::ldexp(1.0f, 126)}, {255, std::ldexp(1.0f, 127)}};
+    for (const auto& [exponent, scale] : ends) {
+        ASSERT_GT(scale, 0.0f);
+        std::array<uint8_t, 17> block{};
+        block[0] = exponent;
+        for (int j = 0; j < 16; ++j) block[1 + j] = static_cast<uint8_t>(j | (15 - j) << 4);
+        std::array<float, 32> values{};
+        dequantize(TensorType::MXFP4, block.data(), values.data(), values.size());
+        const float codes[16] = {0, 1, 2, 3, 4, 6, 8, 12, 0, -1, -2, -3, -4, -6, -8, -12};
+        for (int j = 0; j < 16; ++j) {
+            EXPECT_EQ(values[j], codes[j] * scale) << int{exponent} << " code " << j;
+            EXPECT_EQ(values[j + 16], codes[15 - j] * scale) << int{exponent} << " code " << 15 - j;
+        }
+        EXPECT_FALSE(std::signbit(values[8])) << "code 8 is +0";
+    }
+    // The largest code at the largest exponent overflows, as ggml's float product does.
+    std::array<uint8_t, 17> largest{255, 0x07};
+    std::array<float, 32> values{};
+    dequantize(TensorType::MXFP4, largest.data(), values.data(), values.size());
+    EXPECT_EQ(values[0], std::numeric_limits<float>::infinity());
+    EXPECT_EQ(values[16], 0.0f);
 }
 
 }  // namespace

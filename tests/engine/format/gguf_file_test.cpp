@@ -114,12 +114,12 @@ TEST(GgufFile, ReadsEveryValueTypeAndNestedArraysFromVersions2And3) {
     }
 }
 
-// The families no issue has brought in yet (IQ1/IQ2/IQ3, TQ, MXFP4) are refused with their names.
+// The families no issue has brought in yet (IQ1/IQ2/IQ3, TQ) are refused with their names.
 TEST(GgufFile, RefusesAnUnsupportedTensorTypeByName) {
     const std::string name = "blk.0.ffn_up.weight";
     const std::pair<uint32_t, std::string> unsupported[] = {
         {16, "IQ2_XXS"}, {17, "IQ2_XS"}, {18, "IQ3_XXS"}, {19, "IQ1_S"}, {21, "IQ3_S"},
-        {22, "IQ2_S"},   {29, "IQ1_M"},  {34, "TQ1_0"},   {35, "TQ2_0"}, {39, "MXFP4"}};
+        {22, "IQ2_S"},   {29, "IQ1_M"},  {34, "TQ1_0"},   {35, "TQ2_0"}};
     for (const auto& [id, type] : unsupported) {
         GgufWriter writer;
         writer.add_tensor(name, TensorType::Q8_0, {32}, std::vector<std::byte>(34));
@@ -141,7 +141,7 @@ TEST(GgufFile, RefusesAnUnsupportedTensorTypeByName) {
                 << message;
             EXPECT_NE(message.find("unsupported.gguf"), std::string::npos) << message;
             EXPECT_NE(message.find("(supported: F32, F16, BF16, Q8_0, Q4_0, Q4_1, Q5_0, Q5_1, "
-                                   "Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS)"),
+                                   "Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS, MXFP4)"),
                       std::string::npos)
                 << message;
         }

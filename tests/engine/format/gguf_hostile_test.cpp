@@ -141,6 +141,9 @@ TEST_F(GgufHostileTest, BadTensorDirectories) {
     expect_error(one({uint64_t{1} << 40, uint64_t{1} << 40}, 0, 0, 64), "impossible shape");
     expect_error(one({16}, 0, 8, 64), "is not a multiple of the alignment 32");
     expect_error(one({16}, 8, 0, 64), "not a multiple of Q8_0's block of 32");
+    // MXFP4's 17-byte blocks: a row must hold whole ones, and 64 elements take 34 bytes, not 33.
+    expect_error(one({16}, 39, 0, 64), "not a multiple of MXFP4's block of 32");
+    expect_error(one({64}, 39, 0, 33), "ends at byte 98 but the file has 97 bytes");
     expect_error(one({16}, 0, 0, 63), "tensor 't' ends at byte");
     expect_error(one({16}, 0, 0, 63), "truncated or corrupt file");
     expect_error(one({16}, 0, uint64_t{1} << 62, 64), "truncated or corrupt file");
