@@ -165,10 +165,10 @@ void two_bit_sums(const uint8_t* quants, __m128i scales, bool signed_scales,
     }
 }
 
-// The IQ4 grid in both 128-bit halves, for byte shuffles that look indices up.
-__m256i iq4_table() {
-    return _mm256_broadcastsi128_si256(
-        _mm_loadu_si128(reinterpret_cast<const __m128i*>(kIq4Values)));
+// A grid of 16 signed bytes (IQ4's, MXFP4's) in both 128-bit halves, for byte shuffles that look
+// 4-bit indices up.
+__m256i grid_table(const int8_t (&grid)[16]) {
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(grid)));
 }
 
 // The kernels, each over a group of K tokens (dot_many.h).
@@ -515,29 +515,41 @@ constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
 };
 
-// IQ4_NL: the nibbles index the grid through a byte shuffle; blocks alternate between two
-// independent accumulators.
-constexpr auto iq4_nl = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
-    const auto* x = static_cast<const BlockIQ4_NL*>(w);
+// IQ4_NL and MXFP4: the nibbles index `grid` through a byte shuffle, and each block's one scale
+// (`scale_of` it) weights its integer dot; blocks alternate between two independent accumulators.
+template <typename Block, int K, typename Scale>
+void grid_blocks(const void* w, const TokenGroup<K>& group, size_t n, const int8_t (&grid)[16],
+                 Scale scale_of) {
+    const auto* x = static_cast<const Block*>(w);
     const auto y = activation_rows<BlockQ8>(group);
-    const __m256i table = iq4_table();
+    const __m256i table = grid_table(grid);
     __m256 acc[K][2] = {};
     for (size_t b = 0; b < n / 32; ++b) {
         const __m256i values = _mm256_shuffle_epi8(table, nibbles(x[b].quants));
-        const float scale = half(x[b].scale);
+        const float scale = scale_of(x[b]);
         for (int t = 0; t < K; ++t) {
             const __m256i dot = signed_dot(values, load(y[t][b].quants));
             acc[t][b % 2] = add_scaled<K>(acc[t][b % 2], scale, y[t][b].scale, dot);
         }
     }
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(_mm256_add_ps(acc[t][0], acc[t][1])));
+}
+
+constexpr auto iq4_nl = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
+    grid_blocks<BlockIQ4_NL>(w, group, n, kIq4Values,
+                             [](const BlockIQ4_NL& block) { return half(block.scale); });
+};
+
+constexpr auto mxfp4 = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
+    grid_blocks<BlockMXFP4>(w, group, n, kMxfp4Values,
+                            [](const BlockMXFP4& block) { return mxfp4_scale(block.exponent); });
 };
 
 // IQ4_XS: IQ4_NL's lookup per sub-block of 32, the pairs of products weighted by its scale.
 constexpr auto iq4_xs = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
     const auto* x = static_cast<const BlockIQ4_XS*>(w);
     const auto y = activation_rows<BlockQ8K>(group);
-    const __m256i table = iq4_table();
+    const __m256i table = grid_table(kIq4Values);
     __m256 acc[K] = {};
     for (size_t b = 0; b < n / 256; ++b) {
         __m256i sums[K];
@@ -592,6 +604,7 @@ void set_kernels(DotTable& table) {
     set_kernel<q3_k>(table, kQ3_K);
     set_kernel<iq4_nl>(table, kIQ4_NL);
     set_kernel<iq4_xs>(table, kIQ4_XS);
+    set_kernel<mxfp4>(table, kMXFP4);
 }
 
 }  // namespace hearth::kernels::avx2
