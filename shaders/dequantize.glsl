@@ -60,6 +60,8 @@ uint row_bytes(uint columns) {
     return columns / 32 * 18;
 #elif defined(TYPE_IQ4_XS)
     return columns / 256 * 136;
+#elif defined(TYPE_MXFP4)
+    return columns / 32 * 17;
 #else
 #error "compile with one TYPE_* define"
 #endif
@@ -80,6 +82,18 @@ void scale_min_k4(uint scales, uint j, out float scale, out float minimum) {
 // The non-uniform grid IQ4 indices stand for (ggml's kvalues_iq4nl).
 const float IQ4_VALUES[16] = float[16](-127.0, -104.0, -83.0, -65.0, -49.0, -35.0, -22.0, -10.0,
                                        1.0, 13.0, 25.0, 38.0, 53.0, 69.0, 89.0, 113.0);
+#endif
+
+#if defined(TYPE_MXFP4)
+// E2M1's values doubled (ggml's kvalues_mxfp4); the block's power of two is halved to match.
+const float MXFP4_VALUES[16] = float[16](0.0, 1.0, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 0.0, -1.0, -2.0,
+                                         -3.0, -4.0, -6.0, -8.0, -12.0);
+
+// 2^(exponent - 128) from its bits, as the CPU's mxfp4_scale: 0 and 1 are the subnormals 2^-128
+// and 2^-127 (a device that flushes subnormals reads them as 0), 255 is 2^127.
+float mxfp4_scale(uint exponent) {
+    return uintBitsToFloat(exponent < 2u ? 0x00200000u << exponent : (exponent - 1u) << 23);
+}
 #endif
 
 // Values of elements [32 * group, 32 * group + 32) of the row starting at byte `row`; float
@@ -255,6 +269,19 @@ void dequantize_group(uint row, uint group, uint columns, out float v[32]) {
             const uint b = (packed >> (8 * j)) & 0xffu;
             v[4 * w + j] = d * IQ4_VALUES[b & 15u];
             v[4 * w + j + 16] = d * IQ4_VALUES[b >> 4];
+        }
+    }
+#elif defined(TYPE_MXFP4)
+    // 17 bytes per 32: the exponent, then 4-bit codes laid out as Q4_0's nibbles. Each value is
+    // a small integer times a power of two, so the product is exact and equals the CPU's.
+    const uint block = row + group * 17;
+    const float d = mxfp4_scale(byte_at(block));
+    for (uint w = 0; w < 4; ++w) {
+        const uint packed = word_at(block + 1 + 4 * w);
+        for (uint j = 0; j < 4; ++j) {
+            const uint b = (packed >> (8 * j)) & 0xffu;
+            v[4 * w + j] = MXFP4_VALUES[b & 15u] * d;
+            v[4 * w + j + 16] = MXFP4_VALUES[b >> 4] * d;
         }
     }
 #endif

@@ -14,6 +14,7 @@
 #include "shaders/embedding_f32_spv.h"
 #include "shaders/embedding_iq4_nl_spv.h"
 #include "shaders/embedding_iq4_xs_spv.h"
+#include "shaders/embedding_mxfp4_spv.h"
 #include "shaders/embedding_q2_k_spv.h"
 #include "shaders/embedding_q3_k_spv.h"
 #include "shaders/embedding_q4_0_spv.h"
@@ -32,6 +33,7 @@
 #include "shaders/matmul_f32_spv.h"
 #include "shaders/matmul_iq4_nl_spv.h"
 #include "shaders/matmul_iq4_xs_spv.h"
+#include "shaders/matmul_mxfp4_spv.h"
 #include "shaders/matmul_q2_k_spv.h"
 #include "shaders/matmul_q3_k_spv.h"
 #include "shaders/matmul_q4_0_spv.h"
@@ -47,6 +49,7 @@
 #include "shaders/matmul_shared_f32_spv.h"
 #include "shaders/matmul_shared_iq4_nl_spv.h"
 #include "shaders/matmul_shared_iq4_xs_spv.h"
+#include "shaders/matmul_shared_mxfp4_spv.h"
 #include "shaders/matmul_shared_q2_k_spv.h"
 #include "shaders/matmul_shared_q3_k_spv.h"
 #include "shaders/matmul_shared_q4_0_spv.h"
@@ -86,6 +89,7 @@ const Variant kVariants[] = {
     {TensorType::Q3_K, matmul_q3_k_spv, matmul_shared_q3_k_spv, embedding_q3_k_spv},
     {TensorType::IQ4_NL, matmul_iq4_nl_spv, matmul_shared_iq4_nl_spv, embedding_iq4_nl_spv},
     {TensorType::IQ4_XS, matmul_iq4_xs_spv, matmul_shared_iq4_xs_spv, embedding_iq4_xs_spv},
+    {TensorType::MXFP4, matmul_mxfp4_spv, matmul_shared_mxfp4_spv, embedding_mxfp4_spv},
 };
 
 const Variant& variant(TensorType type) {
