@@ -8,7 +8,7 @@ namespace hearth::kernels {
 namespace {
 
 // ggml type ids of the formats with panel kernels.
-enum TypeId { kQ4_0 = 2, kQ8_0 = 8, kQ4_K = 12, kQ6_K = 14 };
+enum TypeId { kQ4_0 = 2, kQ8_0 = 8, kQ4_K = 12, kQ6_K = 14, kMXFP4 = 39 };
 
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
 GemmTable vnni_table() {
@@ -17,6 +17,7 @@ GemmTable vnni_table() {
     table.gemm[kQ8_0] = vnni::gemm_q8_0;
     table.gemm[kQ4_K] = vnni::gemm_q4_k;
     table.gemm[kQ6_K] = vnni::gemm_q6_k;
+    table.gemm[kMXFP4] = vnni::gemm_mxfp4;
     table.pack = vnni::pack;
     table.name = "AVX-512 VNNI";
     return table;

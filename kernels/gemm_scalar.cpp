@@ -13,8 +13,14 @@ int32_t panel_quant(const PanelBlock& block, size_t lane, int i) {
     return block.quads[i / 4][lane][i % 4];
 }
 
-// The *_0 formats: one f16 scale and 32 signed values a block.
-template <typename Block, int (*kValue)(const Block&, int)>
+template <typename Block>
+float f16_scale(const Block& w) {
+    return half_to_float(w.scale);
+}
+
+// The *_0 formats and MXFP4: one scale and 32 signed values a block.
+template <typename Block, int (*kValue)(const Block&, int),
+          float (*kScale)(const Block&) = f16_scale<Block>>
 struct ZeroFormat {
     static constexpr size_t kPanelBlocks = 1;
     static float block(const void* row, size_t index, const PanelBlock* panel, size_t lane,
@@ -22,8 +28,7 @@ struct ZeroFormat {
         const Block& w = static_cast<const Block*>(row)[index];
         int32_t sum = 0;
         for (int i = 0; i < 32; ++i) sum += kValue(w, i) * panel_quant(panel[0], lane, i);
-        return std::fma(static_cast<float>(sum), half_to_float(w.scale) * panel[0].scale[lane],
-                        acc);
+        return std::fma(static_cast<float>(sum), kScale(w) * panel[0].scale[lane], acc);
     }
 };
 
@@ -33,8 +38,15 @@ int q4_0_value(const BlockQ4_0& w, int i) {
 int q8_0_value(const BlockQ8_0& w, int i) {
     return w.quants[i];
 }
+int mxfp4_value(const BlockMXFP4& w, int i) {
+    return kMxfp4Values[i < 16 ? w.quants[i] & 0x0f : w.quants[i - 16] >> 4];
+}
+float mxfp4_block_scale(const BlockMXFP4& w) {
+    return mxfp4_scale(w.exponent);
+}
 using Q4_0Format = ZeroFormat<BlockQ4_0, q4_0_value>;
 using Q8_0Format = ZeroFormat<BlockQ8_0, q8_0_value>;
+using Mxfp4Format = ZeroFormat<BlockMXFP4, mxfp4_value, mxfp4_block_scale>;
 
 // A 256-element super-block over eight panel blocks, one per sub-block.
 struct Q4_KFormat {
@@ -112,6 +124,7 @@ GemmTable make_table() {
     table.gemm[8] = gemm<Q8_0Format>;
     table.gemm[12] = gemm<Q4_KFormat>;
     table.gemm[14] = gemm<Q6_KFormat>;
+    table.gemm[39] = gemm<Mxfp4Format>;
     table.name = "scalar";
     return table;
 }

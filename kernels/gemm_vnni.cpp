@@ -142,14 +142,23 @@ inline __m512i nibbles(const uint8_t* bytes, int high) {
     return _mm512_and_si512(high != 0 ? _mm512_srli_epi32(word, 4) : word, _mm512_set1_epi8(0x0f));
 }
 
-// Each row's block `index` and its f16 scale as a float.
+// A 32-element block's one scale: an f16 in the *_0 formats, a power of two in MXFP4.
+template <typename Block>
+inline float block_scale(const Block& block) {
+    return half(block.scale);
+}
+inline float block_scale(const BlockMXFP4& block) {
+    return mxfp4_scale(block.exponent);
+}
+
+// Each row's block `index` and its scale as a float.
 template <typename Block, int R>
 inline void locate(const std::byte* const* rows, size_t index, const Block* (&blocks)[R],
                    float (&scales)[R]) {
 #pragma GCC unroll 8
     for (int r = 0; r < R; ++r) {
         blocks[r] = reinterpret_cast<const Block*>(rows[r]) + index;
-        scales[r] = half(blocks[r]->scale);
+        scales[r] = block_scale(*blocks[r]);
     }
 }
 
@@ -192,8 +201,22 @@ struct Q8_0Words {
     }
 };
 
+// MXFP4: Q4_0's nibbles, each looked up (a byte shuffle per 128-bit lane) in the doubled E2M1
+// grid plus 16, so the values (4..28) are unsigned as dpbusd wants.
+struct Mxfp4Words {
+    static constexpr int kShift = 4;
+    static __m512i word(const BlockMXFP4& block, int q) {
+        static constexpr int8_t kGrid[16] = {16, 17, 18, 19, 20, 22, 24, 28,
+                                             16, 15, 14, 13, 12, 10, 8,  4};
+        const __m512i grid =
+            _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kGrid)));
+        return _mm512_shuffle_epi8(grid, nibbles(block.quants + 4 * (q % 4), q / 4));
+    }
+};
+
 using Q4_0Kernel = ZeroKernel<BlockQ4_0, Q4_0Words>;
 using Q8_0Kernel = ZeroKernel<BlockQ8_0, Q8_0Words>;
+using Mxfp4Kernel = ZeroKernel<BlockMXFP4, Mxfp4Words>;
 
 // Sub-block j of a Q4_K super-block: the low (even j) or high (odd j) nibbles of bytes
 // 32(j/2)..+32, with its own 6-bit scale and minimum; each sub-block meets its own panel block.
@@ -405,6 +428,11 @@ void gemm_q4_0(const void* weights, size_t row_bytes, size_t rows, const PanelBl
 void gemm_q8_0(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                size_t tokens, size_t columns, float* out, size_t out_stride) {
     gemm<Q8_0Kernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
+}
+
+void gemm_mxfp4(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+                size_t tokens, size_t columns, float* out, size_t out_stride) {
+    gemm<Mxfp4Kernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
 }
 
 void gemm_q4_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
