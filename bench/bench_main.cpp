@@ -18,6 +18,7 @@
 #include "engine/compute/vulkan/vulkan_backend.h"
 #include "engine/generation/sampler.h"
 #include "engine/model/model.h"
+#include "engine/model/model_info.h"
 #include "engine/runtime/speed_measurement.h"
 
 namespace {
@@ -31,20 +32,29 @@ long peak_rss_mib() {
     return usage.ru_maxrss / 1024;
 }
 
-// Weight bytes one decoded token reads: every matrix once, one embedding row and the norms (the
-// KV cache adds 4 bytes per layer, position and KV dimension on top): the numerator of the
-// decode roofline.
+// Weight bytes one decoded token reads, from the file's tensor directory: every tensor once
+// (matrices, norms, biases), one more embedding row, and of a mixture of experts' stacked experts
+// only the chosen ones' slices (the active bytes). The KV cache adds its rows per layer and
+// position on top. The numerator of the decode roofline.
 size_t bytes_per_token(const hearth::Model& model) {
-    const auto& weights = model.weights();
-    const auto bytes = [](const hearth::WeightMatrix& w) {
-        return static_cast<size_t>(w.rows) * w.row_bytes;
-    };
-    size_t total =
-        bytes(weights.output) + weights.token_embedding.row_bytes + weights.owned_bytes();
-    for (const auto& layer : weights.layers) {
-        for (const auto* matrix : layer.matrices()) total += bytes(*matrix);
+    const bool tied = model.file().find_tensor("output.weight") == nullptr;
+    size_t total = 0;
+    for (const auto& tensor : model.file().tensors()) {
+        if (tensor.name == "token_embd.weight") {
+            // One row per token; tied, it is the output matrix too, read whole.
+            total += tensor.bytes / tensor.rows() + (tied ? tensor.bytes : 0);
+        } else {
+            total += hearth::active_share(tensor, model.config(), tensor.bytes);
+        }
     }
     return total;
+}
+
+// How the text output says the roofline counts only the chosen experts: empty for a dense model.
+std::string experts_read(const hearth::ModelConfig& config) {
+    if (!config.mixture_of_experts()) return {};
+    return fmt::format(", active bytes: {} of {} experts", config.experts_used,
+                       config.expert_count);
 }
 
 }  // namespace
@@ -101,9 +111,11 @@ int main(int argc, char** argv) {
         if (options.json) {
             fmt::print(
                 "{{\"model\": \"{}\", \"file_bytes\": {}, \"bytes_per_token\": {}, "
-                "\"backend\": \"{}\", \"repetitions\": {}, \"peak_rss_mib\": {}, \"results\": [",
+                "\"expert_count\": {}, \"experts_used\": {}, \"backend\": \"{}\", "
+                "\"repetitions\": {}, \"peak_rss_mib\": {}, \"results\": [",
                 options.model_path, model->file().file_size(), bytes_per_token(*model),
-                backend->name(), options.repetitions, rss);
+                model->config().expert_count, model->config().experts_used, backend->name(),
+                options.repetitions, rss);
             for (size_t i = 0; i < rows.size(); ++i) {
                 fmt::print(
                     "{}{{\"test\": \"{}\", \"tokens_per_second\": {{\"median\": {:.2f}, \"min\": "
@@ -123,10 +135,11 @@ int main(int argc, char** argv) {
             return 0;
         }
         fmt::print(
-            "model: {} ({:.1f} MiB, {:.1f} MiB read per decoded token), backend: {}, {} "
+            "model: {} ({:.1f} MiB, {:.1f} MiB read per decoded token{}), backend: {}, {} "
             "repetitions, peak RSS {} MiB\n",
             options.model_path, model->file().file_size() / 1048576.0,
-            bytes_per_token(*model) / 1048576.0, backend->name(), options.repetitions, rss);
+            bytes_per_token(*model) / 1048576.0, experts_read(model->config()), backend->name(),
+            options.repetitions, rss);
         if (auto* device = dynamic_cast<hearth::VulkanBackend*>(backend.get())) {
             fmt::print("device: {:.1f} MiB of weights, {} dispatches per decoded token\n",
                        device->weight_bytes() / 1048576.0, device->dispatches_per_token());

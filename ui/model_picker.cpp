@@ -16,6 +16,7 @@
 
 #include "app/phrasing/architecture_text.h"
 #include "app/phrasing/load_error_text.h"
+#include "app/phrasing/model_text.h"
 #include "app/phrasing/quantization_text.h"
 #include "ui/connections_panel.h"
 #include "ui/get_models_dialog.h"
@@ -277,7 +278,7 @@ void ModelPicker::fill_row(int row, size_t index) {
         return;
     }
     set(kArchitecture, QString::fromStdString(architecture_text(info.architecture)));
-    set(kParameters, QString::fromStdString(parameter_count_text(info.parameters)),
+    set(kParameters, QString::fromStdString(parameters_text(info)),
         static_cast<double>(info.parameters));
     set(kQuantization, QString::fromStdString(quantization_text(info)));
     set(kContext, QString::number(info.context_length), info.context_length);

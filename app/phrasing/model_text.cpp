@@ -34,13 +34,19 @@ std::string model_name(const ModelInfo& info, bool bundled) {
 
 std::string model_heading_text(const ModelInfo& info, bool bundled) {
     std::string heading = model_name(info, bundled);
-    for (const std::string& part : {architecture_text(info.architecture),
-                                    parameter_count_text(info.parameters), info.quantization}) {
+    for (const std::string& part :
+         {architecture_text(info.architecture), parameters_text(info), info.quantization}) {
         if (part.empty()) continue;
         if (!heading.empty()) heading += " · ";
         heading += part;
     }
     return heading;
+}
+
+std::string parameters_text(const ModelInfo& info) {
+    const std::string total = parameter_count_text(info.parameters);
+    if (info.active_parameters == 0 || info.active_parameters == info.parameters) return total;
+    return total + " total, " + parameter_count_text(info.active_parameters) + " active";
 }
 
 std::string model_purpose_text(const ModelInfo& info, bool bundled) {

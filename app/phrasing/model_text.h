@@ -9,9 +9,13 @@
 
 namespace hearth {
 
-// "Qwen2.5 0.5B Instruct · Qwen2 · 494M · Q4_K_M"; the bundled model by its own name. A name that
-// only repeats the family ("llama") is left out.
+// "Qwen2.5 0.5B Instruct · Qwen2 · 494M · Q4_K_M" (parameters as parameters_text gives them); the
+// bundled model by its own name. A name that only repeats the family ("llama") is left out.
 std::string model_heading_text(const ModelInfo& info, bool bundled);
+
+// "494M"; for a mixture of experts, what one token reads beside the whole:
+// "30.5B total, 3.3B active".
+std::string parameters_text(const ModelInfo& info);
 
 // What the model does with a message, when that is not chatting: empty for a model with a chat
 // template.

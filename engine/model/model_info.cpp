@@ -74,7 +74,12 @@ ModelInfo model_info_of(const Model& model, const std::filesystem::path& path,
     info.path = path;
     info.name = config.name.empty() ? path.stem().string() : config.name;
     info.architecture = config.architecture_name;
-    for (const auto& tensor : file.tensors()) info.parameters += tensor.elements;
+    for (const auto& tensor : file.tensors()) {
+        info.parameters += tensor.elements;
+        info.active_parameters += active_share(tensor, config, tensor.elements);
+    }
+    info.expert_count = config.expert_count;
+    info.experts_used = config.experts_used;
     info.weight_types = weight_types(file);
     const auto file_type = file.get_integer("general.file_type");
     info.quantization = file_type ? file_type_name(*file_type) : "";
@@ -109,6 +114,18 @@ ModelInfo read_model_info(const GgufBeginning& beginning, const CpuBackendOption
 ModelInfo read_model_info(std::span<const GgufBeginning> parts, const CpuBackendOptions& options) {
     const Model model(std::make_unique<GgufFile>(parts));
     return model_info_of(model, parts.front().name, options);
+}
+
+bool is_expert_tensor(const GgufTensor& tensor) {
+    return tensor.name.starts_with("blk.") &&
+           (tensor.name.ends_with("_exps.weight") || tensor.name.ends_with("_exps.bias"));
+}
+
+uint64_t active_share(const GgufTensor& tensor, const ModelConfig& config, uint64_t amount) {
+    if (!config.mixture_of_experts() || !is_expert_tensor(tensor)) return amount;
+    // The experts are the outermost dimension, so each is an equal, whole slice.
+    return amount / static_cast<uint64_t>(config.expert_count) *
+           static_cast<uint64_t>(config.experts_used);
 }
 
 void set_kv_cache(ModelInfo& info, const ModelConfig& config, KvCacheType type) {

@@ -25,6 +25,12 @@ struct ModelInfo {
     std::string name;          // general.name, else the file name
     std::string architecture;  // llama, qwen2, ...
     uint64_t parameters = 0;   // elements of all tensors
+    // What one token reads: everything but the experts the router did not choose, so for a
+    // mixture of experts experts_used / expert_count of each expert tensor (parameters for a
+    // dense model).
+    uint64_t active_parameters = 0;
+    int expert_count = 0;  // 0: dense
+    int experts_used = 0;
     std::string quantization;  // Q4_K_M, Q8_0, F16, ...
     // The file's quantisation mix: every type its tensors are stored in, most parameters first.
     std::vector<WeightTypeShare> weight_types;
@@ -61,6 +67,13 @@ ModelInfo read_model_info(const GgufBeginning& beginning, const CpuBackendOption
 // read_model_info gives for the first part on disk with all its parts next to it.
 ModelInfo read_model_info(std::span<const GgufBeginning> parts,
                           const CpuBackendOptions& options = {});
+
+// Whether `tensor` holds a mixture-of-experts layer's stacked experts (ffn_{gate,up,down}_exps,
+// their weights or biases), of which a token reads only the chosen experts' slices.
+bool is_expert_tensor(const GgufTensor& tensor);
+// What one token reads of `tensor`'s `amount` (its elements or its bytes): experts_used of
+// `config`'s expert_count equal slices of an expert tensor, all of any other.
+uint64_t active_share(const GgufTensor& tensor, const ModelConfig& config, uint64_t amount);
 
 // Sets the KV figures of `info` for a cache of `type` (as `config` gets it).
 void set_kv_cache(ModelInfo& info, const ModelConfig& config, KvCacheType type);

@@ -94,6 +94,20 @@ TEST(ModelPicker, ShowsEveryEntryOfTheCatalogWithItsFileName) {
     }
 }
 
+// A mixture of experts' parameters column says how many one token reads; a dense model's gives
+// the one count.
+TEST(ModelPicker, AMixtureOfExpertsShowsItsTotalAndActiveParameters) {
+    ModelPicker picker(shared_scan(), {});
+    const auto& table = table_of(picker);
+    EXPECT_EQ(cell(table, "synth-qwen3moe-256-Q4_K_M.gguf", Column::kParameters),
+              "3M total, 2M active");
+    EXPECT_EQ(cell(table, "synth-qwen3moe-256-Q4_K_M.gguf", Column::kArchitecture), "Qwen3 MoE");
+    const auto dense = cell(table, "synth-qwen3-256-Q4_K_M.gguf", Column::kParameters);
+    ASSERT_TRUE(dense.has_value());
+    EXPECT_FALSE(dense->isEmpty());
+    EXPECT_FALSE(dense->contains("active")) << dense->toStdString();
+}
+
 // The quantisation column says what a mix is made of, by share of the parameters.
 TEST(ModelPicker, ShowsTheQuantisationMixOfEachFile) {
     ModelPicker picker(shared_scan(), {});

@@ -24,6 +24,21 @@ TEST(ModelText, TheBundledStoryModelSaysWhatItIsAndThatItContinuesText) {
     EXPECT_NE(model_purpose_text(info, false).find("No chat template"), std::string::npos);
 }
 
+// A mixture of experts says how much of it one token reads; a dense model has no "active".
+TEST(ModelText, AMixtureOfExpertsSaysItsTotalAndActiveParameters) {
+    const ModelInfo moe = read_model_info(test::model_path("synth-qwen3moe-256-Q4_K_M.gguf"));
+    EXPECT_EQ(parameters_text(moe), "3M total, 2M active");
+    EXPECT_EQ(model_heading_text(moe, false),
+              "synth-qwen3moe-256 · Qwen3 MoE · 3M total, 2M active · Q4_K_M");
+    ModelInfo large = moe;
+    large.parameters = 30'532'122'624;
+    large.active_parameters = 3'335'000'000;
+    EXPECT_EQ(parameters_text(large), "30.5B total, 3.3B active");
+    const ModelInfo dense = read_model_info(test::model_path("synth-qwen3-256-Q4_K_M.gguf"));
+    EXPECT_EQ(parameters_text(dense), parameter_count_text(dense.parameters));
+    EXPECT_EQ(parameters_text(dense).find("active"), std::string::npos);
+}
+
 TEST(ModelText, AModelWithAChatTemplateNeedsNoPurpose) {
     const test::TempDirectory directory;
     const ModelInfo info = read_model_info(

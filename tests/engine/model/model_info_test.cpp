@@ -117,6 +117,43 @@ TEST(ModelInfo, CountsEveryWeightTypesParametersAndBytes) {
     EXPECT_EQ(info.weight_types.front().type, "Q3_K");
 }
 
+// A mixture of experts' active parameters are what one token reads: all but the experts the
+// router leaves out. Counted here from the fixture's own tensor list (llama.cpp's shapes), each
+// expert tensor's experts_used / expert_count slices; a dense model's are all of them.
+TEST(ModelInfo, CountsTheParametersOneTokenReadsOfAMixtureOfExperts) {
+    for (const char* stem : {"synth-qwen3moe-256", "synth-qwen3moe-256-Q4_K_M"}) {
+        const auto json =
+            test::load_json(test::fixture_path(std::string("models/") + stem + ".json"));
+        const auto metadata = json["model"].toObject()["metadata"].toObject();
+        const uint64_t experts = metadata["qwen3moe.expert_count"].toInteger();
+        const uint64_t used = metadata["qwen3moe.expert_used_count"].toInteger();
+        uint64_t total = 0, active = 0;
+        for (const auto& value : json["model"].toObject()["tensors"].toArray()) {
+            const auto tensor = value.toObject();
+            uint64_t elements = 1;
+            for (const auto& extent : tensor["ne"].toArray()) elements *= extent.toInteger();
+            total += elements;
+            const bool expert = tensor["name"].toString().contains("_exps.");
+            active += expert ? elements / experts * used : elements;
+        }
+        const auto info = read_model_info(test::model_path(std::string(stem) + ".gguf"));
+        EXPECT_EQ(info.parameters, total) << stem;
+        EXPECT_EQ(info.active_parameters, active) << stem;
+        // Two layers of 4 experts (2 used) of three 256 x 256 matrices: 393,216 of 786,432
+        // expert parameters per layer are left out.
+        EXPECT_EQ(info.parameters, 2'625'280u) << stem;
+        EXPECT_EQ(info.active_parameters, 2'625'280u - 2 * 393'216u) << stem;
+        EXPECT_EQ(info.expert_count, 4) << stem;
+        EXPECT_EQ(info.experts_used, 2) << stem;
+    }
+    // The memory estimate still counts the whole file: it is mapped.
+    const auto info = read_model_info(test::model_path("synth-qwen3moe-256-Q4_K_M.gguf"));
+    EXPECT_GE(info.weight_bytes, info.file_bytes);
+    const auto dense = read_model_info(test::model_path("synth-qwen3-256-Q4_K_M.gguf"));
+    EXPECT_EQ(dense.active_parameters, dense.parameters);
+    EXPECT_EQ(dense.expert_count, 0);
+}
+
 // A download's memory estimate comes from the file's first bytes alone: grown until the header
 // parses, they give every figure the whole file gives, and far fewer bytes than the file.
 TEST(ModelInfo, TheHeaderAloneGivesTheSameEstimateAsTheWholeFile) {
