@@ -41,7 +41,7 @@ uint32_t file_type_id(QuantMix mix) {
 }
 
 TensorType pick_type(QuantMix mix, const PlannedTensor& tensor, const SynthShape& shape) {
-    if (tensor.norm) return TensorType::F32;
+    if (tensor.role != TensorRole::Matrix) return TensorType::F32;
     // F16, Q8_0 and Q4_0 store every matrix in their type, the token embedding included, even
     // where it doubles as the output matrix: llama-quantize --pure. (Its default Q4_0 mix would
     // store the output matrix, or a tied embedding, as Q6_K, or Q8_0 for Gemma 3's rows.)
@@ -49,11 +49,13 @@ TensorType pick_type(QuantMix mix, const PlannedTensor& tensor, const SynthShape
     if (mix == QuantMix::Q8_0) return TensorType::Q8_0;
     if (mix == QuantMix::Q4_0) return TensorType::Q4_0;
     // Q4_K_M: Q6_K for the output matrix (a tied embedding is the output matrix), and for attn_v
-    // and ffn_down in the layers with more bits; Q4_K elsewhere.
+    // and ffn_down (a mixture's stacked ffn_down_exps too) in the layers with more bits; Q4_K
+    // elsewhere.
     const bool output =
         tensor.name == "output.weight" || (shape.tied_output && tensor.name == "token_embd.weight");
-    const bool grows =
-        tensor.name.ends_with("attn_v.weight") || tensor.name.ends_with("ffn_down.weight");
+    const bool grows = tensor.name.ends_with("attn_v.weight") ||
+                       tensor.name.ends_with("ffn_down.weight") ||
+                       tensor.name.ends_with("ffn_down_exps.weight");
     const bool wants_q6 = output || (grows && more_bits(tensor.layer, shape.layers));
     return k_quant_or_fallback(wants_q6 ? TensorType::Q6_K : TensorType::Q4_K, tensor.columns);
 }

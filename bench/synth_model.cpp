@@ -1,15 +1,24 @@
 // hearth-synth-model: writes full-size random-weight GGUF models (N(0, 0.02) matrices, norms of
 // 1.0) of the shapes benchmarks compare on, so no benchmark needs a download.
-//   hearth-synth-model SHAPE TYPE OUT.gguf [--layers N] [--vocab VOCAB.gguf]
-//     SHAPE: tinyllama-1.1b | smollm-135m | qwen3-0.6b | gemma3-1b
-//     TYPE:  F16 | Q8_0 | Q4_0 | Q4_K_M
+//   hearth-synth-model SHAPE TYPE OUT.gguf [--layers N] [--experts N] [--vocab-size N]
+//                      [--vocab VOCAB.gguf]
+//     SHAPE: tinyllama-1.1b | smollm-135m | qwen3-0.6b | gemma3-1b | qwen3moe-30b-a3b |
+//            gpt-oss-20b
+//     TYPE:  F16 | Q8_0 | Q4_0 | Q4_K_M (gpt-oss-20b: F16, which llama-quantize makes MXFP4_MOE
+//            of, as gpt-oss is released)
 //     --layers N: fewer (or more) blocks than the shape has, for tests
-//     --vocab: the byte-level BPE vocabulary qwen3-0.6b copies (default: ggml-vocab-qwen2.gguf
-//              under $HEARTH_SHARED_DIR/fixtures/tokenizer, else the configured shared folder);
+//     --experts N: fewer experts per layer than a mixture-of-experts shape has, for tests (each
+//                  of the same shape; at most N used per token)
+//     --vocab-size N: a smaller vocabulary (and embedding) than the shape's, for tests: a
+//                     copied vocabulary must fit it (GPT-2's 50,257 tokens, say)
+//     --vocab: the byte-level BPE vocabulary qwen3-0.6b and the MoE shapes copy (default:
+//              ggml-vocab-qwen2.gguf under $HEARTH_SHARED_DIR/fixtures/tokenizer, else the
+//              configured shared folder);
 //              named, it is copied into shapes that have none too (any vocabulary-only GGUF of
 //              at most the shape's size)
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -81,25 +90,30 @@ void write_vocabulary(const SynthShape& shape, const std::filesystem::path& bpe_
     }
 }
 
-void write_tensors(const SynthShape& shape, QuantMix mix, GgufWriter& writer) {
-    NormalRandom random(20261122);
+// Each tensor's values are drawn when the writer reaches it (in plan order, so the bytes are
+// the same as drawing them all first), so a file of gigabytes needs the memory of one tensor.
+void write_tensors(const SynthShape& shape, QuantMix mix, GgufWriter& writer,
+                   NormalRandom& random) {
     for (const PlannedTensor& tensor : tensor_plan(shape)) {
-        std::vector<float> values(tensor.columns * tensor.rows, 1.0f);
-        if (!tensor.norm) {
-            for (auto& v : values) v = random.next(0.02f);
-        }
         const TensorType type = pick_type(mix, tensor, shape);
-        std::vector<uint64_t> dims{tensor.columns};
-        if (!tensor.norm) dims.push_back(tensor.rows);
-        writer.add_tensor(tensor.name, type, std::move(dims), encode(type, values));
-        if (tensor.name.ends_with("ffn_down.weight"))
-            fmt::print(stderr, "\rlayer {}/{}", tensor.layer + 1, shape.layers);
+        writer.add_tensor(tensor.name, type, tensor.shape(), [&random, tensor, type, &shape] {
+            std::vector<float> values(tensor.elements(), 1.0f);
+            if (tensor.role != TensorRole::Norm) {
+                for (auto& v : values) v = random.next(0.02f);
+            }
+            if (tensor.name.ends_with("ffn_down.weight") ||
+                tensor.name.ends_with("ffn_down_exps.weight"))
+                fmt::print(stderr, "\rlayer {}/{}", tensor.layer + 1, shape.layers);
+            return encode(type, values);
+        });
     }
 }
 
 struct Options {
     std::string shape_name, mix_name, out;
     std::optional<int> layers;
+    std::optional<int> experts;
+    std::optional<int> vocab_size;
     std::filesystem::path vocabulary = default_bpe_vocabulary();
     bool vocabulary_named = false;  // --vocab given: shapes without a vocabulary get it too
 };
@@ -112,6 +126,12 @@ std::optional<Options> parse(int argc, char** argv) {
         if (flag == "--layers") {
             options.layers = std::atoi(argv[i + 1]);
             if (*options.layers < 1) return std::nullopt;
+        } else if (flag == "--experts") {
+            options.experts = std::atoi(argv[i + 1]);
+            if (*options.experts < 1) return std::nullopt;
+        } else if (flag == "--vocab-size") {
+            options.vocab_size = std::atoi(argv[i + 1]);
+            if (*options.vocab_size < 1) return std::nullopt;
         } else if (flag == "--vocab") {
             options.vocabulary = argv[i + 1];
             options.vocabulary_named = true;
@@ -131,12 +151,17 @@ int main(int argc, char** argv) {
     if (!found || !mix) {
         fmt::print(stderr,
                    "usage: hearth-synth-model {} F16|Q8_0|Q4_0|Q4_K_M OUT.gguf [--layers N] "
-                   "[--vocab VOCAB.gguf]\n",
+                   "[--experts N] [--vocab-size N] [--vocab VOCAB.gguf]\n",
                    shape_names());
         return 2;
     }
     SynthShape shape = *found;
     if (options->layers) shape.layers = *options->layers;
+    if (options->vocab_size) shape.vocab = *options->vocab_size;
+    if (options->experts && shape.mixture_of_experts()) {
+        shape.experts = *options->experts;
+        shape.experts_used = std::min(shape.experts_used, shape.experts);
+    }
     // A named vocabulary of the shape's size (llama-spm for TinyLlama, starcoder for SmolLM)
     // makes a file servers can tokenize text for, not only token ids.
     if (options->vocabulary_named && shape.vocabulary == VocabularySource::None)
@@ -149,7 +174,8 @@ int main(int argc, char** argv) {
         writer.set("general.file_type", GgufValue(file_type_id(*mix)));
         write_shape_metadata(shape, writer);
         write_vocabulary(shape, options->vocabulary, writer);
-        write_tensors(shape, *mix, writer);
+        NormalRandom random(20261122);
+        write_tensors(shape, *mix, writer, random);
         writer.write(options->out);
     } catch (const std::exception& error) {
         fmt::print(stderr, "\nhearth-synth-model: {}\n", error.what());

@@ -11,6 +11,12 @@ uint64_t align_up(uint64_t value, uint64_t alignment) {
     return (value + alignment - 1) / alignment * alignment;
 }
 
+uint64_t element_count(const std::vector<uint64_t>& shape) {
+    uint64_t elements = 1;
+    for (const auto extent : shape) elements *= extent;
+    return elements;
+}
+
 class ByteSink {
 public:
     explicit ByteSink(std::vector<std::byte>& out) : m_out(out) {}
@@ -66,14 +72,30 @@ void GgufWriter::set(const std::string& key, GgufValue value) {
 
 void GgufWriter::add_tensor(std::string name, TensorType type, std::vector<uint64_t> shape,
                             std::vector<std::byte> data) {
-    uint64_t elements = 1;
-    for (const auto extent : shape) elements *= extent;
-    if (data.size() != tensor_bytes(type, elements)) {
+    if (data.size() != tensor_bytes(type, element_count(shape))) {
         throw std::invalid_argument("tensor '" + name + "' data size does not match its shape");
     }
+    add_tensor(std::move(name), type, std::move(shape), TensorProducer());
+    m_tensors.back().data = std::move(data);
+}
+
+void GgufWriter::add_tensor(std::string name, TensorType type, std::vector<uint64_t> shape,
+                            TensorProducer produce) {
     m_data_size = align_up(m_data_size, m_alignment);
-    m_tensors.push_back({std::move(name), type, std::move(shape), std::move(data), m_data_size});
-    m_data_size += m_tensors.back().data.size();
+    const uint64_t bytes = tensor_bytes(type, element_count(shape));
+    m_tensors.push_back(
+        {std::move(name), type, std::move(shape), {}, std::move(produce), bytes, m_data_size});
+    m_data_size += bytes;
+}
+
+std::vector<std::byte> GgufWriter::bytes_of(const PendingTensor& tensor) {
+    if (!tensor.produce) return tensor.data;
+    auto bytes = tensor.produce();
+    if (bytes.size() != tensor.bytes) {
+        throw std::invalid_argument("tensor '" + tensor.name +
+                                    "' data size does not match its shape");
+    }
+    return bytes;
 }
 
 std::vector<std::byte> GgufWriter::header() const {
@@ -104,8 +126,8 @@ std::vector<std::byte> GgufWriter::serialize() const {
     const size_t data_start = out.size();
     out.resize(data_start + m_data_size);
     for (const auto& tensor : m_tensors) {
-        std::memcpy(out.data() + data_start + tensor.offset, tensor.data.data(),
-                    tensor.data.size());
+        const auto bytes = bytes_of(tensor);
+        std::memcpy(out.data() + data_start + tensor.offset, bytes.data(), bytes.size());
     }
     return out;
 }
@@ -120,9 +142,11 @@ void GgufWriter::write(const std::filesystem::path& path) const {
     const std::vector<char> padding(m_alignment, 0);
     for (const auto& tensor : m_tensors) {
         stream.write(padding.data(), static_cast<std::streamsize>(tensor.offset - written));
-        stream.write(reinterpret_cast<const char*>(tensor.data.data()),
-                     static_cast<std::streamsize>(tensor.data.size()));
-        written = tensor.offset + tensor.data.size();
+        const auto bytes = tensor.produce ? bytes_of(tensor) : std::vector<std::byte>();
+        const auto& data = tensor.produce ? bytes : tensor.data;
+        stream.write(reinterpret_cast<const char*>(data.data()),
+                     static_cast<std::streamsize>(data.size()));
+        written = tensor.offset + data.size();
     }
     stream.flush();
     if (!stream)

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,13 @@ public:
     // `data` must hold exactly the bytes `type` needs for `shape` (innermost dimension first).
     void add_tensor(std::string name, TensorType type, std::vector<uint64_t> shape,
                     std::vector<std::byte> data);
+    // A tensor whose bytes `produce` makes when the file is written, in the order tensors were
+    // added and at most one at a time: a file of many gigabytes then needs the memory of its
+    // largest tensor, not of all of them. Writing throws std::invalid_argument when the bytes do
+    // not match the shape.
+    using TensorProducer = std::function<std::vector<std::byte>()>;
+    void add_tensor(std::string name, TensorType type, std::vector<uint64_t> shape,
+                    TensorProducer produce);
 
     // The whole file in memory, for small files and tests.
     std::vector<std::byte> serialize() const;
@@ -32,11 +40,15 @@ private:
         std::string name;
         TensorType type;
         std::vector<uint64_t> shape;
-        std::vector<std::byte> data;
+        std::vector<std::byte> data;  // empty while `produce` is to make it
+        TensorProducer produce;
+        uint64_t bytes;
         uint64_t offset;
     };
 
     std::vector<std::byte> header() const;
+    // The tensor's bytes: its data, or what its producer makes, checked against its shape.
+    static std::vector<std::byte> bytes_of(const PendingTensor& tensor);
 
     uint32_t m_alignment;
     std::vector<std::pair<std::string, GgufValue>> m_metadata;

@@ -116,6 +116,34 @@ TEST(SynthModel, WritesAQwen3ShapedModelWithTheQwen2Vocabulary) {
     EXPECT_EQ(greedy_tokens(*model, prompt, 3).size(), 3u);
 }
 
+// Qwen3-30B-A3B's layer with 16 of its 128 experts (8 still used per token) and GPT-2's smaller
+// vocabulary, to stay quick: Hearth reads it as llama.cpp's files (stacked experts, the router
+// in F32, ffn_down_exps with more bits in the last layer, as llama-quantize's Q4_K_M does) and
+// runs it.
+TEST(SynthModel, WritesAQwen3MoeShapedModelHearthRuns) {
+    const test::TempDirectory directory;
+    const auto vocabulary = test::fixture_path("tokenizer/ggml-vocab-gpt-2.gguf");
+    const auto model =
+        Model::load(synthesize(directory, "qwen3moe-30b-a3b", "Q4_K_M",
+                               {"--layers", "1", "--experts", "16", "--vocab-size", "50257",
+                                "--vocab", QString::fromStdString(vocabulary.string())}));
+    const auto& config = model->config();
+    EXPECT_EQ(config.architecture, Architecture::Qwen3Moe);
+    expect_dimensions(config, {1, 2048, 32, 4, 128, 768, 50257});
+    EXPECT_EQ(config.expert_count, 16);
+    EXPECT_EQ(config.experts_used, 8);
+    EXPECT_EQ(config.rope.base, 1e6);
+    EXPECT_FALSE(config.tied_embeddings);
+    const auto& layer = model->weights().layers[0];
+    EXPECT_EQ(layer.router.type, TensorType::F32);
+    EXPECT_EQ(layer.expert_gate.type, TensorType::Q4_K);
+    EXPECT_EQ(layer.expert_gate.rows, 16 * 768);
+    EXPECT_EQ(layer.expert_down.type, TensorType::Q6_K);
+    EXPECT_EQ(model->weights().output.type, TensorType::Q6_K);
+    const auto tokenizer = make_tokenizer(model->file());
+    EXPECT_EQ(greedy_tokens(*model, tokenizer->encode("Hello, world", {}), 2).size(), 2u);
+}
+
 // Llama 3's 128,256 tokens stand in for a vocabulary shorter than the embedding: llama.cpp wants
 // one token per row, so the tool pads as Hugging Face conversion does.
 TEST(SynthModel, PadsAShorterVocabularyWithUnusedTokens) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <tuple>
 
 #include "engine/compute/cpu_backend.h"
 #include "engine/format/gguf_writer.h"
@@ -168,6 +169,45 @@ TEST(GgufWriter, WrittenFileReadsBackIdentically) {
     EXPECT_EQ(test::read_bytes(path), writer.serialize());
     const auto file = GgufFile::open(path);
     EXPECT_EQ(file->find_tensor("x")->bytes, 16u);
+}
+
+// A tensor whose bytes are made while the file is written (hearth-synth-model's multi-gigabyte
+// files): made once, in order, and read back where its place in the header says; bytes that do
+// not fit the shape are refused by name.
+TEST(GgufWriter, TensorsMadeWhileWritingLandInOrder) {
+    GgufWriter writer;
+    std::vector<std::string> made;
+    writer.add_tensor("a", TensorType::F32, {3}, std::vector<std::byte>(12, std::byte{1}));
+    writer.add_tensor("b", TensorType::F16, {5}, [&] {
+        made.push_back("b");
+        return std::vector<std::byte>(10, std::byte{2});
+    });
+    writer.add_tensor("c", TensorType::F32, {1}, [&] {
+        made.push_back("c");
+        return std::vector<std::byte>(4, std::byte{3});
+    });
+    EXPECT_TRUE(made.empty());
+    const test::TempDirectory directory;
+    const auto path = directory.path() / "made.gguf";
+    writer.write(path);
+    EXPECT_EQ(made, (std::vector<std::string>{"b", "c"}));
+    const auto file = GgufFile::open(path);
+    for (const auto& [name, byte, size] :
+         {std::tuple{"a", 1, 12}, std::tuple{"b", 2, 10}, std::tuple{"c", 3, 4}}) {
+        const auto* tensor = file->find_tensor(name);
+        ASSERT_EQ(tensor->bytes, static_cast<size_t>(size)) << name;
+        for (int i = 0; i < size; ++i)
+            EXPECT_EQ(tensor->data[i], static_cast<std::byte>(byte)) << name;
+    }
+    GgufWriter wrong;
+    wrong.add_tensor("short", TensorType::F32, {4},
+                     [] { return std::vector<std::byte>(8, std::byte{0}); });
+    try {
+        wrong.write(directory.path() / "wrong.gguf");
+        FAIL() << "bytes that do not fit the shape were written";
+    } catch (const std::invalid_argument& error) {
+        EXPECT_NE(std::string(error.what()).find("'short'"), std::string::npos) << error.what();
+    }
 }
 
 // The last logits of one prompt on the CPU backend, run the same way for every model.
