@@ -5,6 +5,13 @@
 // (Gemma 2's final logits, capped before the device's argmax or sampler reads them). A matrix
 // larger than the device's storage-buffer range arrives in pieces of whole rows, one dispatch each.
 //
+// Compiled with EXPERTS, the product of a mixture-of-experts layer's stacked expert matrices
+// (expert e's rows after expert e - 1's): each workgroup's y index is a tile of up to TILE
+// (token, expert) pairs that chose the same expert, as expert_tiles.comp listed them, so only the
+// chosen experts' rows are read, each once per tile. Its input rows are the pairs' tokens, or
+// the pairs in tile order (the down projection reads the gate's output); its output rows the
+// pairs in tile order, or by pair (what expert_sum.comp reads back per token).
+//
 // Each subgroup computes one row and sums its lanes with subgroupAdd: no shared memory, no
 // barriers (a workgroup holds 64 / subgroup-size rows). Compiled with SHARED_REDUCTION for
 // devices without subgroup arithmetic: then a workgroup computes one row and sums in shared
@@ -35,6 +42,27 @@ layout(std430, binding = 3) readonly buffer Bias {
     float bias[];
 };
 
+#ifdef EXPERTS
+layout(std430, binding = 4) readonly buffer Order {
+    uint order[];  // pair indices (token * used + slot), grouped by expert
+};
+layout(std430, binding = 5) readonly buffer Tiles {
+    uint tiles[];  // per tile: expert, first entry of `order`, entries (0: no tile)
+};
+
+layout(push_constant) uniform Shape {
+    uint rows;  // of one expert
+    uint columns;
+    uint first_expert;   // of this piece
+    uint experts;        // in this piece
+    uint output_stride;  // floats between output rows
+    uint flags;          // 1: add the bias (expert e's at e * rows), 8: input rows are the pairs'
+                         // tokens, 16: output rows are pair indices
+    uint used;           // experts per token
+    uint unused;
+}
+shape;
+#else
 layout(push_constant) uniform Shape {
     uint rows;  // in this piece
     uint columns;
@@ -46,6 +74,7 @@ layout(push_constant) uniform Shape {
     float softcap;       // the cap for flag 4
 }
 shape;
+#endif
 
 #include "dequantize.glsl"
 #include "softcap.glsl"
@@ -53,6 +82,22 @@ shape;
 #ifdef SHARED_REDUCTION
 #define LANES WORKGROUP
 shared float partial[TILE][LANES];
+#endif
+
+#ifdef EXPERTS
+uint input_row(uint entry) {
+    return (shape.flags & 8u) != 0 ? order[entry] / shape.used : entry;
+}
+uint output_row(uint entry) {
+    return (shape.flags & 16u) != 0 ? order[entry] : entry;
+}
+#else
+uint input_row(uint entry) {
+    return shape.first_input + entry;
+}
+uint output_row(uint entry) {
+    return entry;
+}
 #endif
 
 void main() {
@@ -66,20 +111,35 @@ void main() {
     const uint lane = gl_SubgroupInvocationID;
     const uint lanes = gl_SubgroupSize;
 #endif
-    const uint first_token = gl_WorkGroupID.y * TILE;
-    const uint count = min(TILE, shape.tokens - first_token);
+#ifdef EXPERTS
+    // The whole workgroup leaves together: tiles past the step's, or of another piece's experts.
+    const uint tile = gl_WorkGroupID.y * 3;
+    const uint expert = tiles[tile], first_entry = tiles[tile + 1], count = tiles[tile + 2];
+    if (count == 0 || expert < shape.first_expert || expert >= shape.first_expert + shape.experts)
+        return;
+    const uint matrix_row = (expert - shape.first_expert) * shape.rows + row;
+    const uint out_column = row;
+    const uint bias_row = expert * shape.rows + row;
+#else
+    const uint first_entry = gl_WorkGroupID.y * TILE;
+    const uint count = min(TILE, shape.tokens - first_entry);
+    const uint matrix_row = row;
+    const uint out_column = shape.first_row + row;
+    const uint bias_row = out_column;
+#endif
+    uint sources[TILE];
+    for (uint t = 0; t < count; ++t) sources[t] = input_row(first_entry + t) * shape.columns;
     float sums[TILE];
     for (uint t = 0; t < TILE; ++t) sums[t] = 0.0;
     if (row < shape.rows) {
-        const uint base = row * row_bytes(shape.columns);
+        const uint base = matrix_row * row_bytes(shape.columns);
         const uint groups = (shape.columns + 31) / 32;
         float v[32];
         for (uint group = lane; group < groups; group += lanes) {
             dequantize_group(base, group, shape.columns, v);
             const uint width = min(32, shape.columns - group * 32);
             for (uint t = 0; t < count; ++t) {
-                const uint source =
-                    (shape.first_input + first_token + t) * shape.columns + group * 32;
+                const uint source = sources[t] + group * 32;
                 float dot = 0.0;
                 for (uint i = 0; i < width; ++i) dot += v[i] * x[source + i];
                 sums[t] += dot;
@@ -101,16 +161,17 @@ void main() {
 #endif
     if (row >= shape.rows) return;
     // Lane t writes token t's result.
-    const uint out_row = shape.first_row + row;
     for (uint token = lane; token < count; token += lanes) {
         float value = sums[0];
         for (uint t = 1; t < TILE; ++t) {
             if (t == token) value = sums[t];
         }
-        if ((shape.flags & 1u) != 0) value += bias[out_row];
-        const uint index = (first_token + token) * shape.output_stride + out_row;
+        if ((shape.flags & 1u) != 0) value += bias[bias_row];
+        const uint index = output_row(first_entry + token) * shape.output_stride + out_column;
+#ifndef EXPERTS
         if ((shape.flags & 2u) != 0) value += y[index];
         if ((shape.flags & 4u) != 0) value = softcap(value, shape.softcap);
+#endif
         y[index] = value;
     }
 }

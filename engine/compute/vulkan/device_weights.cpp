@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
+#include <string>
 
 #include "engine/model/load_error.h"
 
@@ -18,13 +20,19 @@ public:
           m_total(total),
           m_progress(progress) {}
 
-    DeviceMatrix matrix(const WeightMatrix& weights) {
+    // Pieces hold whole multiples of `unit_rows` rows (an expert's, for stacked experts).
+    DeviceMatrix matrix(const WeightMatrix& weights, size_t unit_rows = 1) {
         DeviceMatrix matrix;
         matrix.type = weights.type;
         matrix.rows = static_cast<uint32_t>(weights.rows);
         matrix.columns = static_cast<uint32_t>(weights.columns);
-        const size_t rows_per_piece =
-            std::max<size_t>(1, m_max_piece_bytes / std::max<size_t>(weights.row_bytes, 1));
+        const size_t units = m_max_piece_bytes / std::max<size_t>(weights.row_bytes * unit_rows, 1);
+        if (units == 0 && unit_rows > 1) {
+            throw std::runtime_error("one expert's matrix (" +
+                                     std::to_string(weights.row_bytes * unit_rows) +
+                                     " bytes) is larger than a storage buffer of this GPU can be");
+        }
+        const size_t rows_per_piece = std::max<size_t>(1, units) * unit_rows;
         for (size_t first = 0; first < static_cast<size_t>(weights.rows); first += rows_per_piece) {
             const size_t rows = std::min(rows_per_piece, static_cast<size_t>(weights.rows) - first);
             matrix.pieces.push_back(
@@ -71,12 +79,18 @@ size_t matrix_bytes(const WeightMatrix& w) {
     return static_cast<size_t>(w.rows) * w.row_bytes;
 }
 
+// A mixture-of-experts layer's router and stacked experts (empty matrices for a dense layer).
+std::array<const WeightMatrix*, 4> expert_matrices(const LayerWeights& layer) {
+    return {&layer.router, &layer.expert_gate, &layer.expert_up, &layer.expert_down};
+}
+
 size_t total_bytes(const ModelWeights& weights, bool tied) {
     size_t total =
         matrix_bytes(weights.token_embedding) + (tied ? 0 : matrix_bytes(weights.output));
     total += weights.output_norm.size() * sizeof(float);
     for (const auto& layer : weights.layers) {
         for (const auto* w : layer.matrices()) total += matrix_bytes(*w);
+        for (const auto* w : expert_matrices(layer)) total += matrix_bytes(*w);
         for (const auto* v : vectors(layer)) total += v->size() * sizeof(float);
     }
     return total;
@@ -110,6 +124,15 @@ DeviceWeights::DeviceWeights(Device& device, const Model& model, size_t max_piec
         out.gate = uploader.matrix(layer.gate);
         out.up = uploader.matrix(layer.up);
         out.down = uploader.matrix(layer.down);
+        if (!model.config().mixture_of_experts()) continue;
+        const auto experts = static_cast<size_t>(model.config().expert_count);
+        out.router = uploader.matrix(layer.router);
+        const auto stacked = [&](const WeightMatrix& w) {
+            return uploader.matrix(w, static_cast<size_t>(w.rows) / experts);
+        };
+        out.expert_gate = stacked(layer.expert_gate);
+        out.expert_up = stacked(layer.expert_up);
+        out.expert_down = stacked(layer.expert_down);
     }
     m_bytes = uploader.uploaded();
 }

@@ -31,6 +31,9 @@ struct DeviceLayer {
     std::unique_ptr<Buffer> query_norm, key_norm;              // per-head norms (head_dim), or null
     std::unique_ptr<Buffer> post_attention_norm, post_ffn_norm;  // Gemma's (dim), or null
     DeviceMatrix query, key, value, attention_output, gate, up, down;
+    // Mixture of experts, else empty: the router, and the stacked expert matrices in pieces of
+    // whole experts (the grouped product reads one expert's rows from one buffer).
+    DeviceMatrix router, expert_gate, expert_up, expert_down;
 };
 
 // Told the bytes uploaded so far; returning false cancels the upload (LoadCancelled).

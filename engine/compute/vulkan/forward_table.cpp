@@ -32,9 +32,20 @@ Activations::Activations(Device& device, const ModelConfig& config, uint32_t max
     key = floats(device, t * config.kv_dim());
     value = floats(device, t * config.kv_dim());
     attended = floats(device, t * config.query_dim());
-    gate = floats(device, t * config.feed_forward_length);
-    up = floats(device, t * config.feed_forward_length);
+    // With experts, every (token, expert) pair has its own gate and up rows.
+    const size_t pairs = t * static_cast<size_t>(std::max(config.experts_used, 1));
+    gate = floats(device, pairs * config.feed_forward_length);
+    up = floats(device, pairs * config.feed_forward_length);
     projected = floats(device, config.post_norms ? t * config.embedding_length : 1);
+    const bool experts = config.mixture_of_experts();
+    router_logits = floats(device, experts ? t * config.expert_count : 1);
+    chosen = floats(device, experts ? pairs : 1);
+    route_weights = floats(device, experts ? pairs : 1);
+    order = floats(device, experts ? pairs : 1);
+    const uint32_t tile_count =
+        expert_tile_bound(static_cast<uint32_t>(pairs), static_cast<uint32_t>(config.expert_count));
+    tiles = floats(device, experts ? 3 * size_t{tile_count} : 1);
+    expert_out = floats(device, experts ? pairs * config.embedding_length : 1);
     logits = floats(device, size_t{logit_rows} * config.vocab_size, Memory::Host);
     tokens = std::make_unique<Buffer>(device, size_t{ring} * sizeof(uint32_t), Memory::Host);
     none = floats(device, 1);
@@ -126,6 +137,10 @@ void ForwardTable::add_attention(std::vector<Pending>& list, int layer, const De
 
 // Normalise, gate and up, SwiGLU or GeGLU, down into x.
 void ForwardTable::add_feed_forward(std::vector<Pending>& list, const DeviceLayer& w) {
+    if (m_config.mixture_of_experts()) {
+        add_experts(list, w);
+        return;
+    }
     const Activations& a = m_activations;
     add_norm(list, *a.x, *w.ffn_norm, *a.normed, static_cast<uint32_t>(m_config.embedding_length),
              1, 0, true);
@@ -134,6 +149,46 @@ void ForwardTable::add_feed_forward(std::vector<Pending>& list, const DeviceLaye
     add(list, m_shaders.gate_activation(), {a.gate.get(), a.up.get()}, CountPush{0},
         static_cast<uint32_t>(m_config.feed_forward_length), true);
     add_residual(list, w.down, *a.gate, w.post_ffn_norm.get());
+}
+
+// Normalise; the router's logits; each token's experts and weights chosen on the device
+// (route.comp), the step's (token, expert) pairs grouped by expert (expert_tiles.comp); the
+// chosen experts' gate and up, SwiGLU and down, each expert's weights read once per tile of its
+// pairs; the weighted sum into x. Nothing waits on the host, so chain decode runs through it.
+void ForwardTable::add_experts(std::vector<Pending>& list, const DeviceLayer& w) {
+    const Activations& a = m_activations;
+    const auto dim = static_cast<uint32_t>(m_config.embedding_length);
+    const auto experts = static_cast<uint32_t>(m_config.expert_count);
+    const auto used = static_cast<uint32_t>(m_config.experts_used);
+    add_norm(list, *a.x, *w.ffn_norm, *a.normed, dim, 1, 0, true);
+    add_matmul(list, w.router, *a.normed, *a.router_logits, nullptr, 0, true);
+    add(list, m_shaders.route(), {a.router_logits.get(), a.chosen.get(), a.route_weights.get()},
+        RoutePush{0, experts, used}, 1, true);
+    add(list, m_shaders.expert_tiles(), {a.chosen.get(), a.order.get(), a.tiles.get()},
+        ExpertTilesPush{0, experts, 0}, used, true);
+    add_expert_matmul(list, w.expert_gate, *a.normed, *a.gate, kExpertInputByToken, false);
+    add_expert_matmul(list, w.expert_up, *a.normed, *a.up, kExpertInputByToken, true);
+    add(list, m_shaders.gate_activation(), {a.gate.get(), a.up.get()}, CountPush{0},
+        used * static_cast<uint32_t>(m_config.feed_forward_length), true);
+    add_expert_matmul(list, w.expert_down, *a.gate, *a.expert_out, kExpertOutputByPair, true);
+    add(list, m_shaders.expert_sum(), {a.x.get(), a.expert_out.get(), a.route_weights.get()},
+        ExpertSumPush{0, dim, used}, dim, true);
+}
+
+// One dispatch per piece of whole experts; each runs the tiles of the experts it holds.
+void ForwardTable::add_expert_matmul(std::vector<Pending>& list, const DeviceMatrix& stacked,
+                                     const Buffer& input, const Buffer& output, uint32_t flags,
+                                     bool barrier_after) {
+    const Activations& a = m_activations;
+    const uint32_t rows = stacked.rows / static_cast<uint32_t>(m_config.expert_count);
+    for (size_t p = 0; p < stacked.pieces.size(); ++p) {
+        const auto& piece = stacked.pieces[p];
+        add(list, m_shaders.expert_matmul(stacked.type),
+            {piece.buffer.get(), &input, &output, a.none.get(), a.order.get(), a.tiles.get()},
+            ExpertMatmulPush{rows, stacked.columns, piece.first_row / rows, piece.rows / rows, rows,
+                             flags, static_cast<uint32_t>(m_config.experts_used), 0},
+            0, barrier_after && p + 1 == stacked.pieces.size());
+    }
 }
 
 // x += matrix · input: the product accumulates into x, or with a post-norm (Gemma) goes to a
@@ -224,6 +279,25 @@ void ForwardTable::emit(Submission& submission, const Dispatch& d, uint32_t toke
             return {tokens * d.per_token, 1, 1};
         },
         [&](CountPush& p) -> Groups {
+            p.count = tokens * d.per_token;
+            return {groups_for(p.count), 1, 1};
+        },
+        [&](RoutePush& p) -> Groups {
+            p.tokens = tokens;
+            return {groups_for(tokens), 1, 1};
+        },
+        [&](ExpertTilesPush& p) -> Groups {
+            p.pairs = tokens * d.per_token;
+            p.tiles = expert_tile_bound(p.pairs, p.experts);
+            return {1, 1, 1};
+        },
+        [&](ExpertMatmulPush& p) -> Groups {
+            const uint32_t workgroups = groups_for(p.rows, m_shaders.rows_per_workgroup());
+            const uint32_t tiles =
+                expert_tile_bound(tokens * p.used, static_cast<uint32_t>(m_config.expert_count));
+            return {std::min(workgroups, kSlice), tiles, groups_for(workgroups, kSlice)};
+        },
+        [&](ExpertSumPush& p) -> Groups {
             p.count = tokens * d.per_token;
             return {groups_for(p.count), 1, 1};
         },

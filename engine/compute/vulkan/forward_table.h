@@ -25,9 +25,14 @@ struct Activations {
     uint32_t max_tokens, logit_rows, ring;
     std::unique_ptr<Buffer> x, normed, query, key, value, attended, gate, up;
     std::unique_ptr<Buffer> projected;  // a block's output before its post-norm (Gemma)
-    std::unique_ptr<Buffer> logits;     // (logit_rows, vocab), read by the host
-    std::unique_ptr<Buffer> tokens;     // the token ring: inputs and chosen tokens, by slot
-    std::unique_ptr<Buffer> none;       // bound where a shader's optional input is absent
+    // Mixture of experts (else one float each): router logits (tokens, experts); the chosen
+    // experts and their weights (tokens, used); the pairs grouped by expert and the tiles of the
+    // grouped product (expert_tiles.comp); each pair's expert output (tokens * used, dim). The
+    // experts' gate and up use `gate` and `up`, sized for every pair.
+    std::unique_ptr<Buffer> router_logits, chosen, route_weights, order, tiles, expert_out;
+    std::unique_ptr<Buffer> logits;  // (logit_rows, vocab), read by the host
+    std::unique_ptr<Buffer> tokens;  // the token ring: inputs and chosen tokens, by slot
+    std::unique_ptr<Buffer> none;    // bound where a shader's optional input is absent
 };
 
 // What the head of a step does: nothing, logits of the last row or of every row, and whether
@@ -54,8 +59,9 @@ public:
 private:
     // Each kind of dispatch by its push-constant block, its fixed fields filled in when the
     // table is built.
-    using Push = std::variant<EmbeddingPush, NormPush, MatmulPush, RopePush, KvStorePush,
-                              AttentionPush, CountPush>;
+    using Push =
+        std::variant<EmbeddingPush, NormPush, MatmulPush, RopePush, KvStorePush, AttentionPush,
+                     CountPush, RoutePush, ExpertTilesPush, ExpertMatmulPush, ExpertSumPush>;
     struct Dispatch {
         const Pipeline* pipeline;
         VkDescriptorSet set;
@@ -80,6 +86,10 @@ private:
     void add_attention(std::vector<Pending>& list, int layer, const DeviceLayer& weights,
                        const DeviceKvCache& cache);
     void add_feed_forward(std::vector<Pending>& list, const DeviceLayer& weights);
+    void add_experts(std::vector<Pending>& list, const DeviceLayer& weights);
+    void add_expert_matmul(std::vector<Pending>& list, const DeviceMatrix& stacked,
+                           const Buffer& input, const Buffer& output, uint32_t flags,
+                           bool barrier_after);
     void add_residual(std::vector<Pending>& list, const DeviceMatrix& matrix, const Buffer& input,
                       const Buffer* post_norm);
     std::vector<Dispatch> allocate(std::vector<Pending> list);

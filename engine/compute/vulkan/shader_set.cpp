@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/compute/vulkan/expert_products.h"
 #include "shaders/argmax_spv.h"
 #include "shaders/attention_256_q8_0_spv.h"
 #include "shaders/attention_256_spv.h"
@@ -25,6 +26,8 @@
 #include "shaders/embedding_q5_k_spv.h"
 #include "shaders/embedding_q6_k_spv.h"
 #include "shaders/embedding_q8_0_spv.h"
+#include "shaders/expert_sum_spv.h"
+#include "shaders/expert_tiles_spv.h"
 #include "shaders/geglu_spv.h"
 #include "shaders/kv_store_q8_0_spv.h"
 #include "shaders/kv_store_spv.h"
@@ -62,6 +65,7 @@
 #include "shaders/matmul_shared_q8_0_spv.h"
 #include "shaders/rmsnorm_spv.h"
 #include "shaders/rope_spv.h"
+#include "shaders/route_spv.h"
 #include "shaders/sample_spv.h"
 #include "shaders/swiglu_spv.h"
 
@@ -159,7 +163,9 @@ ShaderSet::ShaderSet(Device& device, const Model& model, KvCacheType kv_cache) {
     add(weights.output);
     for (const auto& layer : weights.layers) {
         for (const auto* w : layer.matrices()) add(*w);
+        if (config.mixture_of_experts()) add(layer.router);
     }
+    if (config.mixture_of_experts()) build_experts(device, model, subgroups);
     m_build_ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
@@ -167,6 +173,35 @@ ShaderSet::ShaderSet(Device& device, const Model& model, KvCacheType kv_cache) {
 const Pipeline& ShaderSet::matmul(TensorType type) const {
     const auto& pipeline = m_matmul[static_cast<size_t>(type)];
     if (!pipeline) throw std::logic_error("no product pipeline was built for this weight type");
+    return *pipeline;
+}
+
+void ShaderSet::build_experts(Device& device, const Model& model, bool subgroups) {
+    const auto& config = model.config();
+    if (config.experts_used > static_cast<int>(kMaxExpertsUsed) ||
+        config.expert_count > static_cast<int>(kMaxExperts)) {
+        throw std::runtime_error(
+            "the Vulkan backend routes tokens to up to " + std::to_string(kMaxExpertsUsed) +
+            " of up to " + std::to_string(kMaxExperts) + " experts; this model uses " +
+            std::to_string(config.experts_used) + " of " + std::to_string(config.expert_count));
+    }
+    m_route = make<RoutePush>(device, "route", route_spv, 3);
+    m_expert_tiles = make<ExpertTilesPush>(device, "expert_tiles", expert_tiles_spv, 3);
+    m_expert_sum = make<ExpertSumPush>(device, "expert_sum", expert_sum_spv, 3);
+    for (const auto& layer : model.weights().layers) {
+        for (const auto* w : {&layer.expert_gate, &layer.expert_up, &layer.expert_down}) {
+            auto& pipeline = m_expert_matmul[static_cast<size_t>(w->type)];
+            if (pipeline) continue;
+            pipeline = make<ExpertMatmulPush>(
+                device, "matmul experts " + std::string(tensor_type_info(w->type).name),
+                expert_product_spirv(w->type, subgroups), 6);
+        }
+    }
+}
+
+const Pipeline& ShaderSet::expert_matmul(TensorType type) const {
+    const auto& pipeline = m_expert_matmul[static_cast<size_t>(type)];
+    if (!pipeline) throw std::logic_error("no expert product pipeline was built for this type");
     return *pipeline;
 }
 

@@ -47,6 +47,21 @@ struct CountPush {
 struct ArgmaxPush {
     uint32_t count, slot;
 };
+// The mixture-of-experts shaders': route.comp, expert_tiles.comp, matmul.comp's EXPERTS variant
+// and expert_sum.comp.
+struct RoutePush {
+    uint32_t tokens, experts, used;
+};
+struct ExpertTilesPush {
+    uint32_t pairs, experts, tiles;
+};
+struct ExpertMatmulPush {
+    uint32_t rows;  // of one expert
+    uint32_t columns, first_expert, experts, output_stride, flags, used, unused;
+};
+struct ExpertSumPush {
+    uint32_t count, dim, used;
+};
 struct SamplePush {
     uint32_t count;
     float temperature;
@@ -65,6 +80,18 @@ inline constexpr uint32_t kSmallHeadDim = 128;  // attention.comp's default MAX_
 // slice of 33 floats, whatever the head size.
 inline constexpr uint32_t kAttentionSharedBytes = 32 * (2 + 33) * 4;
 inline constexpr uint32_t kMaxDeviceTopK = 64;  // sample.comp MAX_TOP_K
+// ExpertMatmulPush flags beside kMatmulBias: the input rows are the pairs' tokens (else the
+// entries in tile order), the output rows the pair indices (else the entries in tile order).
+inline constexpr uint32_t kExpertInputByToken = 8, kExpertOutputByPair = 16;
+inline constexpr uint32_t kMaxExpertsUsed = 32;  // route.comp MAX_USED
+inline constexpr uint32_t kMaxExperts = 1024;    // expert_tiles.comp MAX_EXPERTS
+
+// Tiles of up to kMatmulTile (token, expert) pairs a step of `pairs` pairs over `experts` experts
+// can need: each expert's last tile may be partial. The grouped product is dispatched for this
+// many, the ones past the step's real count empty.
+constexpr uint32_t expert_tile_bound(uint32_t pairs, uint32_t experts) {
+    return pairs / kMatmulTile + (experts < pairs ? experts : pairs);
+}
 
 class ShaderSet {
 public:
@@ -85,6 +112,12 @@ public:
     const Pipeline& argmax() const { return *m_argmax; }
     const Pipeline& sample() const { return *m_sample; }
     const Pipeline& matmul(TensorType type) const;
+    // Mixture-of-experts layers (built only for such a model): routing, grouping the pairs by
+    // expert, the grouped product of stacked expert matrices, and the weighted sum into x.
+    const Pipeline& route() const { return *m_route; }
+    const Pipeline& expert_tiles() const { return *m_expert_tiles; }
+    const Pipeline& expert_sum() const { return *m_expert_sum; }
+    const Pipeline& expert_matmul(TensorType type) const;
     const Pipeline& embedding(TensorType type) const;
     // Matrix rows one product workgroup computes.
     uint32_t rows_per_workgroup() const { return m_rows_per_workgroup; }
@@ -95,7 +128,10 @@ private:
     static constexpr size_t kTypes = 40;  // TensorType ids are below this
     std::unique_ptr<Pipeline> m_rmsnorm, m_rope, m_kv_store, m_attention, m_gate_activation,
         m_argmax, m_sample;
-    std::array<std::unique_ptr<Pipeline>, kTypes> m_matmul, m_embedding;
+    std::unique_ptr<Pipeline> m_route, m_expert_tiles, m_expert_sum;
+    std::array<std::unique_ptr<Pipeline>, kTypes> m_matmul, m_embedding, m_expert_matmul;
+
+    void build_experts(Device& device, const Model& model, bool subgroups);
     uint32_t m_rows_per_workgroup = 1;
     double m_build_ms = 0.0;
 };

@@ -36,19 +36,6 @@ class VulkanFixtureTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(VulkanFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
     if (test::model_refused_as_listed(GetParam())) return;
-    if (GetParam().starts_with("synth-qwen3moe")) {
-        // No expert shaders yet (issue 18): refused by name, never run wrongly.
-        const auto model = Model::load(test::model_path(test::model_file_of_fixture(GetParam())));
-        try {
-            VulkanBackend backend(*model, on_lavapipe());
-            ADD_FAILURE() << "the Vulkan backend accepted a mixture-of-experts model";
-        } catch (const std::runtime_error& error) {
-            EXPECT_NE(std::string(error.what()).find("mixture-of-experts models (qwen3moe)"),
-                      std::string::npos)
-                << error.what();
-        }
-        return;
-    }
     const auto counts = test::check_native_fixture(GetParam(), [](const Model& model) {
         return std::make_unique<VulkanBackend>(model, on_lavapipe());
     });
@@ -105,9 +92,9 @@ SamplerSettings greedy() {
 const std::vector<int32_t> kPrompt{1, 403, 407, 261, 378, 429, 410, 270};
 
 // Chain decode (N tokens per submission, the argmax on the device) gives the tokens and the
-// cache that step-by-step decoding with the host choosing gives: on stories260K, and on Gemma 2,
+// cache that step-by-step decoding with the host choosing gives: on stories260K, on Gemma 2,
 // whose 60 steps pass its sliding window and whose argmax (and sampler, below) read the logits
-// after its final soft-cap.
+// after its final soft-cap, and on Qwen3-MoE, whose every step routes its tokens on the device.
 class VulkanChainDecodeTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(VulkanChainDecodeTest, ChainDecodeEqualsStepByStepGreedy) {
@@ -162,7 +149,8 @@ TEST_P(VulkanChainDecodeTest, SampledChainDecodeIsReproducible) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Models, VulkanChainDecodeTest,
-                         testing::Values("stories260K.gguf", "synth-gemma2-256-Q4_K_M.gguf"),
+                         testing::Values("stories260K.gguf", "synth-gemma2-256-Q4_K_M.gguf",
+                                         "synth-qwen3moe-256-Q4_K_M.gguf"),
                          [](const auto& info) { return test::parameter_name(info.param); });
 
 // A declined token (a stop token, the user's cancel) ends the chain where it was declined, even
