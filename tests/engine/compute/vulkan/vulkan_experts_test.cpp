@@ -6,12 +6,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <limits>
 
 #include "engine/compute/cpu_backend.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
 #include "tests/support/fixture_check.h"
 #include "tests/support/requests.h"
 #include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
 
 namespace hearth {
 namespace {
@@ -86,6 +89,53 @@ TEST(VulkanExperts, EveryRowAgreesWithTheCpuBackend) {
     const double difference = largest_difference(all_rows(vulkan, prompt), all_rows(cpu, prompt));
     std::printf("largest |vulkan - cpu| over %zu rows: %.3g\n", prompt.size(), difference);
     EXPECT_LT(difference, 1e-4);
+}
+
+// The bytes of F32 model `name` with expert `expert` of layer 0 (its slices of the three stacked
+// tensors) overwritten by NaN, in place in a copy of the file.
+std::vector<std::byte> with_nan_expert(const Model& model, const std::string& name, int expert) {
+    auto bytes = test::read_bytes(test::model_path(name));
+    const auto experts = static_cast<size_t>(model.config().expert_count);
+    for (const auto& tensor : model.file().tensors()) {
+        if (!tensor.name.starts_with("blk.0.ffn_") || !tensor.name.ends_with("_exps.weight"))
+            continue;
+        const size_t slice = tensor.bytes / experts;
+        const size_t start = model.file().data_offset() + tensor.offset + expert * slice;
+        const std::vector<float> nan(slice / sizeof(float),
+                                     std::numeric_limits<float>::quiet_NaN());
+        std::memcpy(bytes.data() + start, nan.data(), slice);
+    }
+    return bytes;
+}
+
+// A decode step reads the router, then only the experts it chose: with one expert's weights
+// made NaN, the token's logits are bit for bit the clean file's when that expert was not chosen,
+// and NaN when it was. Four experts with two used: two of the four go unread.
+TEST(VulkanExperts, DecodeReadsOnlyTheChosenExperts) {
+    const std::string name = "synth-qwen3moe-256.gguf";
+    const auto model = Model::load(test::model_path(name));
+    const auto decode = [](const Model& weights) {
+        VulkanBackend backend(weights, on_lavapipe());
+        auto sequence = backend.create_sequence(4);
+        const std::vector<int32_t> token{1};
+        return backend.forward(token, *sequence, LogitRows::Last);
+    };
+    const auto clean = decode(*model);
+    const test::TempDirectory directory;
+    const int experts = model->config().expert_count;
+    std::vector<int> read;  // the experts whose NaN reached the logits
+    for (int expert = 0; expert < experts; ++expert) {
+        const auto path = directory.write("expert" + std::to_string(expert) + ".gguf",
+                                          with_nan_expert(*model, name, expert));
+        const auto poisoned = decode(*Model::load(path));
+        ASSERT_EQ(poisoned.size(), clean.size());
+        if (std::memcmp(poisoned.data(), clean.data(), clean.size() * sizeof(float)) != 0) {
+            read.push_back(expert);
+            EXPECT_TRUE(std::isnan(poisoned.front())) << "expert " << expert << " was read";
+        }
+    }
+    EXPECT_EQ(static_cast<int>(read.size()), model->config().experts_used)
+        << "experts read: " << testing::PrintToString(read);
 }
 
 INSTANTIATE_TEST_SUITE_P(Files, VulkanExpertsTest,
