@@ -781,8 +781,9 @@ TEST_F(ShaderTest, ExpertTilesGroupEveryPairUnderItsExpert) {
 }
 
 // The grouped product of real stacked experts (synth-qwen3moe's, F32 and Q4_K/Q6_K): gate rows
-// read by token, down rows written by pair, against the CPU's dequantisation of the chosen
-// expert's rows; with the experts split in two pieces, each dispatch writes only its experts'.
+// read by token, down rows written by pair with each expert's own bias (gpt-oss's experts have
+// them), against the CPU's dequantisation of the chosen expert's rows; with the experts split
+// in two pieces, each dispatch writes only its experts'.
 TEST_F(ShaderTest, GroupedExpertProductsReadTheChosenExpertsRows) {
     for (const char* name : {"synth-qwen3moe-256.gguf", "synth-qwen3moe-256-Q4_K_M.gguf"}) {
         const auto model = Model::load(test::model_path(name));
@@ -805,19 +806,20 @@ TEST_F(ShaderTest, GroupedExpertProductsReadTheChosenExpertsRows) {
             const auto* listed = static_cast<const uint32_t*>(order->data());
             const auto x = random_floats(size_t{by_token ? tokens : pairs} * columns);
             const std::vector<float> before(size_t{pairs} * rows, -7.0f);
-            auto in = buffer_with(x), out = buffer_with(before), none = buffer_with(nullptr, 4);
+            const auto bias = random_floats(size_t{experts} * rows);
+            auto in = buffer_with(x), out = buffer_with(before), biases = buffer_with(bias);
             const uint32_t half = experts / 2;
+            const uint32_t flags =
+                by_token ? kExpertInputByToken : kExpertOutputByPair | kMatmulBias;
             Pipeline& pipeline = const_cast<Pipeline&>(shaders.expert_matmul(w.type));
             for (const uint32_t first_expert : {0u, half}) {
                 const size_t piece_bytes = size_t{half} * rows * w.row_bytes;
                 auto weights = buffer_with(w.row(first_expert * rows), piece_bytes);
                 const Buffer* buffers[] = {weights.get(), in.get(),    out.get(),
-                                           none.get(),    order.get(), tiles.get()};
+                                           biases.get(),  order.get(), tiles.get()};
                 pipeline.bind(buffers);
-                const ExpertMatmulPush push{
-                    rows, columns, first_expert,
-                    half, rows,    by_token ? kExpertInputByToken : kExpertOutputByPair,
-                    used, 0};
+                const ExpertMatmulPush push{rows, columns, first_expert, half,
+                                            rows, flags,   used,         0};
                 s_device->run(pipeline, push, groups_of(rows, shaders.rows_per_workgroup()), bound);
             }
             const auto y = read(*out, before.size());
@@ -828,7 +830,8 @@ TEST_F(ShaderTest, GroupedExpertProductsReadTheChosenExpertsRows) {
                 const uint32_t output = by_token ? entry : pair;
                 for (uint32_t r = 0; r < rows; ++r) {
                     dequantize(w.type, w.row(expert * rows + r), row.data(), columns);
-                    double expected = 0, magnitude = 0;
+                    double expected = by_token ? 0.0 : bias[size_t{expert} * rows + r];
+                    double magnitude = 0;
                     for (uint32_t c = 0; c < columns; ++c) {
                         const double term = double(row[c]) * x[size_t{input} * columns + c];
                         expected += term;
