@@ -8,6 +8,7 @@
 #include "shaders/matmul_experts_f32_spv.h"
 #include "shaders/matmul_experts_iq4_nl_spv.h"
 #include "shaders/matmul_experts_iq4_xs_spv.h"
+#include "shaders/matmul_experts_mxfp4_spv.h"
 #include "shaders/matmul_experts_q2_k_spv.h"
 #include "shaders/matmul_experts_q3_k_spv.h"
 #include "shaders/matmul_experts_q4_0_spv.h"
@@ -23,6 +24,7 @@
 #include "shaders/matmul_experts_shared_f32_spv.h"
 #include "shaders/matmul_experts_shared_iq4_nl_spv.h"
 #include "shaders/matmul_experts_shared_iq4_xs_spv.h"
+#include "shaders/matmul_experts_shared_mxfp4_spv.h"
 #include "shaders/matmul_experts_shared_q2_k_spv.h"
 #include "shaders/matmul_experts_shared_q3_k_spv.h"
 #include "shaders/matmul_experts_shared_q4_0_spv.h"
@@ -58,6 +60,7 @@ const ExpertProduct kProducts[] = {
     {TensorType::Q3_K, matmul_experts_q3_k_spv, matmul_experts_shared_q3_k_spv},
     {TensorType::IQ4_NL, matmul_experts_iq4_nl_spv, matmul_experts_shared_iq4_nl_spv},
     {TensorType::IQ4_XS, matmul_experts_iq4_xs_spv, matmul_experts_shared_iq4_xs_spv},
+    {TensorType::MXFP4, matmul_experts_mxfp4_spv, matmul_experts_shared_mxfp4_spv},
 };
 
 }  // namespace

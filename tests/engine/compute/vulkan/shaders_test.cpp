@@ -9,6 +9,7 @@
 #include <random>
 
 #include "engine/compute/vulkan/device.h"
+#include "engine/compute/vulkan/expert_products.h"
 #include "engine/compute/vulkan/shader_set.h"
 #include "engine/format/gguf_file.h"
 #include "engine/format/tensor_types.h"
@@ -165,6 +166,12 @@ public:
         run(spirv, {q.get(), k.get(), v.get(), out.get()}, push, push.tokens * push.heads);
         return read(*out, query.size());
     }
+
+    // The grouped expert product (matmul.comp's EXPERTS variant) of stacked experts `w`,
+    // `used` of `experts` per token (defined below, beside the routes it draws).
+    void check_expert_products(Pipeline& pipeline, const WeightMatrix& w, uint32_t experts,
+                               uint32_t used, bool by_token, uint32_t rows_per_workgroup,
+                               const std::string& what);
 
 protected:
     static inline Device* s_device = nullptr;
@@ -780,68 +787,101 @@ TEST_F(ShaderTest, ExpertTilesGroupEveryPairUnderItsExpert) {
     }
 }
 
-// The grouped product of real stacked experts (synth-qwen3moe's, F32 and Q4_K/Q6_K): gate rows
-// read by token, down rows written by pair with each expert's own bias (gpt-oss's experts have
-// them), against the CPU's dequantisation of the chosen expert's rows; with the experts split
-// in two pieces, each dispatch writes only its experts'.
+// The grouped product of real stacked experts through `pipeline`, their tiles listed by
+// expert_tiles for random routes of 11 tokens: gate rows read by token (`by_token`), or down rows
+// written by pair with each expert's own bias (gpt-oss's experts have them), against the CPU's
+// dequantisation of the chosen expert's rows; with the experts split in two pieces, each
+// dispatch writes only its experts'.
+void ShaderTest::check_expert_products(Pipeline& pipeline, const WeightMatrix& w, uint32_t experts,
+                                       uint32_t used, bool by_token, uint32_t rows_per_workgroup,
+                                       const std::string& what) {
+    const uint32_t rows = static_cast<uint32_t>(w.rows) / experts;
+    const auto columns = static_cast<uint32_t>(w.columns);
+    const uint32_t tokens = 11, pairs = tokens * used;
+    const uint32_t bound = expert_tile_bound(pairs, experts);
+    const auto routes = random_routes(m_random, tokens, experts, used);
+    auto chosen = buffer_with(routes), order = buffer_with(nullptr, size_t{pairs} * 4);
+    auto tiles = buffer_with(nullptr, size_t{bound} * 12);
+    Pipeline grouping(*s_device, "expert_tiles", expert_tiles_spv, 3, sizeof(ExpertTilesPush));
+    const Buffer* grouped[] = {chosen.get(), order.get(), tiles.get()};
+    grouping.bind(grouped);
+    s_device->run(grouping, ExpertTilesPush{pairs, experts, bound}, 1);
+    const auto* listed = static_cast<const uint32_t*>(order->data());
+    const auto x = random_floats(size_t{by_token ? tokens : pairs} * columns);
+    const std::vector<float> before(size_t{pairs} * rows, -7.0f);
+    const auto bias = random_floats(size_t{experts} * rows);
+    auto in = buffer_with(x), out = buffer_with(before), biases = buffer_with(bias);
+    const uint32_t half = experts / 2;
+    const uint32_t flags = by_token ? kExpertInputByToken : kExpertOutputByPair | kMatmulBias;
+    for (const uint32_t first_expert : {0u, half}) {
+        const size_t piece_bytes = size_t{half} * rows * w.row_bytes;
+        auto weights = buffer_with(w.row(first_expert * rows), piece_bytes);
+        const Buffer* buffers[] = {weights.get(), in.get(),    out.get(),
+                                   biases.get(),  order.get(), tiles.get()};
+        pipeline.bind(buffers);
+        const ExpertMatmulPush push{rows, columns, first_expert, half, rows, flags, used, 0};
+        s_device->run(pipeline, push, groups_of(rows, rows_per_workgroup), bound);
+    }
+    const auto* y = static_cast<const float*>(out->data());
+    std::vector<float> row(columns);
+    for (uint32_t entry = 0; entry < pairs; ++entry) {
+        const uint32_t pair = listed[entry], expert = routes[pair];
+        const uint32_t input = by_token ? pair / used : entry;
+        const uint32_t output = by_token ? entry : pair;
+        for (uint32_t r = 0; r < rows; ++r) {
+            dequantize(w.type, w.row(expert * rows + r), row.data(), columns);
+            double expected = by_token ? 0.0 : bias[size_t{expert} * rows + r];
+            double magnitude = 0;
+            for (uint32_t c = 0; c < columns; ++c) {
+                const double term = double(row[c]) * x[size_t{input} * columns + c];
+                expected += term;
+                magnitude += std::fabs(term);
+            }
+            ASSERT_NEAR(y[size_t{output} * rows + r], expected, 1e-5 * magnitude + 1e-6)
+                << what << (by_token ? " by token" : " by pair") << ", pair " << pair << " row "
+                << r;
+        }
+    }
+}
+
+// synth-qwen3moe's experts: F32, and Q4_K with a Q6_K down in layer 1.
 TEST_F(ShaderTest, GroupedExpertProductsReadTheChosenExpertsRows) {
     for (const char* name : {"synth-qwen3moe-256.gguf", "synth-qwen3moe-256-Q4_K_M.gguf"}) {
         const auto model = Model::load(test::model_path(name));
         const ShaderSet shaders(*s_device, *model);
-        const auto& config = model->config();
-        const auto experts = static_cast<uint32_t>(config.expert_count);
-        const auto used = static_cast<uint32_t>(config.experts_used);
+        const auto experts = static_cast<uint32_t>(model->config().expert_count);
+        const auto used = static_cast<uint32_t>(model->config().experts_used);
         const auto& layer = model->weights().layers[1];
         for (const bool by_token : {true, false}) {
             const WeightMatrix& w = by_token ? layer.expert_gate : layer.expert_down;
-            const uint32_t rows = static_cast<uint32_t>(w.rows) / experts;
-            const auto columns = static_cast<uint32_t>(w.columns);
-            const uint32_t tokens = 11, pairs = tokens * used;
-            const uint32_t bound = expert_tile_bound(pairs, experts);
-            const auto routes = random_routes(m_random, tokens, experts, used);
-            auto chosen = buffer_with(routes), order = buffer_with(nullptr, size_t{pairs} * 4);
-            auto tiles = buffer_with(nullptr, size_t{bound} * 12);
-            run(expert_tiles_spv, {chosen.get(), order.get(), tiles.get()},
-                ExpertTilesPush{pairs, experts, bound}, 1);
-            const auto* listed = static_cast<const uint32_t*>(order->data());
-            const auto x = random_floats(size_t{by_token ? tokens : pairs} * columns);
-            const std::vector<float> before(size_t{pairs} * rows, -7.0f);
-            const auto bias = random_floats(size_t{experts} * rows);
-            auto in = buffer_with(x), out = buffer_with(before), biases = buffer_with(bias);
-            const uint32_t half = experts / 2;
-            const uint32_t flags =
-                by_token ? kExpertInputByToken : kExpertOutputByPair | kMatmulBias;
-            Pipeline& pipeline = const_cast<Pipeline&>(shaders.expert_matmul(w.type));
-            for (const uint32_t first_expert : {0u, half}) {
-                const size_t piece_bytes = size_t{half} * rows * w.row_bytes;
-                auto weights = buffer_with(w.row(first_expert * rows), piece_bytes);
-                const Buffer* buffers[] = {weights.get(), in.get(),    out.get(),
-                                           biases.get(),  order.get(), tiles.get()};
-                pipeline.bind(buffers);
-                const ExpertMatmulPush push{rows, columns, first_expert, half,
-                                            rows, flags,   used,         0};
-                s_device->run(pipeline, push, groups_of(rows, shaders.rows_per_workgroup()), bound);
-            }
-            const auto y = read(*out, before.size());
-            std::vector<float> row(columns);
-            for (uint32_t entry = 0; entry < pairs; ++entry) {
-                const uint32_t pair = listed[entry], expert = routes[pair];
-                const uint32_t input = by_token ? pair / used : entry;
-                const uint32_t output = by_token ? entry : pair;
-                for (uint32_t r = 0; r < rows; ++r) {
-                    dequantize(w.type, w.row(expert * rows + r), row.data(), columns);
-                    double expected = by_token ? 0.0 : bias[size_t{expert} * rows + r];
-                    double magnitude = 0;
-                    for (uint32_t c = 0; c < columns; ++c) {
-                        const double term = double(row[c]) * x[size_t{input} * columns + c];
-                        expected += term;
-                        magnitude += std::fabs(term);
-                    }
-                    ASSERT_NEAR(y[size_t{output} * rows + r], expected, 1e-5 * magnitude + 1e-6)
-                        << name << (by_token ? " gate" : " down") << " pair " << pair << " row "
-                        << r;
-                }
-            }
+            check_expert_products(const_cast<Pipeline&>(shaders.expert_matmul(w.type)), w, experts,
+                                  used, by_token, shaders.rows_per_workgroup(), name);
+        }
+    }
+}
+
+// gpt-oss's MXFP4 experts (4 experts, 2 used), read from the file as stacked tensors, through
+// both variants of the grouped product (subgroup sums and shared memory).
+TEST_F(ShaderTest, GroupedExpertProductsReadMxfp4Experts) {
+    const auto file = GgufFile::open(test::model_path("synth-gpt-oss-256-MXFP4_MOE.gguf"));
+    const auto& info = s_device->info();
+    for (const bool by_token : {true, false}) {
+        const char* name = by_token ? "blk.0.ffn_gate_exps.weight" : "blk.0.ffn_down_exps.weight";
+        const GgufTensor* tensor = file->find_tensor(name);
+        ASSERT_NE(tensor, nullptr) << name;
+        ASSERT_EQ(tensor->type, TensorType::MXFP4) << name;
+        const auto experts = static_cast<uint32_t>(tensor->shape[2]);
+        const WeightMatrix w{tensor->type, tensor->data, static_cast<int64_t>(tensor->rows()),
+                             static_cast<int64_t>(tensor->row_length()),
+                             tensor_bytes(tensor->type, tensor->row_length())};
+        Pipeline shared(*s_device, "matmul_experts_shared MXFP4",
+                        expert_product_spirv(w.type, false), 6, sizeof(ExpertMatmulPush));
+        check_expert_products(shared, w, experts, 2, by_token, 1, name);
+        if (info.subgroup_arithmetic && 64 % info.subgroup_size == 0) {
+            Pipeline subgroups(*s_device, "matmul_experts MXFP4",
+                               expert_product_spirv(w.type, true), 6, sizeof(ExpertMatmulPush));
+            check_expert_products(subgroups, w, experts, 2, by_token, 64 / info.subgroup_size,
+                                  name);
         }
     }
 }
