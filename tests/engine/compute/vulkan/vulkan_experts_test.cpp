@@ -43,20 +43,18 @@ protected:
     void SetUp() override { m_model = Model::load(test::model_path(GetParam())); }
 
     std::unique_ptr<Model> m_model;
-    // 80 tokens: a step of 64 holds 128 (token, expert) pairs, several tiles per expert.
-    std::vector<int32_t> m_prompt = test::salted_prompt(80, 7);
+    // 73 tokens: a step of 64 holds 128 (token, expert) pairs, several tiles per expert.
+    std::vector<int32_t> m_prompt = test::salted_prompt(73, 7);
 };
 
-// Steps of 64, 8 and 1 token group different pairs into tiles; every row is the same, since a
-// token's experts are summed in routing order whichever tiles ran them.
+// Steps of 64, 8 and 1 token (73 = 64 + 8 + 1) group other pairs into tiles than single tokens
+// do; every row is the same, since a token's experts are summed in routing order whichever
+// tiles ran them.
 TEST_P(VulkanExpertsTest, PrefillInAnyChunkingEqualsTokenByToken) {
     VulkanBackend single(*m_model, on_lavapipe({.chunk_sizes = {1}}));
     const auto expected = all_rows(single, m_prompt);
-    for (const auto& sizes : {std::vector<int>{1, 8, 64}, std::vector<int>{8}}) {
-        VulkanBackend chunked(*m_model, on_lavapipe({.chunk_sizes = sizes}));
-        EXPECT_LT(largest_difference(all_rows(chunked, m_prompt), expected), 1e-5)
-            << "steps of up to " << sizes.back();
-    }
+    VulkanBackend chunked(*m_model, on_lavapipe({.chunk_sizes = {1, 8, 64}}));
+    EXPECT_LT(largest_difference(all_rows(chunked, m_prompt), expected), 1e-5);
 }
 
 // Stacked experts uploaded one expert per buffer (the pieces a large model's experts take on a
