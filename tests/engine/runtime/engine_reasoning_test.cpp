@@ -40,7 +40,8 @@ protected:
         return engine;
     }
 
-    static Answer ask(Engine& engine, std::optional<bool> thinking = std::nullopt) {
+    static Answer ask(Engine& engine, std::optional<bool> thinking = std::nullopt,
+                      int expected_tokens = 24) {
         const ChatRequest chat{.messages = {{"user", "Tell me a story about a dog."}},
                                .max_tokens = 24,
                                .sampler = {.temperature = 0.0f},
@@ -54,7 +55,7 @@ protected:
             return true;
         }};
         answer.result = engine.chat(chat, {}, sink);
-        EXPECT_EQ(answer.result.stats.generated_tokens, 24);
+        EXPECT_EQ(answer.result.stats.generated_tokens, expected_tokens);
         return answer;
     }
 
@@ -191,6 +192,32 @@ TEST_F(EngineReasoningTest, GptOssControlMarkersReachTheSplitter) {
                              {channel});
     ASSERT_TRUE(engine->tokenizer().token_to_piece(channel).empty());
     expect_split(*engine, ask(*engine), plain, 2, close, close + 2);
+}
+
+// <|return|> ends gpt-oss's turn: the same output with a token after the final channel's
+// header reading <|return|> stops there, the answer being the final channel's text up to it.
+TEST_F(EngineReasoningTest, GptOssStopsAtReturn) {
+    const auto plain = ask(*load("gpt-oss"));
+    const auto& tokens = plain.result.tokens;
+    const size_t close = unique_step(plain, 6, 2);
+    const size_t end = unique_step(plain, close + 4);
+    ASSERT_LT(end, tokens.size() - 1);  // it stops before the token limit
+    const auto engine = load("gpt-oss",
+                             {{tokens[0], "<|channel|>analysis<|message|>"},
+                              {tokens[close], "<|end|><|start|>assistant"},
+                              {tokens[close + 1], "<|channel|>final<|message|>"},
+                              {tokens[end], "<|return|>"}},
+                             {tokens[end]});
+    ASSERT_TRUE(engine->tokenizer().is_end_of_generation(tokens[end]));
+    // The end token is no token of the answer: `end` were generated before it.
+    const auto answer = ask(*engine, std::nullopt, static_cast<int>(end));
+    ASSERT_EQ(answer.request.prompt, plain.request.prompt);
+    const auto& result = answer.result;
+    EXPECT_EQ(std::vector<int32_t>(result.tokens.begin(), result.tokens.begin() + end),
+              std::vector<int32_t>(tokens.begin(), tokens.begin() + end));
+    EXPECT_EQ(result.reasoning, text_of(*engine, tokens, 1, close));
+    EXPECT_EQ(result.text, text_of(*engine, tokens, close + 2, end));
+    EXPECT_EQ(result.text.find("<|return|>"), std::string::npos);
 }
 
 // gpt-oss's <|end|> closes a message and the model goes on (from the analysis channel to the

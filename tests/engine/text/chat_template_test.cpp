@@ -107,6 +107,38 @@ TEST(ChatTemplate, TheThinkingChoiceRendersAsTheFixturesExpect) {
     EXPECT_EQ(compared, 7);
 }
 
+// gpt-oss's harmony conversations through the typed options the engine passes: every fixture
+// case without tool definitions, reasoning_effort as ChatRenderOptions::reasoning_effort and
+// the rest of a case's context as extra variables. Earlier turns' analysis is dropped, the last
+// assistant turn's kept, as the model card says.
+TEST(ChatTemplate, GptOssRendersItsHarmonyConversationsAsTheFixturesExpect) {
+    const auto json = fixture("gpt-oss");
+    const ChatTemplate chat(text_of(json, "template"), text_of(json, "bos_token"),
+                            text_of(json, "eos_token"));
+    EXPECT_TRUE(chat.has_reasoning_effort());
+    int compared = 0;
+    for (const auto& case_value : json.as_object().find("cases")->as_array()) {
+        const auto& object = case_value.as_object();
+        if (object.find("tools") || !object.find("expected")) continue;
+        ChatRenderOptions options;
+        options.add_generation_prompt = object.find("add_generation_prompt")->as_bool();
+        options.now = test::fixture_now();
+        if (const jinja::Value* context = object.find("context")) {
+            for (const auto& [key, value] : context->as_object().entries()) {
+                if (key == "reasoning_effort") {
+                    options.reasoning_effort = value.as_string();
+                } else {
+                    options.extra_variables.set(key, value);
+                }
+            }
+        }
+        EXPECT_EQ(chat.render(*object.find("messages"), options), text_of(case_value, "expected"))
+            << text_of(case_value, "name");
+        ++compared;
+    }
+    EXPECT_GE(compared, 15);
+}
+
 // Unset is the template's own default: Qwen3 thinks, exactly as when thinking is on.
 TEST(ChatTemplate, AnUnsetThinkingChoiceLeavesTheTemplatesDefault) {
     const auto json = fixture("qwen3");

@@ -5,6 +5,9 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+#include <vector>
+
 #include "engine/text/chat_template.h"
 #include "tests/support/template_fixtures.h"
 
@@ -110,6 +113,55 @@ TEST(ReasoningSplitterTest, GptOssAnalysisChannelIsReasoning) {
     // Straight to the final channel, and output that is no harmony at all.
     expect_split(format, "<|channel|>final<|message|>4", "", "4");
     expect_split(format, "four", "", "four");
+}
+
+// Real harmony output as gpt-oss writes it (markers printed, as llama.cpp prints special tokens):
+// reasoning over several lines with code and angle brackets, then an answer in Markdown, fed in
+// every two-piece split and in seeded random pieces of 1 to 12 bytes. However the stream is cut,
+// markers included, it splits the same way.
+TEST(ReasoningSplitterTest, GptOssOutputSplitsTheSameInAnyPieces) {
+    const auto format = format_after_question("gpt-oss");
+    const std::string reasoning =
+        "The user asks for a C++ loop. We need to show `for (int i = 0; i < n; ++i)`.\n\n"
+        "Maybe mention <vector> and that i < n, not i <= n. Also a range-for. Keep it short.";
+    const std::string answer =
+        "Here is a loop:\n\n```cpp\n#include <vector>\n\nfor (int i = 0; i < n; ++i) {\n"
+        "    total += values[i];\n}\n```\n\n**Note:** `i < n` stops before `n`.";
+    const std::string output = "<|channel|>analysis<|message|>" + reasoning +
+                               "<|end|><|start|>assistant<|channel|>final<|message|>" + answer;
+    const auto split_in = [&](const std::vector<size_t>& cuts) {
+        ReasoningSplitter splitter(format);
+        SplitText out;
+        size_t from = 0;
+        for (size_t cut : cuts) {
+            const SplitText part = splitter.push(std::string_view(output).substr(from, cut - from));
+            out.reasoning += part.reasoning;
+            out.answer += part.answer;
+            from = cut;
+        }
+        const SplitText part = splitter.push(std::string_view(output).substr(from));
+        const SplitText tail = splitter.flush();
+        out.reasoning += part.reasoning + tail.reasoning;
+        out.answer += part.answer + tail.answer;
+        return out;
+    };
+    for (size_t cut = 1; cut < output.size(); ++cut) {
+        const SplitText split = split_in({cut});
+        ASSERT_EQ(split.reasoning, reasoning) << "cut at " << cut;
+        ASSERT_EQ(split.answer, answer) << "cut at " << cut;
+    }
+    std::mt19937 random(18);
+    for (int trial = 0; trial < 200; ++trial) {
+        std::vector<size_t> cuts;
+        for (size_t at = 0;;) {
+            at += 1 + random() % 12;
+            if (at >= output.size()) break;
+            cuts.push_back(at);
+        }
+        const SplitText split = split_in(cuts);
+        ASSERT_EQ(split.reasoning, reasoning) << "trial " << trial;
+        ASSERT_EQ(split.answer, answer) << "trial " << trial;
+    }
 }
 
 TEST(ReasoningSplitterTest, GptOssPromptInsideAnalysisStartsInReasoning) {
