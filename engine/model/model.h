@@ -90,8 +90,10 @@ struct WeightMatrix {
     int64_t columns = 0;
     size_t row_bytes = 0;
 
+    // Null for a model read from a file's header alone, which has no bytes: offsetting a null
+    // pointer is undefined behaviour, and a made-up address would look like data.
     const std::byte* row(int64_t index) const {
-        return data + static_cast<size_t>(index) * row_bytes;
+        return data == nullptr ? nullptr : data + static_cast<size_t>(index) * row_bytes;
     }
     // Rows [first, first + count) as a matrix of their own: the parts of a fused tensor
     // (Phi-3's attn_qkv, its gate-and-up ffn_up) are views, not copies.

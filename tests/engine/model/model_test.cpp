@@ -168,5 +168,22 @@ TEST(ModelLoading, ReportsProgressAndCanBeCancelled) {
     EXPECT_EQ(calls, 10);
 }
 
+// Found by gguf_header_fuzz: a download's estimate builds the model from the file's header
+// alone, and Phi-3's fused q/k/v and gate/up tensors were sliced by offsetting their null data
+// pointer (undefined behaviour, and made-up addresses where there are no bytes).
+TEST(Model, FusedTensorsOfAHeaderAloneHaveNoData) {
+    const auto bytes = test::read_bytes(test::model_path("synth-phi3-256-Q4_K_M.gguf"));
+    const Model model(std::make_unique<GgufFile>(
+        GgufBeginning{bytes, bytes.size(), "synth-phi3-256-Q4_K_M.gguf"}));
+    ASSERT_FALSE(model.weights().layers.empty());
+    for (const auto& layer : model.weights().layers) {
+        EXPECT_EQ(layer.query.data, nullptr);
+        EXPECT_EQ(layer.key.data, nullptr);
+        EXPECT_EQ(layer.value.data, nullptr);
+        EXPECT_EQ(layer.up.data, nullptr);
+        EXPECT_EQ(layer.gate.data, nullptr);
+    }
+}
+
 }  // namespace
 }  // namespace hearth
