@@ -2,8 +2,6 @@
 
 #include <httplib.h>
 
-#include <QCryptographicHash>
-#include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -16,10 +14,6 @@ namespace hearth::test {
 namespace {
 
 constexpr size_t kChunk = 16 * 1024;
-
-std::string hex_hash(const QByteArray& bytes, QCryptographicHash::Algorithm algorithm) {
-    return QCryptographicHash::hash(bytes, algorithm).toHex().toStdString();
-}
 
 std::string lower(std::string text) {
     std::transform(text.begin(), text.end(), text.begin(),
@@ -40,54 +34,6 @@ void refuse(httplib::Response& response, int status, const char* code, const cha
     response.set_content(std::string(R"({"error":")") + message + "\"}", "application/json");
 }
 
-QJsonObject search_entry(const HubTestRepository& repository) {
-    const auto id = QString::fromStdString(repository.id);
-    QJsonObject entry{
-        {"_id",
-         QString::fromLatin1(
-             QCryptographicHash::hash(id.toUtf8(), QCryptographicHash::Md5).toHex().left(24))},
-        {"id", id},
-        {"likes", 3},
-        {"trendingScore", 0},
-        {"private", false},
-        {"tags", QJsonArray{"gguf", "llama", "text-generation"}},
-        {"pipeline_tag", "text-generation"},
-        {"library_name", "gguf"},
-        {"createdAt", "2024-05-01T12:00:00.000Z"},
-        {"modelId", id}};
-    // The Hub leaves out what it does not count; a downloader must not read that as zero.
-    if (repository.downloads) entry.insert("downloads", *repository.downloads);
-    return entry;
-}
-
-// The tree's entries: each folder once, then the files, as the Hub lists them recursively.
-QJsonArray tree_entries(const HubTestRepository& repository) {
-    QJsonArray entries;
-    std::vector<std::string> folders;
-    for (const auto& file : repository.files) {
-        const auto slash = file.path.rfind('/');
-        if (slash != std::string::npos && std::find(folders.begin(), folders.end(),
-                                                    file.path.substr(0, slash)) == folders.end()) {
-            folders.push_back(file.path.substr(0, slash));
-            entries.append(QJsonObject{{"type", "directory"},
-                                       {"oid", QString(40, '0')},
-                                       {"size", 0},
-                                       {"path", QString::fromStdString(folders.back())}});
-        }
-    }
-    for (const auto& file : repository.files) {
-        const auto size = static_cast<qint64>(file.bytes.size());
-        entries.append(QJsonObject{{"type", "file"},
-                                   {"oid", QString::fromStdString(file.git_oid)},
-                                   {"size", size},
-                                   {"path", QString::fromStdString(file.path)},
-                                   {"lfs", QJsonObject{{"oid", QString::fromStdString(file.sha256)},
-                                                       {"size", size},
-                                                       {"pointerSize", 135}}}});
-    }
-    return entries;
-}
-
 // Until `marker` exists (at most 20 s), looking every 10 ms: the process that creates it is in
 // another mount namespace and cannot signal otherwise.
 void wait_for_file(const std::filesystem::path& marker) {
@@ -97,20 +43,6 @@ void wait_for_file(const std::filesystem::path& marker) {
 }
 
 }  // namespace
-
-HubTestFile hub_file(const std::string& path, const std::filesystem::path& source) {
-    QFile in(QString::fromStdString(source.string()));
-    if (!in.open(QIODevice::ReadOnly)) throw std::runtime_error("cannot read " + source.string());
-    return hub_file(path, in.readAll());
-}
-
-HubTestFile hub_file(const std::string& path, QByteArray bytes) {
-    HubTestFile file{path, std::move(bytes), {}, {}};
-    file.sha256 = hex_hash(file.bytes, QCryptographicHash::Sha256);
-    const QByteArray blob = "blob " + QByteArray::number(file.bytes.size()) + '\0' + file.bytes;
-    file.git_oid = hex_hash(blob, QCryptographicHash::Sha1);
-    return file;
-}
 
 HubTestServer::HubTestServer(std::vector<HubTestRepository> repositories, std::string token)
     : m_repositories(std::move(repositories)),
@@ -228,7 +160,7 @@ void HubTestServer::route() {
                     QJsonArray found;
                     for (const auto& repository : m_repositories) {
                         if (lower(repository.id).find(words) != std::string::npos) {
-                            found.append(search_entry(repository));
+                            found.append(hub_search_entry(repository));
                         }
                     }
                     send_json(response, QJsonDocument(found));
@@ -241,7 +173,7 @@ void HubTestServer::route() {
             refuse(response, 401, "RepoNotFound", "Repository not found");
             return;
         }
-        const QJsonArray entries = tree_entries(*repository);
+        const QJsonArray entries = hub_tree_entries(*repository);
         const int page = m_page_size;
         const int cursor = std::stoi("0" + request.get_param_value("cursor"));
         QJsonArray shown;
@@ -249,8 +181,7 @@ void HubTestServer::route() {
             shown.append(entries[i]);
         }
         if (cursor + page < entries.size()) {
-            response.set_header("Link", "<" + url() + request.path + "?recursive=true&cursor=" +
-                                            std::to_string(cursor + page) + ">; rel=\"next\"");
+            response.set_header("Link", hub_tree_link(url() + request.path, cursor + page));
         }
         send_json(response, QJsonDocument(shown));
     });

@@ -7,8 +7,6 @@
 // Retry-After.
 #pragma once
 
-#include <QByteArray>
-
 #include <atomic>
 #include <filesystem>
 #include <map>
@@ -19,30 +17,13 @@
 #include <thread>
 #include <vector>
 
+#include "tests/support/hub_answers.h"
+
 namespace httplib {
 class Server;
 }
 
 namespace hearth::test {
-
-struct HubTestFile {
-    std::string path;  // in the repository
-    QByteArray bytes;
-    std::string sha256;   // hex, as the tree lists it (of the real bytes)
-    std::string git_oid;  // hex, the git blob id
-};
-
-struct HubTestRepository {
-    std::string id;  // "owner/name"
-    std::vector<HubTestFile> files;
-    bool gated = false;  // 401 GatedRepo unless the request carries the server's token
-    std::optional<long long> downloads;  // the search answer gives no count when nullopt
-};
-
-// A file served from disk under `path`.
-HubTestFile hub_file(const std::string& path, const std::filesystem::path& source);
-// A file of `bytes`, with its checksums.
-HubTestFile hub_file(const std::string& path, QByteArray bytes);
 
 struct HubRequestRecord {
     std::string path;         // with the query

@@ -1,7 +1,6 @@
 #include "app/core/downloads/hub_client.h"
 
 #include <QNetworkReply>
-#include <QRegularExpression>
 #include <QUrlQuery>
 
 #include "app/core/downloads/hub_error.h"
@@ -11,13 +10,6 @@ namespace hearth::downloads {
 namespace {
 
 constexpr int kSearchResults = 30;
-
-// The next page of a paginated answer: Link: <URL>; rel="next".
-QUrl next_page(const QNetworkReply& reply) {
-    static const QRegularExpression next(QStringLiteral(R"(<([^>]+)>\s*;\s*rel="?next"?)"));
-    const auto match = next.match(QString::fromUtf8(reply.rawHeader("Link")));
-    return match.hasMatch() ? reply.url().resolved(QUrl(match.captured(1))) : QUrl();
-}
 
 // Calls `done` with the reply once it finishes, then lets it go.
 void on_finished(QNetworkReply* reply, std::function<void(QNetworkReply&)> done) {
@@ -107,7 +99,7 @@ void HubClient::list_page(const QUrl& url, const QString& repository, std::vecto
                         return;
                     }
                     so_far.insert(so_far.end(), page.value.begin(), page.value.end());
-                    const QUrl next = next_page(reply);
+                    const QUrl next = parse_next_page(reply.url(), reply.rawHeader("Link"));
                     if (next.isValid()) {
                         list_page(next, repository, std::move(so_far), std::move(done));
                     } else {

@@ -3,6 +3,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 
 namespace hearth::downloads {
 namespace {
@@ -70,9 +71,29 @@ HubResult<std::vector<HubFile>> parse_tree(const QByteArray& json) {
                                       QStringLiteral("a file without a path or size"));
             return result;
         }
+        if (file.size > kMaxHubFileBytes) {
+            result.error = unreadable(
+                QStringLiteral("list of repository files"),
+                QStringLiteral("%1 is listed with %2 bytes, more than Hearth accepts from the Hub "
+                               "(kMaxHubFileBytes, 1 TiB)")
+                    .arg(file.path)
+                    .arg(file.size));
+            return result;
+        }
         result.value.push_back(std::move(file));
     }
     return result;
+}
+
+QUrl parse_next_page(const QUrl& page, const QByteArray& link) {
+    static const QRegularExpression next(QStringLiteral(R"(<([^>]+)>\s*;\s*rel="?next"?)"));
+    const auto match = next.match(QString::fromUtf8(link));
+    if (!match.hasMatch()) return {};
+    const QUrl url = page.resolved(QUrl(match.captured(1)));
+    if (url.scheme() != page.scheme() || url.host() != page.host() || url.port() != page.port()) {
+        return {};
+    }
+    return url;
 }
 
 }  // namespace hearth::downloads

@@ -1,8 +1,10 @@
-// The Hub's JSON answers read into plain data: the model search (GET /api/models?search=) and a
-// repository's tree (GET /api/models/REPO/tree/main), in the shapes the real Hub sends.
+// The Hub's answers read into plain data: the model search (GET /api/models?search=) and a
+// repository's tree (GET /api/models/REPO/tree/main) as JSON in the shapes the real Hub sends,
+// and the Link header that pages the tree.
 #pragma once
 
 #include <QByteArray>
+#include <QUrl>
 
 #include <vector>
 
@@ -13,8 +15,20 @@ namespace hearth::downloads {
 // [{"id": "owner/name", "downloads": N, "likes": N, "tags": [...], ...}, ...]
 HubResult<std::vector<HubModel>> parse_model_search(const QByteArray& json);
 
+// The largest file a repository's tree may list. The Hub stores files of at most 50 GB; 1 TiB
+// leaves room for that to grow, and keeps the sizes the dialog adds up (every part of a split
+// model) far from overflowing.
+inline constexpr qint64 kMaxHubFileBytes = qint64{1} << 40;
+
 // [{"type": "file", "path": "x.gguf", "size": N, "oid": "...", "lfs": {"oid": SHA256, "size": N,
-// "pointerSize": N}}, {"type": "directory", ...}, ...]: the files only.
+// "pointerSize": N}}, {"type": "directory", ...}, ...]: the files only. A file without a path or
+// a size, or larger than kMaxHubFileBytes, makes the answer unreadable.
 HubResult<std::vector<HubFile>> parse_tree(const QByteArray& json);
+
+// The next page of a paginated answer from its Link header (<URL>; rel="next"), resolved against
+// `page`, the URL that answered. An invalid QUrl when there is none, and when it points at
+// another server than `page`'s (scheme, host and port): the request for it would carry the
+// access token there.
+QUrl parse_next_page(const QUrl& page, const QByteArray& link);
 
 }  // namespace hearth::downloads
