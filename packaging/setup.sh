@@ -30,8 +30,8 @@ test_tools=(curl:curl node:nodejs npm:npm dbus-run-session:dbus-daemon
 tour_tools=(Xvfb:xvfb xvfb-run:xvfb xdotool:xdotool import:imagemagick)
 # The Node packages the OpenAI client test uses, pinned by its package-lock.json.
 node_test_dir=tests/app/server/openai_client
-# Seconds each fuzz target runs in `test` (two at a time on two cores; 10 targets, about a
-# minute, to keep CI inside its time budget); the long campaigns run
+# Seconds each fuzz target runs in `test` (two at a time on two cores; 12 targets, a minute and
+# a half, to keep CI's fuzz step inside five minutes with its build); the long campaigns run
 # tests/fuzz/run_fuzzers.sh by hand.
 fuzz_seconds=15
 jobs=$(nproc)

@@ -13,14 +13,14 @@ shift 2
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(gguf_fuzz tokenizer_encode_fuzz tokenizer_decode_fuzz
     utf8_buffer_fuzz jinja_template_fuzz jinja_messages_fuzz json_parse_fuzz json_schema_fuzz
-    sse_stream_fuzz api_request_fuzz)
+    sse_stream_fuzz api_request_fuzz gguf_header_fuzz hub_json_fuzz)
 
 dictionary() {
     case $1 in
-        gguf_fuzz) echo gguf.dict ;;
+        gguf_fuzz | gguf_header_fuzz) echo gguf.dict ;;
         tokenizer_*) echo tokenizer.dict ;;
         jinja_*) echo jinja.dict ;;
-        json_* | sse_* | api_*) echo json.dict ;;
+        json_* | sse_* | api_* | hub_*) echo json.dict ;;
         *) echo "" ;;
     esac
 }
@@ -30,7 +30,7 @@ run_one() {
     dict=$(dictionary "$target")
     [ -z "$dict" ] || options+=("-dict=$source_dir/$dict")
     # GGUF seeds are whole (tiny) models; past 128 KiB only tensor bytes would grow.
-    [ "$target" != gguf_fuzz ] || options+=(-max_len=131072)
+    case $target in gguf_*) options+=(-max_len=131072) ;; esac
     mkdir -p "$build/work/$target" "$build/artifacts/$target"
     if "$build/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$build/artifacts/$target/" "${options[@]}" \

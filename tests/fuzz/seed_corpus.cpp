@@ -1,6 +1,9 @@
 // seed_corpus OUT_DIR: writes each fuzz target's seed corpus under OUT_DIR/<target>/ from the
 // shared models and fixtures (nothing from ../shared is copied into the repository). Run by
 // run_fuzzers.sh before the targets; rerunning rewrites the same files.
+#include <QJsonArray>
+#include <QJsonDocument>
+
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -8,6 +11,7 @@
 #include <vector>
 
 #include "engine/format/gguf_file.h"
+#include "engine/format/split_name.h"
 #include "engine/model/load_error.h"
 #include "engine/text/chat_json.h"
 #include "engine/text/jinja/json.h"
@@ -15,6 +19,8 @@
 #include "tests/fuzz/fuzz_support.h"
 #include "tests/fuzz/message_codec.h"
 #include "tests/fuzz/tiny_model.h"
+#include "tests/support/hub_answers.h"
+#include "tests/support/split_model.h"
 
 namespace {
 
@@ -64,6 +70,56 @@ void write_gguf(const fs::path& root) {
         } catch (const hearth::LoadError&) {  // refused: its opening bytes are seed enough
         }
     }
+}
+
+std::string word_bytes(uint32_t word) {
+    std::string bytes;
+    for (int shift = 0; shift < 32; shift += 8) bytes += static_cast<char>(word >> shift);
+    return bytes;
+}
+
+// A gguf_header_fuzz seed of split mode: the parts of `file` split into `count`, whole.
+std::string split_seed(const hearth::GgufFile& file, int count, const fs::path& scratch) {
+    std::string lengths;  // of every part but the last, which takes the rest
+    std::string parts;
+    for (const auto& part : hearth::test::write_split_model(file, scratch / "part", count)) {
+        const std::string bytes = hearth::fuzz::read_file(part);
+        if (lengths.size() < 4 * static_cast<size_t>(count - 1))
+            lengths += word_bytes(static_cast<uint32_t>(bytes.size()));
+        parts += bytes;
+        fs::remove(part);
+    }
+    std::string missing;  // no part claims bytes beyond its own
+    for (int part = 0; part < count; ++part) missing += word_bytes(0);
+    return std::string{'\1', static_cast<char>(count - 1)} + lengths + missing + parts;
+}
+
+// gguf_header_fuzz's three modes (see its opening comment): each tiny twin read from its first
+// KiB up as an estimate reads it, split into two and three parts, and split part names.
+void write_gguf_header(const fs::path& root, const fs::path& scratch) {
+    CorpusWriter corpus(root, "gguf_header_fuzz");
+    fs::create_directories(scratch);
+    for (const auto& path : hearth::fuzz::files_ending(shared_dir() / "models", ".gguf")) {
+        const std::string name = path.filename().string();
+        try {
+            const std::string twin =
+                as_text(hearth::fuzz::tiny_twin(hearth::GgufFile(path, {.prefault = false})));
+            corpus.add(name, std::string{'\0', 10} + word_bytes(0) + twin);
+            const fs::path twin_path = scratch / "twin.gguf";
+            std::ofstream(twin_path, std::ios::binary).write(twin.data(), twin.size());
+            const hearth::GgufFile small(twin_path, {.prefault = false});
+            for (const int count : {2, 3})
+                corpus.add(name + ".split" + std::to_string(count),
+                           split_seed(small, count, scratch));
+        } catch (const hearth::LoadError&) {  // refused: the other seeds cover its header
+        }
+    }
+    const std::pair<const char*, const char*> names[] = {
+        {"first-part", "model-00001-of-00003.gguf"},
+        {"later-part-in-folder", "dir/Q4_K_M/x-00002-of-00002.gguf"},
+        {"short-numbers", "x-1-of-2.gguf"},
+        {"no-prefix", "-00001-of-00001.gguf"}};
+    for (const auto& [seed, name] : names) corpus.add(seed, std::string{'\2'} + name);
 }
 
 std::vector<std::string> tokenizer_cases(const std::string& vocabulary_name) {
@@ -185,6 +241,43 @@ void write_network(const fs::path& root) {
     requests.add("completion", R"({"prompt":"Once upon a time","max_tokens":8,"echo":false})");
 }
 
+std::string json_text(const QJsonDocument& document) {
+    return document.toJson(QJsonDocument::Compact).toStdString();
+}
+
+// What the hub test server answers for two repositories (one with a split model in a folder),
+// as hub_json_fuzz reads it: a search, a tree, and its pages' Link headers.
+void write_hub(const fs::path& root) {
+    CorpusWriter corpus(root, "hub_json_fuzz");
+    using hearth::test::hub_file;
+    const hearth::test::HubTestRepository split{
+        "owner/Split-GGUF",
+        {hub_file("README.md", QByteArray("# a model")),
+         hub_file("Q8_0/model-Q8_0-00001-of-00002.gguf", QByteArray("GGUF one")),
+         hub_file("Q8_0/model-Q8_0-00002-of-00002.gguf", QByteArray("GGUF two")),
+         hub_file("model-Q4_K_M.gguf", QByteArray("GGUF whole"))},
+        false,
+        1234};
+    const hearth::test::HubTestRepository uncounted{
+        "someone/tiny", {hub_file("tiny-F16.gguf", QByteArray("GGUF"))}, true, std::nullopt};
+    corpus.add(
+        "search",
+        '\0' + json_text(QJsonDocument(QJsonArray{hearth::test::hub_search_entry(split),
+                                                  hearth::test::hub_search_entry(uncounted)})));
+    corpus.add("tree", '\1' + json_text(QJsonDocument(hearth::test::hub_tree_entries(split))));
+    corpus.add("tree-gated",
+               '\1' + json_text(QJsonDocument(hearth::test::hub_tree_entries(uncounted))));
+    const std::string tree = "https://huggingface.co/api/models/owner/Split-GGUF/tree/main";
+    corpus.add("link", '\2' + hearth::test::hub_tree_link(tree, 1000));
+    corpus.add("link-relative", "\2</api/models/owner/Split-GGUF/tree/main?cursor=2>; rel=next");
+    // What the fuzzer found (hub_json_test has each as a regression test).
+    corpus.add("found-sizes-past-the-limit",
+               '\1' + std::string(R"([{"type":"file","path":"a-00001-of-00002.gguf","size":)"
+                                  R"(9000000000000000000},{"type":"file","path":)"
+                                  R"("a-00002-of-00002.gguf","size":9000000000000000000}])"));
+    corpus.add("found-next-page-elsewhere", "\2<https://elsewhere.example/steal>; rel=\"next\"");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -198,5 +291,8 @@ int main(int argc, char** argv) {
     write_tokenizer(root);
     write_network(root);
     write_templates(root);
+    write_hub(root);
+    write_gguf_header(root, root / "scratch");
+    std::filesystem::remove_all(root / "scratch");
     return 0;
 }
