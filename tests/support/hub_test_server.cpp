@@ -180,7 +180,10 @@ void HubTestServer::route() {
         for (int i = cursor; i < std::min<int>(entries.size(), cursor + page); ++i) {
             shown.append(entries[i]);
         }
-        if (cursor + page < entries.size()) {
+        const TreePaging paging = m_tree_paging;
+        if (paging == TreePaging::Loop) {
+            response.set_header("Link", hub_tree_link(url() + request.path, cursor));
+        } else if (cursor + page < entries.size() || paging == TreePaging::Endless) {
             response.set_header("Link", hub_tree_link(url() + request.path, cursor + page));
         }
         send_json(response, QJsonDocument(shown));

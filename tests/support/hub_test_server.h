@@ -54,6 +54,10 @@ public:
     void fail_next(int count, int status);
     // The tree lists this many entries per page (the Hub pages long trees).
     void set_page_size(int entries) { m_page_size = entries; }
+    // What a broken or hostile server does: every tree page links to a next one, the same page
+    // again (`Loop`) or one further on past the end, forever (`Endless`).
+    enum class TreePaging { Normal, Loop, Endless };
+    void set_tree_paging(TreePaging paging) { m_tree_paging = paging; }
 
     std::vector<HubRequestRecord> requests() const;
     // Body bytes of files sent so far, over all responses.
@@ -77,6 +81,7 @@ private:
     std::atomic<int> m_failing{0};
     std::atomic<int> m_failing_status{500};
     std::atomic<int> m_page_size{1000};
+    std::atomic<TreePaging> m_tree_paging{TreePaging::Normal};
     std::atomic<long long> m_file_bytes_sent{0};
     mutable std::mutex m_mutex;
     std::vector<HubRequestRecord> m_requests;

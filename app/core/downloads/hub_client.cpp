@@ -19,6 +19,25 @@ void on_finished(QNetworkReply* reply, std::function<void(QNetworkReply&)> done)
     });
 }
 
+// Why the tree's next page is not read, or nullopt when it may be.
+std::optional<HubError> endless_tree(const QUrl& next, const QSet<QUrl>& pages,
+                                     const QString& what) {
+    if (pages.contains(next)) {
+        return HubError{HubErrorKind::Protocol,
+                        QStringLiteral("The Hub's list of files of %1 leads back to a page "
+                                       "already read (%2).")
+                            .arg(what, next.toString())};
+    }
+    if (pages.size() >= kMaxHubTreePages) {
+        return HubError{HubErrorKind::Protocol,
+                        QStringLiteral("The Hub's list of files of %1 goes on past %2 pages "
+                                       "(kMaxHubTreePages).")
+                            .arg(what)
+                            .arg(kMaxHubTreePages)};
+    }
+    return std::nullopt;
+}
+
 }  // namespace
 
 HubSettings hub_settings_from_environment() {
@@ -82,8 +101,9 @@ void HubClient::list_files(const QString& repository, Done<std::vector<HubFile>>
     list_page(url, repository, {}, std::move(done));
 }
 
-void HubClient::list_page(const QUrl& url, const QString& repository, std::vector<HubFile> so_far,
+void HubClient::list_page(const QUrl& url, const QString& repository, TreeSoFar so_far,
                           Done<std::vector<HubFile>> done) {
+    so_far.pages.insert(url);
     const bool token = token_sent();
     on_finished(m_network.get(request(url)),
                 [this, repository, so_far = std::move(so_far), done = std::move(done),
@@ -98,12 +118,15 @@ void HubClient::list_page(const QUrl& url, const QString& repository, std::vecto
                         done(page);
                         return;
                     }
-                    so_far.insert(so_far.end(), page.value.begin(), page.value.end());
+                    auto& files = so_far.files;
+                    files.insert(files.end(), page.value.begin(), page.value.end());
                     const QUrl next = parse_next_page(reply.url(), reply.rawHeader("Link"));
-                    if (next.isValid()) {
-                        list_page(next, repository, std::move(so_far), std::move(done));
+                    if (!next.isValid()) {
+                        done({std::move(files), std::nullopt});
+                    } else if (auto endless = endless_tree(next, so_far.pages, repository)) {
+                        done({{}, endless});
                     } else {
-                        done({std::move(so_far), std::nullopt});
+                        list_page(next, repository, std::move(so_far), std::move(done));
                     }
                 });
 }

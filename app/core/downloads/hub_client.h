@@ -5,6 +5,8 @@
 
 #include <QNetworkAccessManager>
 #include <QObject>
+#include <QSet>
+#include <QUrl>
 
 #include <functional>
 #include <vector>
@@ -48,7 +50,11 @@ public:
 private:
     // BASE_URL/PATH, keeping any path the base address has (a mirror's prefix).
     QUrl endpoint(const QString& path) const;
-    void list_page(const QUrl& url, const QString& repository, std::vector<HubFile> so_far,
+    struct TreeSoFar {
+        std::vector<HubFile> files;
+        QSet<QUrl> pages;  // read or asked for: a next page among them would never end
+    };
+    void list_page(const QUrl& url, const QString& repository, TreeSoFar so_far,
                    Done<std::vector<HubFile>> done);
 
     HubSettings m_settings;

@@ -20,6 +20,10 @@ HubResult<std::vector<HubModel>> parse_model_search(const QByteArray& json);
 // model) far from overflowing.
 inline constexpr qint64 kMaxHubFileBytes = qint64{1} << 40;
 
+// The most pages of one repository's tree read. The Hub pages a tree by a thousand entries, so
+// this is far beyond any model repository; a server whose pages never end is refused here.
+inline constexpr int kMaxHubTreePages = 1000;
+
 // [{"type": "file", "path": "x.gguf", "size": N, "oid": "...", "lfs": {"oid": SHA256, "size": N,
 // "pointerSize": N}}, {"type": "directory", ...}, ...]: the files only. A file without a path or
 // a size, or larger than kMaxHubFileBytes, makes the answer unreadable.

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "app/core/downloads/hub_json.h"
 #include "tests/support/download_waits.h"
 #include "tests/support/hub_test_server.h"
 #include "tests/support/shared_data.h"
@@ -75,6 +76,25 @@ TEST_F(HubClientTest, TheTreeListsEveryFileWithSizeAndSha256AcrossPages) {
         EXPECT_EQ(listed.value[i].git_oid.toStdString(), served[i].git_oid);
     }
     EXPECT_EQ(m_server.requests().size(), 2u);  // four entries (a folder), two per page
+}
+
+// A server whose pages never end is refused, naming why, instead of being read forever.
+TEST_F(HubClientTest, ATreeWhosePagesNeverEndIsRefused) {
+    m_server.set_page_size(2);
+    m_server.set_tree_paging(test::HubTestServer::TreePaging::Loop);
+    const auto looped = files(m_hub, "hearth-test/stories");
+    ASSERT_FALSE(looped.ok());
+    EXPECT_EQ(looped.error->kind, HubErrorKind::Protocol);
+    EXPECT_TRUE(looped.error->text.contains("leads back to a page already read"))
+        << looped.error->text.toStdString();
+    EXPECT_EQ(m_server.requests().size(), 1u);  // its first page, once
+
+    m_server.set_tree_paging(test::HubTestServer::TreePaging::Endless);
+    const auto endless = files(m_hub, "hearth-test/stories");
+    ASSERT_FALSE(endless.ok());
+    EXPECT_TRUE(endless.error->text.contains("past 1000 pages (kMaxHubTreePages)"))
+        << endless.error->text.toStdString();
+    EXPECT_EQ(m_server.requests().size(), 1u + kMaxHubTreePages);
 }
 
 // A gated repository: 401 without a token, saying a token is needed; listed with one.
