@@ -10,12 +10,12 @@
 
 #include "engine/compute/backend.h"
 #include "engine/compute/cpu_attention.h"
+#include "engine/compute/cpu_experts.h"
+#include "engine/compute/cpu_matmul.h"
 #include "engine/compute/kv_cache_type.h"
 #include "engine/compute/thread_pool.h"
-#include "engine/model/expert_routing.h"
 #include "engine/model/model.h"
 #include "kernels/dot.h"
-#include "kernels/gemm.h"
 #include "kernels/swiglu.h"
 
 namespace hearth {
@@ -102,29 +102,11 @@ private:
     // Orders segments of `sizes` tokens (their indices into `order`) with the per-token ones
     // first and returns the passes over them: one for all per-token segments, one for each other.
     std::vector<Pass> plan_passes(std::span<const int> sizes, std::vector<size_t>& order) const;
-    // out[t * w.rows + r] = W[r] . in[t * w.columns ...] for t < count, on the path
-    // `path_tokens` tokens take.
-    void matmul(const WeightMatrix& w, const float* in, int count, int path_tokens, float* out);
-    // Several products of the same input (q/k/v, gate/up) as one pass over their rows: one
-    // dispatch to the pool and one quantisation of the input per activation format.
-    struct Product {
-        const WeightMatrix* weights;
-        float* out;
-    };
-    void matmul_group(std::initializer_list<Product> products, const float* in, int count,
-                      int path_tokens);
-    void matmul_dots(std::span<const Product> products, const float* in, int count);
-    void matmul_panel(std::span<const Product> products, const float* in, int count);
-    void matmul_blas(const WeightMatrix& w, const float* in, int count, float* out);
     void normalize(const float* in, const std::vector<float>& weight, int count, float* out);
     // One gated FFN (SwiGLU or GeGLU) over `count` rows of `in` into `out`, on the path
     // `path_tokens` tokens take; m_gate and m_up hold its hidden rows.
-    void feed_forward(const WeightMatrix& gate, const WeightMatrix& up, const WeightMatrix& down,
-                      const float* in, int count, int path_tokens, float* out);
-    // A mixture-of-experts FFN over the pass's rows of m_normed into m_projected: the router
-    // for every row, then each chosen expert once for all the rows that chose it, so its
-    // weights are read once per step and unchosen experts not at all.
-    void run_experts(const LayerWeights& w, const Pass& pass);
+    void feed_forward(const FeedForwardWeights& w, const float* in, int count, int path_tokens,
+                      float* out);
 
     const Model& m_model;
     const ModelConfig& m_config;
@@ -132,21 +114,13 @@ private:
     KvCacheType m_kv_cache;
     ThreadPool m_pool;
     kernels::Isa m_isa;
-    const kernels::DotTable& m_dots;
-    const kernels::GemmTable* m_gemm;           // null where the CPU (or the chosen ISA) has none
+    CpuMatmul m_matmul;
     kernels::SwigluFunction m_gate_activation;  // SwiGLU or GeGLU, as the model asks
     CpuAttention m_attention;
+    CpuExperts m_experts;
     // Scratch, sized for the largest chunk once and reused: no allocation per token.
     std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_gate, m_up,
         m_projected, m_head;
-    // Mixture of experts: router logits, each row's choices, and one expert's rows in and out;
-    // the choices grouped by expert (m_expert_routes, expert e's from m_expert_start[e]).
-    std::vector<float> m_router, m_expert_in, m_expert_out;
-    std::vector<ExpertChoice> m_routes;
-    std::vector<int> m_expert_routes, m_expert_start, m_expert_fill;
-    std::vector<std::byte> m_activations;
-    std::vector<kernels::PanelBlock> m_panel;
-    std::vector<float> m_weight_tile;
 };
 
 }  // namespace hearth

@@ -139,6 +139,21 @@ inline WeightMatrix expert_matrix(const WeightMatrix& stacked, int experts, int 
     return stacked.slice(expert * rows, rows);
 }
 
+// One gated FFN's matrices: a dense layer's, or one expert's views into its layer's stacked
+// tensors.
+struct FeedForwardWeights {
+    WeightMatrix gate;  // (ffn, dim)
+    WeightMatrix up;    // (ffn, dim)
+    WeightMatrix down;  // (dim, ffn)
+};
+
+// Expert `expert` of a layer with `experts` experts.
+inline FeedForwardWeights expert_weights(const LayerWeights& layer, int experts, int expert) {
+    return {expert_matrix(layer.expert_gate, experts, expert),
+            expert_matrix(layer.expert_up, experts, expert),
+            expert_matrix(layer.expert_down, experts, expert)};
+}
+
 struct ModelWeights {
     WeightMatrix token_embedding;  // (vocab, dim)
     std::vector<LayerWeights> layers;

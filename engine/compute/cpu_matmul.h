@@ -1,0 +1,77 @@
+// Products of a model's weight matrices with a step's activations on the CPU, on the path the
+// step's size calls for: integer dot products per token with activations quantised on the fly,
+// panel kernels that multiply all tokens at once, or weight tiles dequantised for OpenBLAS sgemm.
+// The CPU backend's layers and its expert FFN share one, with its scratch.
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <span>
+#include <vector>
+
+#include "engine/compute/thread_pool.h"
+#include "engine/model/model.h"
+#include "kernels/dot.h"
+#include "kernels/gemm.h"
+
+namespace hearth {
+
+// From how many tokens in one product on each path takes over.
+struct MatmulThresholds {
+    int panel = 16;  // formats with panel kernels (kernels/gemm.h), where the CPU has them
+    int blas = 128;  // the other formats: dequantised tiles through sgemm
+};
+
+class CpuMatmul {
+public:
+    // One product of a group: its weights and where its rows go.
+    struct Product {
+        const WeightMatrix* weights;
+        float* out;
+    };
+
+    CpuMatmul(ThreadPool& pool, kernels::Isa isa, MatmulThresholds thresholds);
+
+    // out[t * w.rows + r] = W[r] . in[t * w.columns ...] for t < count, on the path
+    // `path_tokens` tokens take.
+    void run(const WeightMatrix& w, const float* in, int count, int path_tokens, float* out);
+    // Several products of the same input (q/k/v, gate/up) as one pass over their rows: one
+    // dispatch to the pool and one quantisation of the input per activation format.
+    void run_group(std::initializer_list<Product> products, const float* in, int count,
+                   int path_tokens);
+
+    const kernels::GemmTable* gemm() const { return m_gemm; }
+    // The scratch it holds now.
+    size_t allocated_bytes() const;
+
+    // The scratch the products of a model need at most, counted group by group as run_group
+    // would run them: after add() for every group and step size, total() is what a CpuMatmul
+    // allocates once every path has run.
+    class Scratch {
+    public:
+        Scratch(kernels::Isa isa, MatmulThresholds thresholds);
+        void add(std::initializer_list<const WeightMatrix*> group, int count);
+        size_t total() const { return m_activations + m_panel + m_tile; }
+
+    private:
+        const kernels::DotTable& m_dots;
+        const kernels::GemmTable* m_gemm;
+        MatmulThresholds m_thresholds;
+        size_t m_activations = 0, m_panel = 0, m_tile = 0;
+    };
+
+private:
+    void run_dots(std::span<const Product> products, const float* in, int count);
+    void run_panel(std::span<const Product> products, const float* in, int count);
+    void run_blas(const WeightMatrix& w, const float* in, int count, float* out);
+
+    ThreadPool& m_pool;
+    const kernels::DotTable& m_dots;
+    const kernels::GemmTable* m_gemm;  // null where the CPU (or the chosen ISA) has none
+    MatmulThresholds m_thresholds;
+    std::vector<std::byte> m_activations;
+    std::vector<kernels::PanelBlock> m_panel;
+    std::vector<float> m_weight_tile;
+};
+
+}  // namespace hearth
