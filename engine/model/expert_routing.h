@@ -1,6 +1,10 @@
-// Which experts of a mixture-of-experts layer a token goes to, and with what weight (Qwen3-MoE's
-// rule): softmax over every expert's router logit, the `used` most probable kept, their
-// probabilities renormalised to sum to one.
+// Which experts of a mixture-of-experts layer a token goes to, and with what weight. Qwen3-MoE's
+// rule: softmax over every expert's router logit, the `used` most probable kept, their
+// probabilities renormalised to sum to one. gpt-oss's rule: the `used` largest logits (its
+// router has a bias, added before), weighted by the softmax over those logits alone. The two are
+// one function: the softmax keeps the logits' order, and renormalising the kept probabilities
+// divides out the sum over the others, leaving e^l over the kept e^l, which is what this
+// computes for both.
 #pragma once
 
 #include <span>
