@@ -1,5 +1,6 @@
 #include "kernels/swiglu.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace hearth::kernels {
@@ -15,6 +16,16 @@ void geglu(float* gate, const float* up, size_t count) {
         const float x = gate[i];
         const float twice_y = 2.0f * kGeluScale * (x + 0.044715f * x * x * x);
         gate[i] = x / (1.0f + std::exp(-twice_y)) * up[i];
+    }
+}
+
+// A NaN gate or up value stays NaN (std::min and std::clamp return their first argument when
+// it compares false), as the other gates' do.
+void clamped_swiglu(float* gate, const float* up, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        const float x = std::min(gate[i], kClampedSwigluLimit);
+        const float y = std::clamp(up[i], -kClampedSwigluLimit, kClampedSwigluLimit);
+        gate[i] = x / (1.0f + std::exp(-kClampedSwigluAlpha * x)) * (y + 1.0f);
     }
 }
 
@@ -34,6 +45,14 @@ SwigluFunction geglu(Isa isa) {
 #endif
     (void)isa;
     return scalar::geglu;
+}
+
+SwigluFunction clamped_swiglu(Isa isa) {
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+    if (isa != Isa::Scalar) return avx2::clamped_swiglu;
+#endif
+    (void)isa;
+    return scalar::clamped_swiglu;
 }
 
 }  // namespace hearth::kernels

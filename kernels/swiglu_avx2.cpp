@@ -34,4 +34,23 @@ void geglu(float* gate, const float* up, size_t count) {
     scalar::geglu(gate + i, up + i, count - i);
 }
 
+// min and max take their second operand where either is NaN: the limits go first, so a NaN gate
+// or up value stays NaN, as in the scalar twin.
+void clamped_swiglu(float* gate, const float* up, size_t count) {
+    const __m256 one = _mm256_set1_ps(1.0f);
+    const __m256 limit = _mm256_set1_ps(kClampedSwigluLimit);
+    const __m256 negative_limit = _mm256_set1_ps(-kClampedSwigluLimit);
+    const __m256 minus_alpha = _mm256_set1_ps(-kClampedSwigluAlpha);
+    size_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        const __m256 x = _mm256_min_ps(limit, _mm256_loadu_ps(gate + i));
+        const __m256 y =
+            _mm256_max_ps(negative_limit, _mm256_min_ps(limit, _mm256_loadu_ps(up + i)));
+        const __m256 gated =
+            _mm256_div_ps(x, _mm256_add_ps(one, exp(_mm256_mul_ps(minus_alpha, x))));
+        _mm256_storeu_ps(gate + i, _mm256_mul_ps(gated, _mm256_add_ps(y, one)));
+    }
+    scalar::clamped_swiglu(gate + i, up + i, count - i);
+}
+
 }  // namespace hearth::kernels::avx2

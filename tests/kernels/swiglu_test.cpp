@@ -1,6 +1,6 @@
-// SwiGLU and GeGLU: the scalar twins against double-precision silu and tanh-gelu, and the
-// machine's kernels against the same, on awkward lengths (vector bodies with tails) and on gates
-// where e^-x overflows or vanishes.
+// SwiGLU, GeGLU and gpt-oss's clamped SwiGLU: the scalar twins against double-precision
+// definitions, and the machine's kernels against the same, on awkward lengths (vector bodies with
+// tails) and on gates where e^-x overflows or vanishes.
 #include "kernels/swiglu.h"
 
 #include <gtest/gtest.h>
@@ -110,6 +110,55 @@ TEST(Geglu, ExtremeGatesStayFinite) {
                 EXPECT_NEAR(out[i], 0.0f, 1e-30f) << name;
             }
         }
+    }
+}
+
+const Kernel kClampedKernels[] = {{"scalar", scalar::clamped_swiglu},
+                                  {"machine", clamped_swiglu()}};
+
+// gpt-oss's definition as the README writes it, in double precision.
+double clamped_swiglu_of(double gate, double up) {
+    const double x = std::min(gate, 7.0);
+    return x / (1.0 + std::exp(-1.702 * x)) * (std::clamp(up, -7.0, 7.0) + 1.0);
+}
+
+// Gates and up values up to ±12, so that about a third of each lie beyond the clamps.
+TEST(ClampedSwiglu, EveryKernelIsGptOssGateOnAwkwardLengths) {
+    std::mt19937 random(13);
+    for (const size_t count : {1, 7, 8, 9, 31, 64, 1000, 2880}) {
+        const auto gate = random_floats(count, random, 12.0f);
+        const auto up = random_floats(count, random, 12.0f);
+        for (const auto& [name, kernel] : kClampedKernels) {
+            auto out = gate;
+            kernel(out.data(), up.data(), count);
+            for (size_t i = 0; i < count; ++i) {
+                const double expected = clamped_swiglu_of(gate[i], up[i]);
+                ASSERT_NEAR(out[i], expected, 4e-6 * std::max(std::abs(expected), 1e-3))
+                    << name << " element " << i << " of " << count << ", gate " << gate[i]
+                    << ", up " << up[i];
+            }
+        }
+    }
+}
+
+// The clamps: a gate past 7 counts as 7 and an up value past ±7 as ±7, so the output is bounded
+// however large the inputs; a NaN input stays NaN (a poisoned weight must show).
+TEST(ClampedSwiglu, TheClampsBoundTheOutputAndNaNShows) {
+    const std::vector<float> gate = {8.0f, 1e30f, 7.0f, 8.0f, 100.0f, -1000.0f, -1e30f, NAN, 1.0f};
+    const std::vector<float> up = {1.0f, 1.0f, 1.0f, 50.0f, -50.0f, 3.0f, 3.0f, 1.0f, NAN};
+    for (const auto& [name, kernel] : kClampedKernels) {
+        auto out = gate;
+        kernel(out.data(), up.data(), out.size());
+        const double at_seven = clamped_swiglu_of(7.0, 1.0);
+        EXPECT_NEAR(out[0], at_seven, 1e-5) << name;
+        EXPECT_NEAR(out[1], at_seven, 1e-5) << name;
+        EXPECT_NEAR(out[2], at_seven, 1e-5) << name;
+        EXPECT_NEAR(out[3], clamped_swiglu_of(7.0, 7.0), 1e-5) << name;
+        EXPECT_NEAR(out[4], clamped_swiglu_of(7.0, -7.0), 1e-5) << name;
+        EXPECT_NEAR(out[5], 0.0f, 1e-6) << name;
+        EXPECT_NEAR(out[6], 0.0f, 1e-6) << name;
+        EXPECT_TRUE(std::isnan(out[7])) << name;
+        EXPECT_TRUE(std::isnan(out[8])) << name;
     }
 }
 
