@@ -87,14 +87,18 @@ CpuAttention::CpuAttention(AttentionShape shape, kernels::Isa isa)
       m_block_q8_0(kernels::attention_block_q8_0(isa)) {}
 
 void CpuAttention::run(ThreadPool& pool, const KvCacheF16& cache, int layer, size_t window,
-                       size_t first_position, size_t count, const float* queries, float* out) {
-    const Request<KvCacheF16> request{&cache, layer, window, first_position, count, queries, out};
+                       size_t first_position, size_t count, const float* queries, float* out,
+                       const float* sinks) {
+    const Request<KvCacheF16> request{&cache, layer,   window, first_position,
+                                      count,  queries, out,    sinks};
     run_requests(pool, std::span(&request, 1));
 }
 
 void CpuAttention::run(ThreadPool& pool, const KvCacheQ8_0& cache, int layer, size_t window,
-                       size_t first_position, size_t count, const float* queries, float* out) {
-    const Request<KvCacheQ8_0> request{&cache, layer, window, first_position, count, queries, out};
+                       size_t first_position, size_t count, const float* queries, float* out,
+                       const float* sinks) {
+    const Request<KvCacheQ8_0> request{&cache, layer,   window, first_position,
+                                       count,  queries, out,    sinks};
     run_requests(pool, std::span(&request, 1));
 }
 
@@ -174,7 +178,9 @@ void CpuAttention::run_calls(ThreadPool& pool, std::span<const Call<Cache>> call
 }
 
 // An item's rows of the output: the states span_states(span) gives for each span, folded in
-// span order, then normalised.
+// span order, then normalised. A sink adds e^(sink - maximum) to the denominator here, once,
+// whichever kernel and split made the states: the same for a row alone or in a chunk. (A sink
+// far above every score overflows it to infinity, and the row to the limit it tends to, zero.)
 template <typename Cache, typename SpanStates>
 void CpuAttention::finish(const Call<Cache>& call, const Item& item, SpanStates span_states) const {
     const size_t head_dim = m_shape.head_dim;
@@ -185,7 +191,11 @@ void CpuAttention::finish(const Call<Cache>& call, const Item& item, SpanStates 
         for (size_t r = 0; r < row_count; ++r) fold_span(rows[r], states[r], head_dim);
     }
     for (size_t r = 0; r < row_count; ++r) {
-        for (size_t d = 0; d < head_dim; ++d) rows[r].out[d] /= rows[r].denominator;
+        float denominator = rows[r].denominator;
+        if (call.sinks != nullptr) {
+            denominator += std::exp(call.sinks[item.first_head + r % item.heads] - rows[r].maximum);
+        }
+        for (size_t d = 0; d < head_dim; ++d) rows[r].out[d] /= denominator;
     }
 }
 

@@ -28,11 +28,15 @@ public:
 
     // out (count × heads × head_dim) = softmax(scores) · values for `count` tokens at positions
     // first_position.., each seeing the positions up to its own (only the last `window` of them
-    // where window > 0); their keys and values are already in the cache's `layer`.
+    // where window > 0); their keys and values are already in the cache's `layer`. With `sinks`
+    // (one logit per query head, gpt-oss's), each head's softmax has that one more logit in its
+    // denominator, which weighs no value.
     void run(ThreadPool& pool, const KvCacheF16& cache, int layer, size_t window,
-             size_t first_position, size_t count, const float* queries, float* out);
+             size_t first_position, size_t count, const float* queries, float* out,
+             const float* sinks = nullptr);
     void run(ThreadPool& pool, const KvCacheQ8_0& cache, int layer, size_t window,
-             size_t first_position, size_t count, const float* queries, float* out);
+             size_t first_position, size_t count, const float* queries, float* out,
+             const float* sinks = nullptr);
 
     // The arguments of one run(), for run_all.
     template <typename Cache>
@@ -44,6 +48,7 @@ public:
         size_t count;
         const float* queries;
         float* out;
+        const float* sinks = nullptr;
     };
     // Several sequences' attention in one dispatch to the pool, each row's numbers what run()
     // gives it: a batched decode step would otherwise wake the pool once per sequence and layer

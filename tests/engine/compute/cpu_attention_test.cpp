@@ -35,9 +35,10 @@ KvCacheF16 random_cache(size_t positions, std::mt19937& random) {
     return cache;
 }
 
-// Head h of the token at `position`, by the definition.
+// Head h of the token at `position`, by the definition; with a sink, e^sink joins the softmax's
+// denominator.
 std::vector<double> expected_head(const KvCacheF16& cache, const float* query, size_t head,
-                                  size_t position, size_t window) {
+                                  size_t position, size_t window, const float* sink = nullptr) {
     const size_t head_dim = kShape.head_dim, kv = head / (kShape.heads / kShape.kv_heads);
     const size_t first = window > 0 && position + 1 > window ? position + 1 - window : 0;
     std::vector<double> scores(position + 1, 0.0);
@@ -49,7 +50,7 @@ std::vector<double> expected_head(const KvCacheF16& cache, const float* query, s
         scores[p] = dot / std::sqrt(static_cast<double>(head_dim));
         largest = std::max(largest, scores[p]);
     }
-    double total = 0.0;
+    double total = sink != nullptr ? std::exp(*sink - largest) : 0.0;
     for (size_t p = first; p <= position; ++p) total += (scores[p] = std::exp(scores[p] - largest));
     std::vector<double> out(head_dim, 0.0);
     for (size_t p = first; p <= position; ++p) {
@@ -105,6 +106,41 @@ TEST(CpuAttention, ATokenGetsTheSameBitsAloneAsInAChunk) {
             const auto expected =
                 expected_head(cache, &queries[t * kQueryDim], 0, first + t, window);
             ASSERT_NEAR(alone[0], expected[0], 1e-4) << "window " << window << " token " << t;
+        }
+    }
+}
+
+// gpt-oss's sinks, one logit per head from -2 to 3 (scores here are about ±0.3; e^3 takes 8% of
+// the weight of 230 positions, far above the tolerance): on a decode step (its spans in parallel
+// past 256 positions) and in a chunk, with and without a window, each head's output is the
+// softmax with e^sink in its denominator, a token's bits the same alone as in the chunk.
+TEST(CpuAttention, SinksJoinEachHeadsDenominatorAloneAndInAChunk) {
+    std::mt19937 random(14);
+    const size_t first = 230, count = 300;
+    const auto cache = random_cache(first + count, random);
+    const auto queries = random_floats(count * kQueryDim, random);
+    std::vector<float> sinks(kShape.heads);
+    for (size_t h = 0; h < sinks.size(); ++h) sinks[h] = -2.0f + 5.0f * h / (sinks.size() - 1);
+    ThreadPool pool(2);
+    CpuAttention attention(kShape, kernels::best_isa());
+    for (const size_t window : kWindows) {
+        std::vector<float> chunk(count * kQueryDim);
+        attention.run(pool, cache, 0, window, first, count, queries.data(), chunk.data(),
+                      sinks.data());
+        for (const size_t t : {0, 26, 299}) {
+            std::vector<float> alone(kQueryDim);
+            attention.run(pool, cache, 0, window, first + t, 1, &queries[t * kQueryDim],
+                          alone.data(), sinks.data());
+            for (size_t h = 0; h < kShape.heads; ++h) {
+                const auto expected = expected_head(cache, &queries[t * kQueryDim + h * 64], h,
+                                                    first + t, window, &sinks[h]);
+                for (size_t d = 0; d < 64; ++d) {
+                    ASSERT_EQ(alone[h * 64 + d], chunk[t * kQueryDim + h * 64 + d])
+                        << "window " << window << " token " << t << " head " << h;
+                    ASSERT_NEAR(alone[h * 64 + d], expected[d], 1e-4)
+                        << "window " << window << " token " << t << " head " << h;
+                }
+            }
         }
     }
 }
