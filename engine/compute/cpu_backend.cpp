@@ -30,6 +30,18 @@ void rms_normalize(const float* x, const std::vector<float>& weight, float epsil
     for (size_t i = 0; i < dim; ++i) out[i] = x[i] * scale * weight[i];
 }
 
+kernels::SwigluFunction gate_activation(Activation activation, kernels::Isa isa) {
+    switch (activation) {
+        case Activation::GeluTanh:
+            return kernels::geglu(isa);
+        case Activation::ClampedSwiglu:
+            return kernels::clamped_swiglu(isa);
+        case Activation::Silu:
+            break;
+    }
+    return kernels::swiglu(isa);
+}
+
 MatmulThresholds thresholds(const CpuBackendOptions& options) {
     return {.panel = options.panel_threshold, .blas = options.blas_threshold};
 }
@@ -44,8 +56,7 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
       m_pool(m_options.threads),
       m_isa(m_options.isa.value_or(kernels::best_isa())),
       m_matmul(m_pool, m_isa, thresholds(m_options)),
-      m_gate_activation(m_config.activation == Activation::GeluTanh ? kernels::geglu(m_isa)
-                                                                    : kernels::swiglu(m_isa)),
+      m_gate_activation(gate_activation(m_config.activation, m_isa)),
       m_attention({static_cast<size_t>(m_config.head_dim),
                    static_cast<size_t>(m_config.head_count),
                    static_cast<size_t>(m_config.kv_head_count),
@@ -394,6 +405,7 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
     });
     // Every segment's attention over its own cache, in one dispatch too.
     const auto window = static_cast<size_t>(m_config.layers[static_cast<size_t>(layer)].window);
+    const float* sinks = w.attention_sinks.empty() ? nullptr : w.attention_sinks.data();
     std::vector<CpuAttention::Request<BasicKvCache<Element>>> requests;
     requests.reserve(segments.size());
     for (const auto& segment : segments) {
@@ -401,7 +413,7 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
         const size_t first = static_cast<size_t>(segment.first);
         requests.push_back({&cache, layer, window, static_cast<size_t>(cache.size()),
                             segment.tokens.size(), &m_query[first * query_dim],
-                            &m_attended[first * query_dim]});
+                            &m_attended[first * query_dim], sinks});
     }
     m_attention.run_all(m_pool,
                         std::span<const CpuAttention::Request<BasicKvCache<Element>>>(requests));
@@ -409,6 +421,7 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
         m_matmul.run(w.attention_output, &m_attended[p.first * query_dim], p.count, p.path_tokens,
                      &m_projected[p.first * dim]);
     }
+    CpuMatmul::add_bias(m_projected.data(), w.attention_output_bias, count);
     if (m_config.post_norms) {
         normalize(m_projected.data(), w.post_attention_norm, count, m_projected.data());
     }
@@ -438,6 +451,8 @@ void CpuBackend::feed_forward(const FeedForwardWeights& w, const float* in, int 
                               int path_tokens, float* out) {
     const size_t ffn = static_cast<size_t>(w.gate.rows);
     m_matmul.run_group({{&w.gate, m_gate.data()}, {&w.up, m_up.data()}}, in, count, path_tokens);
+    CpuMatmul::add_bias(m_gate.data(), w.gate_bias, count);
+    CpuMatmul::add_bias(m_up.data(), w.up_bias, count);
     // In blocks that start at fixed offsets of each token's row, so which elements the vector
     // loop takes (and which its scalar tail) never depends on the other rows of the step.
     constexpr size_t kBlock = 4096;
@@ -451,6 +466,7 @@ void CpuBackend::feed_forward(const FeedForwardWeights& w, const float* in, int 
         }
     });
     m_matmul.run(w.down, m_gate.data(), count, path_tokens, out);
+    CpuMatmul::add_bias(out, w.down_bias, count);
 }
 
 }  // namespace hearth

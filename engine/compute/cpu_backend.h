@@ -103,8 +103,9 @@ private:
     // first and returns the passes over them: one for all per-token segments, one for each other.
     std::vector<Pass> plan_passes(std::span<const int> sizes, std::vector<size_t>& order) const;
     void normalize(const float* in, const std::vector<float>& weight, int count, float* out);
-    // One gated FFN (SwiGLU or GeGLU) over `count` rows of `in` into `out`, on the path
-    // `path_tokens` tokens take; m_gate and m_up hold its hidden rows.
+    // One gated FFN (SwiGLU, GeGLU or gpt-oss's clamped SwiGLU, with the biases it has) over
+    // `count` rows of `in` into `out`, on the path `path_tokens` tokens take; m_gate and m_up
+    // hold its hidden rows.
     void feed_forward(const FeedForwardWeights& w, const float* in, int count, int path_tokens,
                       float* out);
 
@@ -115,7 +116,7 @@ private:
     ThreadPool m_pool;
     kernels::Isa m_isa;
     CpuMatmul m_matmul;
-    kernels::SwigluFunction m_gate_activation;  // SwiGLU or GeGLU, as the model asks
+    kernels::SwigluFunction m_gate_activation;  // the gate the model asks for
     CpuAttention m_attention;
     CpuExperts m_experts;
     // Scratch, sized for the largest chunk once and reused: no allocation per token.

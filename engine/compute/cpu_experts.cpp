@@ -49,6 +49,7 @@ void CpuExperts::run(const LayerWeights& w, const float* in, int count, int path
     grow(m_expert_out, rows * dim);
 
     matmul.run(w.router, in, count, path_tokens, m_router.data());
+    CpuMatmul::add_bias(m_router.data(), w.router_bias, count);
     for (size_t t = 0; t < rows; ++t) {
         route_experts(std::span<const float>(&m_router[t * experts], static_cast<size_t>(experts)),
                       std::span(&m_routes[t * used], used));

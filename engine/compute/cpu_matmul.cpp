@@ -28,6 +28,13 @@ CpuMatmul::CpuMatmul(ThreadPool& pool, kernels::Isa isa, MatmulThresholds thresh
       m_gemm(kernels::gemm_table(isa)),
       m_thresholds(thresholds) {}
 
+void CpuMatmul::add_bias(float* rows, std::span<const float> bias, int count) {
+    for (size_t t = 0; t < static_cast<size_t>(count); ++t) {
+        float* row = rows + t * bias.size();
+        for (size_t i = 0; i < bias.size(); ++i) row[i] += bias[i];
+    }
+}
+
 size_t CpuMatmul::allocated_bytes() const {
     return m_activations.size() + m_panel.size() * sizeof(kernels::PanelBlock) +
            m_weight_tile.size() * sizeof(float);

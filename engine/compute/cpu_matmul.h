@@ -40,6 +40,9 @@ public:
     void run_group(std::initializer_list<Product> products, const float* in, int count,
                    int path_tokens);
 
+    // Adds `bias` to each of `count` rows of its length (a biased product's rows, after it).
+    static void add_bias(float* rows, std::span<const float> bias, int count);
+
     const kernels::GemmTable* gemm() const { return m_gemm; }
     // The scratch it holds now.
     size_t allocated_bytes() const;

@@ -6,7 +6,7 @@
 namespace hearth {
 namespace {
 
-constexpr std::array<std::pair<std::string_view, Architecture>, 8> kSupported{{
+constexpr std::array<std::pair<std::string_view, Architecture>, 9> kSupported{{
     {"llama", Architecture::Llama},
     {"qwen2", Architecture::Qwen2},
     {"qwen3", Architecture::Qwen3},
@@ -15,12 +15,12 @@ constexpr std::array<std::pair<std::string_view, Architecture>, 8> kSupported{{
     {"gemma3", Architecture::Gemma3},
     {"phi3", Architecture::Phi3},
     {"smollm3", Architecture::SmolLM3},
+    {"gpt-oss", Architecture::GptOss},
 }};
 
 // Families people download that need machinery Hearth lacks: naming it tells a user that the
 // file is fine and what it would take, where "unsupported" alone reads like a broken file.
-constexpr std::array<std::pair<std::string_view, std::string_view>, 15> kKnownOthers{{
-    {"gpt-oss", "a mixture-of-experts model"},
+constexpr std::array<std::pair<std::string_view, std::string_view>, 14> kKnownOthers{{
     {"qwen2moe", "a mixture-of-experts model"},
     {"mixtral", "a mixture-of-experts model"},
     {"llama4", "a mixture-of-experts model with interleaved local attention"},

@@ -8,7 +8,7 @@
 
 namespace hearth {
 
-enum class Architecture { Llama, Qwen2, Qwen3, Qwen3Moe, Gemma2, Gemma3, Phi3, SmolLM3 };
+enum class Architecture { Llama, Qwen2, Qwen3, Qwen3Moe, Gemma2, Gemma3, Phi3, SmolLM3, GptOss };
 
 // The family a GGUF architecture name stands for, if Hearth runs it.
 std::optional<Architecture> parse_architecture(std::string_view name);

@@ -50,13 +50,28 @@ void read_rope(const ModelReader& reader, const std::string& prefix, ModelConfig
     const auto scaling = reader.file().get_string(prefix + "rope.scaling.type").value_or("none");
     if (scaling == "linear") {
         rope.scale = 1.0 / reader.optional_positive(prefix + "rope.scaling.factor", 1.0);
-    } else if (scaling != "none" && scaling != "longrope") {
-        reader.fail("RoPE scaling '" + scaling + "' is not supported (only linear and LongRoPE)");
+    } else if (scaling != "none" && scaling != "longrope" && scaling != "yarn") {
+        reader.fail("RoPE scaling '" + scaling +
+                    "' is not supported (only linear, YaRN and LongRoPE)");
     }
     config.rope_original_context = reader.optional_int(
         prefix + "rope.scaling.original_context_length", config.context_length, 1, kMaxContext);
     rope.magnitude =
         static_cast<float>(reader.optional_positive(prefix + "rope.scaling.attn_factor", 1.0));
+    if (scaling == "yarn") {
+        const std::string factor_key = prefix + "rope.scaling.factor";
+        if (!reader.file().get_number(factor_key)) {
+            reader.fail("metadata key '" + factor_key + "' is missing (YaRN scaling needs it)");
+        }
+        const double factor = reader.optional_positive(factor_key, 1.0);
+        rope.yarn = {
+            .factor = factor,
+            .original_context = config.rope_original_context,
+            .beta_fast = reader.optional_positive(prefix + "rope.scaling.yarn_beta_fast", 32.0),
+            .beta_slow = reader.optional_positive(prefix + "rope.scaling.yarn_beta_slow", 1.0)};
+        // YaRN's attention temperature, on cos and sin as llama.cpp applies it.
+        rope.magnitude *= static_cast<float>(1.0 + 0.1 * std::log(factor));
+    }
 
     // Gemma's local layers: their own base where the file gives one, else the global base
     // (Gemma 2) or 10000 (Gemma 3, whose local layers also skip the global scaling).
@@ -72,7 +87,11 @@ void read_rope(const ModelReader& reader, const std::string& prefix, ModelConfig
 
 void read_layer_pattern(const ModelReader& reader, const std::string& prefix, ModelConfig& config) {
     int window = 0, pattern = 1;
-    if (is_gemma(config.architecture)) {
+    if (config.architecture == Architecture::GptOss) {
+        // Banded and full attention alternate, the banded layers first.
+        window = reader.required_int(prefix + "attention.sliding_window", 1, kMaxContext);
+        pattern = 2;
+    } else if (is_gemma(config.architecture)) {
         window = reader.optional_int(prefix + "attention.sliding_window", 0, 0, kMaxContext);
         pattern =
             reader.optional_int(prefix + "attention.sliding_window_pattern",
@@ -81,7 +100,8 @@ void read_layer_pattern(const ModelReader& reader, const std::string& prefix, Mo
     config.layers.resize(static_cast<size_t>(config.layer_count));
     for (int i = 0; i < config.layer_count; ++i) {
         LayerConfig& layer = config.layers[static_cast<size_t>(i)];
-        // Gemma 2 alternates local and global layers, Gemma 3 has five local to each global.
+        // Gemma 2 and gpt-oss alternate local and global layers, Gemma 3 has five local to each
+        // global.
         if (window > 0 && i % pattern < pattern - 1) {
             layer.window = window;
             layer.rope = LayerConfig::Rope::Local;
@@ -93,13 +113,14 @@ void read_layer_pattern(const ModelReader& reader, const std::string& prefix, Mo
     }
 }
 
-// The FFN's width, and for Qwen3-MoE how many experts each layer has and how many a token
-// uses. An expert's width is `expert_feed_forward_length`; the file's `feed_forward_length` is
-// then the dense size the experts replace, which nothing runs.
+// The FFN's width, and for Qwen3-MoE and gpt-oss how many experts each layer has and how many a
+// token uses. An expert's width is `expert_feed_forward_length`; the file's `feed_forward_length`
+// is then the dense size the experts replace, which nothing runs.
 void read_feed_forward_shape(const ModelReader& reader, const std::string& prefix,
                              ModelConfig& config) {
     constexpr int kMaxWidth = 16 * kMaxDimension;
-    if (config.architecture != Architecture::Qwen3Moe) {
+    if (config.architecture != Architecture::Qwen3Moe &&
+        config.architecture != Architecture::GptOss) {
         config.feed_forward_length =
             reader.required_int(prefix + "feed_forward_length", 1, kMaxWidth);
         return;
@@ -118,6 +139,7 @@ void read_family(const ModelReader& reader, const std::string& prefix, ModelConf
                             architecture == Architecture::Qwen3Moe ||
                             architecture == Architecture::Gemma3;
     config.attention_scale = 1.0f / std::sqrt(static_cast<float>(config.head_dim));
+    if (architecture == Architecture::GptOss) config.activation = Activation::ClampedSwiglu;
     if (!is_gemma(architecture)) return;
     config.post_norms = true;
     config.activation = Activation::GeluTanh;
@@ -197,6 +219,12 @@ void read_projections(const ModelReader& reader, const ModelConfig& config,
         (layer.query_bias.empty() || layer.key_bias.empty() || layer.value_bias.empty())) {
         reader.fail("qwen2 " + prefix.substr(0, prefix.size() - 1) + " lacks its q/k/v biases");
     }
+    if (config.architecture == Architecture::GptOss) {
+        // Required: reading them names the first one missing.
+        layer.query_bias = reader.vector(prefix + "attn_q.bias", config.query_dim());
+        layer.key_bias = reader.vector(prefix + "attn_k.bias", config.kv_dim());
+        layer.value_bias = reader.vector(prefix + "attn_v.bias", config.kv_dim());
+    }
     if (config.query_key_norm) {
         layer.query_norm = reader.vector(prefix + "attn_q_norm.weight", config.head_dim);
         layer.key_norm = reader.vector(prefix + "attn_k_norm.weight", config.head_dim);
@@ -213,6 +241,11 @@ void read_experts(const ModelReader& reader, const ModelConfig& config, const st
     layer.expert_gate = reader.stacked_matrices(prefix + "ffn_gate_exps.weight", experts, ffn, dim);
     layer.expert_up = reader.stacked_matrices(prefix + "ffn_up_exps.weight", experts, ffn, dim);
     layer.expert_down = reader.stacked_matrices(prefix + "ffn_down_exps.weight", experts, dim, ffn);
+    if (config.architecture != Architecture::GptOss) return;
+    layer.router_bias = reader.vector(prefix + "ffn_gate_inp.bias", experts);
+    layer.expert_gate_bias = reader.stacked_vectors(prefix + "ffn_gate_exps.bias", experts, ffn);
+    layer.expert_up_bias = reader.stacked_vectors(prefix + "ffn_up_exps.bias", experts, ffn);
+    layer.expert_down_bias = reader.stacked_vectors(prefix + "ffn_down_exps.bias", experts, dim);
 }
 
 // Gate and up: two tensors, or Phi-3's one ffn_up whose first half of rows is the gate; or the
@@ -243,7 +276,14 @@ LayerWeights read_layer(const ModelReader& reader, const ModelConfig& config, in
     layer.attention_norm = reader.vector(prefix + "attn_norm.weight", dim);
     read_projections(reader, config, prefix, layer);
     layer.attention_output = reader.matrix(prefix + "attn_output.weight", dim, config.query_dim());
-    layer.ffn_norm = reader.vector(prefix + "ffn_norm.weight", dim);
+    if (config.architecture == Architecture::GptOss) {
+        layer.attention_output_bias = reader.vector(prefix + "attn_output.bias", dim);
+        layer.attention_sinks = reader.vector(prefix + "attn_sinks.weight", config.head_count);
+        // Despite its name, the norm before the FFN: gpt-oss has no norm after attention.
+        layer.ffn_norm = reader.vector(prefix + "post_attention_norm.weight", dim);
+    } else {
+        layer.ffn_norm = reader.vector(prefix + "ffn_norm.weight", dim);
+    }
     read_feed_forward(reader, config, prefix, layer);
     if (config.post_norms) {
         layer.post_attention_norm = reader.vector(prefix + "post_attention_norm.weight", dim);
@@ -264,6 +304,21 @@ std::vector<float> read_rope_factors(const ModelReader& reader, const std::strin
 }
 
 }  // namespace
+
+FeedForwardWeights expert_weights(const LayerWeights& layer, int experts, int expert) {
+    // A bias vector's slice for the expert, or nothing where the layer has none.
+    const auto slice = [&](const std::vector<float>& biases) -> std::span<const float> {
+        if (biases.empty()) return {};
+        const size_t length = biases.size() / static_cast<size_t>(experts);
+        return std::span(biases).subspan(static_cast<size_t>(expert) * length, length);
+    };
+    return {expert_matrix(layer.expert_gate, experts, expert),
+            expert_matrix(layer.expert_up, experts, expert),
+            expert_matrix(layer.expert_down, experts, expert),
+            slice(layer.expert_gate_bias),
+            slice(layer.expert_up_bias),
+            slice(layer.expert_down_bias)};
+}
 
 std::vector<int> layer_windows(const ModelConfig& config) {
     std::vector<int> windows;
@@ -289,7 +344,10 @@ size_t ModelWeights::owned_bytes() const {
         floats += layer.attention_norm.size() + layer.ffn_norm.size() + layer.query_bias.size() +
                   layer.key_bias.size() + layer.value_bias.size() + layer.query_norm.size() +
                   layer.key_norm.size() + layer.post_attention_norm.size() +
-                  layer.post_ffn_norm.size();
+                  layer.post_ffn_norm.size() + layer.attention_output_bias.size() +
+                  layer.attention_sinks.size() + layer.router_bias.size() +
+                  layer.expert_gate_bias.size() + layer.expert_up_bias.size() +
+                  layer.expert_down_bias.size();
     }
     return floats * sizeof(float);
 }
@@ -321,7 +379,9 @@ Model::Model(std::unique_ptr<GgufFile> file) : m_file(std::move(file)) {
         m_weights.layers.push_back(read_layer(reader, m_config, i));
     }
     m_weights.output_norm = reader.vector("output_norm.weight", dim);
-    if (m_file->find_tensor("output.weight") != nullptr) {
+    // gpt-oss's LM head is never the embedding: matrix() names the missing tensor.
+    if (m_file->find_tensor("output.weight") != nullptr ||
+        m_config.architecture == Architecture::GptOss) {
         m_weights.output = reader.matrix("output.weight", m_config.vocab_size, dim);
     } else {
         m_config.tied_embeddings = true;

@@ -23,19 +23,30 @@ enum class RopeStyle {
     Neox,           // (i, i + d/2): used by qwen2
 };
 
+// YaRN context extension (gpt-oss): the pairs that turn slower than the original context lasts
+// are interpolated by the factor, the fast ones kept, a linear ramp between; llama.cpp's rule.
+struct YarnConfig {
+    double factor = 0.0;  // s; 0: no YaRN
+    int original_context = 0;
+    double beta_fast = 32.0;  // rotations over the original context where the ramp ends
+    double beta_slow = 1.0;   // and where it starts
+};
+
 // One kind of rotation; a model has one for its global layers and one for its sliding-window
 // layers (the same unless the file says otherwise, as Gemma 3's does).
 struct RopeConfig {
     int dimensions = 0;  // leading dimensions of each head that RoPE rotates
     double base = 10000.0;
     double scale = 1.0;      // linear RoPE scaling: positions are multiplied by this
-    float magnitude = 1.0f;  // cos and sin are multiplied by this (LongRoPE's attn_factor)
+    float magnitude = 1.0f;  // cos and sin are multiplied by this (LongRoPE's attn_factor, YaRN's)
     RopeStyle style = RopeStyle::AdjacentPairs;
+    YarnConfig yarn;
 };
 
 enum class Activation {
-    Silu,      // SwiGLU: down(silu(gate) * up)
-    GeluTanh,  // GeGLU with the tanh approximation (Gemma)
+    Silu,           // SwiGLU: down(silu(gate) * up)
+    GeluTanh,       // GeGLU with the tanh approximation (Gemma)
+    ClampedSwiglu,  // gpt-oss: x = min(gate, 7), down(x * sigmoid(1.702x) * (clamp(up, ±7) + 1))
 };
 
 // What differs from layer to layer.
@@ -70,8 +81,8 @@ struct ModelConfig {
     bool query_key_norm = false;     // per-head RMSNorm of q and k before RoPE (Qwen3, Gemma 3)
     bool post_norms = false;         // RMSNorm of each block's output before the residual (Gemma)
     bool tied_embeddings = false;    // the LM head reuses the token embedding matrix
-    // Mixture of experts (Qwen3-MoE): every layer's FFN is `expert_count` SwiGLU experts of
-    // feed_forward_length, of which a router picks `experts_used` per token. 0: dense.
+    // Mixture of experts (Qwen3-MoE, gpt-oss): every layer's FFN is `expert_count` gated experts
+    // of feed_forward_length, of which a router picks `experts_used` per token. 0: dense.
     int expert_count = 0;
     int experts_used = 0;
 
@@ -103,28 +114,36 @@ struct WeightMatrix {
 };
 
 struct LayerWeights {
-    std::vector<float> attention_norm;       // (dim)
-    WeightMatrix query;                      // (head_count * head_dim, dim)
-    WeightMatrix key;                        // (kv_head_count * head_dim, dim)
-    WeightMatrix value;                      // (kv_head_count * head_dim, dim)
-    std::vector<float> query_bias;           // (head_count * head_dim) or empty
-    std::vector<float> key_bias;             // (kv_head_count * head_dim) or empty
-    std::vector<float> value_bias;           // (kv_head_count * head_dim) or empty
-    std::vector<float> query_norm;           // (head_dim) with query_key_norm, else empty
-    std::vector<float> key_norm;             // (head_dim) with query_key_norm, else empty
-    WeightMatrix attention_output;           // (dim, head_count * head_dim)
+    std::vector<float> attention_norm;         // (dim)
+    WeightMatrix query;                        // (head_count * head_dim, dim)
+    WeightMatrix key;                          // (kv_head_count * head_dim, dim)
+    WeightMatrix value;                        // (kv_head_count * head_dim, dim)
+    std::vector<float> query_bias;             // (head_count * head_dim) or empty
+    std::vector<float> key_bias;               // (kv_head_count * head_dim) or empty
+    std::vector<float> value_bias;             // (kv_head_count * head_dim) or empty
+    std::vector<float> query_norm;             // (head_dim) with query_key_norm, else empty
+    std::vector<float> key_norm;               // (head_dim) with query_key_norm, else empty
+    WeightMatrix attention_output;             // (dim, head_count * head_dim)
+    std::vector<float> attention_output_bias;  // (dim) or empty
+    // One logit per query head added to the softmax's denominator (gpt-oss), or empty.
+    std::vector<float> attention_sinks;      // (head_count)
     std::vector<float> post_attention_norm;  // (dim) with post_norms, else empty
-    std::vector<float> ffn_norm;             // (dim)
+    std::vector<float> ffn_norm;             // (dim); gpt-oss's file calls it post_attention_norm
     WeightMatrix gate;                       // (ffn, dim); empty with experts
     WeightMatrix up;                         // (ffn, dim); empty with experts
     WeightMatrix down;                       // (dim, ffn); empty with experts
     // Mixture of experts, else empty: the router, and each expert's matrices stacked in one
     // 3-D tensor, expert e's rows after expert e - 1's (expert_matrix takes one out).
-    WeightMatrix router;               // (expert_count, dim)
-    WeightMatrix expert_gate;          // (expert_count * expert_ffn, dim)
-    WeightMatrix expert_up;            // (expert_count * expert_ffn, dim)
-    WeightMatrix expert_down;          // (expert_count * dim, expert_ffn)
-    std::vector<float> post_ffn_norm;  // (dim) with post_norms, else empty
+    WeightMatrix router;       // (expert_count, dim)
+    WeightMatrix expert_gate;  // (expert_count * expert_ffn, dim)
+    WeightMatrix expert_up;    // (expert_count * expert_ffn, dim)
+    WeightMatrix expert_down;  // (expert_count * dim, expert_ffn)
+    // gpt-oss's biases, else empty: the router's, and each expert's after the one before.
+    std::vector<float> router_bias;       // (expert_count)
+    std::vector<float> expert_gate_bias;  // (expert_count * expert_ffn)
+    std::vector<float> expert_up_bias;    // (expert_count * expert_ffn)
+    std::vector<float> expert_down_bias;  // (expert_count * dim)
+    std::vector<float> post_ffn_norm;     // (dim) with post_norms, else empty
 
     // The seven weight matrices, for code that treats them alike (uploads, pipelines).
     std::array<const WeightMatrix*, 7> matrices() const {
@@ -139,20 +158,18 @@ inline WeightMatrix expert_matrix(const WeightMatrix& stacked, int experts, int 
     return stacked.slice(expert * rows, rows);
 }
 
-// One gated FFN's matrices: a dense layer's, or one expert's views into its layer's stacked
-// tensors.
+// One gated FFN's matrices and biases (empty where it has none): a dense layer's, or one
+// expert's views into its layer's stacked tensors.
 struct FeedForwardWeights {
-    WeightMatrix gate;  // (ffn, dim)
-    WeightMatrix up;    // (ffn, dim)
-    WeightMatrix down;  // (dim, ffn)
+    WeightMatrix gate;                          // (ffn, dim)
+    WeightMatrix up;                            // (ffn, dim)
+    WeightMatrix down;                          // (dim, ffn)
+    std::span<const float> gate_bias, up_bias;  // (ffn)
+    std::span<const float> down_bias;           // (dim)
 };
 
 // Expert `expert` of a layer with `experts` experts.
-inline FeedForwardWeights expert_weights(const LayerWeights& layer, int experts, int expert) {
-    return {expert_matrix(layer.expert_gate, experts, expert),
-            expert_matrix(layer.expert_up, experts, expert),
-            expert_matrix(layer.expert_down, experts, expert)};
-}
+FeedForwardWeights expert_weights(const LayerWeights& layer, int experts, int expert);
 
 struct ModelWeights {
     WeightMatrix token_embedding;  // (vocab, dim)

@@ -77,6 +77,18 @@ std::vector<float> ModelReader::vector(const std::string& name, int64_t length) 
     return vector_of(tensor(name), length);
 }
 
+std::vector<float> ModelReader::stacked_vectors(const std::string& name, int64_t count,
+                                                int64_t length) const {
+    const GgufTensor& found = tensor(name);
+    const std::vector<uint64_t> expected{static_cast<uint64_t>(length),
+                                         static_cast<uint64_t>(count)};
+    if (found.shape != expected) {
+        fail("tensor '" + name + "' has shape " + shape_text(found.shape) + ", expected " +
+             shape_text(expected));
+    }
+    return values_of(found);
+}
+
 std::vector<float> ModelReader::optional_vector(const std::string& name, int64_t length) const {
     const auto* found = m_file.find_tensor(name);
     return found ? vector_of(*found, length) : std::vector<float>{};
@@ -96,7 +108,11 @@ std::vector<float> ModelReader::vector_of(const GgufTensor& found, int64_t lengt
         fail("tensor '" + found.name + "' has shape " + shape_text(found.shape) + ", expected [" +
              std::to_string(length) + "]");
     }
-    std::vector<float> values(static_cast<size_t>(length));
+    return values_of(found);
+}
+
+std::vector<float> ModelReader::values_of(const GgufTensor& found) const {
+    std::vector<float> values(static_cast<size_t>(found.elements));
     // A file parsed from its header alone has shapes but no values: the vector has its size
     // (what memory estimates count) and zeros.
     if (found.data != nullptr) dequantize(found.type, found.data, values.data(), values.size());

@@ -36,11 +36,15 @@ public:
     WeightMatrix stacked_matrices(const std::string& name, int64_t count, int64_t rows,
                                   int64_t columns) const;
     std::vector<float> vector(const std::string& name, int64_t length) const;
+    // A 2-D tensor of `count` vectors of `length` (a layer's expert biases), one after another.
+    std::vector<float> stacked_vectors(const std::string& name, int64_t count,
+                                       int64_t length) const;
     std::vector<float> optional_vector(const std::string& name, int64_t length) const;
 
 private:
     int checked_int(const std::string& key, int64_t value, int minimum, int maximum) const;
     std::vector<float> vector_of(const GgufTensor& found, int64_t length) const;
+    std::vector<float> values_of(const GgufTensor& found) const;
 
     const GgufFile& m_file;
 };

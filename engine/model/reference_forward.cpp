@@ -29,7 +29,7 @@ void matvec(const WeightMatrix& w, const float* x, float* out, std::vector<float
     }
 }
 
-void add_bias(float* x, const std::vector<float>& bias) {
+void add_bias(float* x, std::span<const float> bias) {
     for (size_t i = 0; i < bias.size(); ++i) x[i] += bias[i];
 }
 
@@ -50,6 +50,25 @@ float silu(float x) {
 float gelu(float x) {
     const float inner = std::sqrt(2.0f / std::numbers::pi_v<float>) * (x + 0.044715f * x * x * x);
     return 0.5f * x * (1.0f + std::tanh(inner));
+}
+
+// gpt-oss's gate: the gate capped at 7 above, the up value at ±7, and 1 added to the up value.
+float clamped_swiglu(float gate, float up) {
+    constexpr float kLimit = 7.0f, kAlpha = 1.702f;
+    const float x = std::min(gate, kLimit);
+    return x / (1.0f + std::exp(-kAlpha * x)) * (std::clamp(up, -kLimit, kLimit) + 1.0f);
+}
+
+float gated(Activation activation, float gate, float up) {
+    switch (activation) {
+        case Activation::GeluTanh:
+            return gelu(gate) * up;
+        case Activation::ClampedSwiglu:
+            return clamped_swiglu(gate, up);
+        case Activation::Silu:
+            break;
+    }
+    return silu(gate) * up;
 }
 
 // c * tanh(x / c): Gemma 2 bounds its attention scores and logits this way; 0 means no cap.
@@ -138,6 +157,7 @@ void ReferenceForward::run_layer(int layer, int position, KvCache& cache, const 
     }
     attend(layer, position, cache);
     matvec(w.attention_output, m_attended.data(), m_projected.data(), m_row);
+    add_bias(m_projected.data(), w.attention_output_bias);
     if (m_config.post_norms) {
         rmsnorm(m_projected.data(), w.post_attention_norm, m_config.rms_epsilon,
                 m_projected.data());
@@ -148,7 +168,7 @@ void ReferenceForward::run_layer(int layer, int position, KvCache& cache, const 
     if (m_config.mixture_of_experts()) {
         mixture_of_experts(w);
     } else {
-        feed_forward(w);
+        feed_forward({w.gate, w.up, w.down}, m_projected.data());
     }
     if (m_config.post_norms) {
         rmsnorm(m_projected.data(), w.post_ffn_norm, m_config.rms_epsilon, m_projected.data());
@@ -156,48 +176,43 @@ void ReferenceForward::run_layer(int layer, int position, KvCache& cache, const 
     for (int i = 0; i < dim; ++i) m_x[i] += m_projected[i];
 }
 
-// SwiGLU, or GeGLU for Gemma.
-void ReferenceForward::feed_forward(const LayerWeights& w) {
+// SwiGLU, GeGLU for Gemma, or gpt-oss's clamped SwiGLU, with the biases it has.
+void ReferenceForward::feed_forward(const FeedForwardWeights& w, float* out) {
     matvec(w.gate, m_normed.data(), m_gate.data(), m_row);
     matvec(w.up, m_normed.data(), m_up.data(), m_row);
-    for (int i = 0; i < m_config.feed_forward_length; ++i) {
-        const float gate =
-            m_config.activation == Activation::GeluTanh ? gelu(m_gate[i]) : silu(m_gate[i]);
-        m_gate[i] = gate * m_up[i];
-    }
-    matvec(w.down, m_gate.data(), m_projected.data(), m_row);
+    add_bias(m_gate.data(), w.gate_bias);
+    add_bias(m_up.data(), w.up_bias);
+    for (int i = 0; i < m_config.feed_forward_length; ++i)
+        m_gate[i] = gated(m_config.activation, m_gate[i], m_up[i]);
+    matvec(w.down, m_gate.data(), out, m_row);
+    add_bias(out, w.down_bias);
 }
 
-// Router logits, softmax, the top k with their weights renormalised (route_experts), then the
-// weighted sum of those experts' SwiGLU outputs.
+// Router logits (plus gpt-oss's bias), the top k weighted by the softmax over their logits
+// (route_experts), then the weighted sum of those experts' outputs.
 void ReferenceForward::mixture_of_experts(const LayerWeights& w) {
-    const int experts = m_config.expert_count;
     matvec(w.router, m_normed.data(), m_router.data(), m_row);
+    add_bias(m_router.data(), w.router_bias);
     std::vector<ExpertChoice> chosen(static_cast<size_t>(m_config.experts_used));
     route_experts(m_router, chosen);
     std::fill(m_projected.begin(), m_projected.end(), 0.0f);
     for (const ExpertChoice& choice : chosen) {
-        matvec(expert_matrix(w.expert_gate, experts, choice.expert), m_normed.data(), m_gate.data(),
-               m_row);
-        matvec(expert_matrix(w.expert_up, experts, choice.expert), m_normed.data(), m_up.data(),
-               m_row);
-        for (int i = 0; i < m_config.feed_forward_length; ++i)
-            m_gate[i] = silu(m_gate[i]) * m_up[i];
-        matvec(expert_matrix(w.expert_down, experts, choice.expert), m_gate.data(), m_expert.data(),
-               m_row);
+        feed_forward(expert_weights(w, m_config.expert_count, choice.expert), m_expert.data());
         for (size_t i = 0; i < m_expert.size(); ++i) m_projected[i] += choice.weight * m_expert[i];
     }
 }
 
 // Grouped-query attention of every query head over the positions this layer sees: all up to
-// `position`, or on a sliding-window layer only the last `window` of them.
+// `position`, or on a sliding-window layer only the last `window` of them. A layer with sinks
+// (gpt-oss) has one more score per head in the softmax, which weighs no value.
 void ReferenceForward::attend(int layer, int position, const KvCache& cache) {
     const int head_dim = m_config.head_dim;
     const int group = m_config.head_count / m_config.kv_head_count;
     const int window = m_config.layers[static_cast<size_t>(layer)].window;
     const int first = window > 0 ? std::max(0, position - window + 1) : 0;
     const int seen = position - first + 1;
-    m_scores.resize(static_cast<size_t>(seen));
+    const auto& sinks = m_model.weights().layers[static_cast<size_t>(layer)].attention_sinks;
+    m_scores.resize(static_cast<size_t>(seen) + 1);
     for (int h = 0; h < m_config.head_count; ++h) {
         const float* query = &m_query[h * head_dim];
         const int kv_offset = (h / group) * head_dim;
@@ -208,7 +223,8 @@ void ReferenceForward::attend(int layer, int position, const KvCache& cache) {
             m_scores[t - first] = softcap(static_cast<float>(dot) * m_config.attention_scale,
                                           m_config.attention_softcap);
         }
-        softmax(m_scores.data(), seen);
+        if (!sinks.empty()) m_scores[seen] = sinks[static_cast<size_t>(h)];
+        softmax(m_scores.data(), sinks.empty() ? seen : seen + 1);
         float* out = &m_attended[h * head_dim];
         std::fill(out, out + head_dim, 0.0f);
         for (int t = first; t <= position; ++t) {

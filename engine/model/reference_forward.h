@@ -27,8 +27,9 @@ public:
 private:
     void run_layer(int layer, int position, KvCache& cache, const Rope* rope);
     void attend(int layer, int position, const KvCache& cache);
-    // The FFN of m_normed into m_projected: one, or the router's choice of experts.
-    void feed_forward(const LayerWeights& w);
+    // The FFN of m_normed into `out` (a dense layer's, or one expert's), and the router's
+    // choice of experts into m_projected.
+    void feed_forward(const FeedForwardWeights& w, float* out);
     void mixture_of_experts(const LayerWeights& w);
 
     const Model& m_model;

@@ -1,15 +1,46 @@
 #include "engine/model/rope.h"
 
+#include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace hearth {
 
+namespace {
+
+// How much of YaRN's interpolation each pair gets: 1/s for the pairs that turn fewer than
+// beta_slow times over the original context, none for those that turn more than beta_fast
+// times, a linear ramp between. The ramp's ends are whole pairs, rounded outwards as llama.cpp
+// rounds them.
+std::vector<double> yarn_multipliers(const RopeConfig& config) {
+    const YarnConfig& yarn = config.yarn;
+    const int pairs = config.dimensions / 2;
+    std::vector<double> multipliers(static_cast<size_t>(pairs), 1.0);
+    if (yarn.factor <= 0.0) return multipliers;
+    // The pair that turns `rotations` times over the original context, as a fraction.
+    const auto pair_at = [&](double rotations) {
+        return config.dimensions *
+               std::log(yarn.original_context / (2.0 * std::numbers::pi * rotations)) /
+               (2.0 * std::log(config.base));
+    };
+    const double low = std::max(0.0, std::floor(pair_at(yarn.beta_fast)));
+    const double high = std::min(config.dimensions - 1.0, std::ceil(pair_at(yarn.beta_slow)));
+    for (int i = 0; i < pairs; ++i) {
+        const double kept = 1.0 - std::clamp((i - low) / std::max(0.001, high - low), 0.0, 1.0);
+        multipliers[static_cast<size_t>(i)] = (1.0 - kept) / yarn.factor + kept;
+    }
+    return multipliers;
+}
+
+}  // namespace
+
 Rope::Rope(const RopeConfig& config, std::span<const float> factors)
     : m_magnitude(config.magnitude), m_style(config.style) {
+    const auto yarn = yarn_multipliers(config);
     for (int i = 0; i < config.dimensions / 2; ++i) {
         double frequency = std::pow(config.base, -2.0 * i / config.dimensions);
         if (!factors.empty()) frequency /= factors[static_cast<size_t>(i)];
-        m_frequencies.push_back(frequency * config.scale);
+        m_frequencies.push_back(frequency * config.scale * yarn[static_cast<size_t>(i)]);
     }
 }
 

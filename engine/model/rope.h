@@ -13,7 +13,7 @@ namespace hearth {
 class Rope final {
 public:
     // base^(-2i/d) per pair i, divided by `factors` where given (Llama 3.1's rope_freqs,
-    // Phi-3's LongRoPE factors) and scaled linearly.
+    // Phi-3's LongRoPE factors), scaled linearly and by YaRN's ramp (gpt-oss).
     Rope(const RopeConfig& config, std::span<const float> factors);
 
     // Rotates the leading dimensions of one head in place to `position`, pairing dimensions the

@@ -28,9 +28,14 @@ void compare_row(const std::vector<float>& ours, const QJsonObject& entry, const
     const double gap = entry["gap"].toDouble();
     if (gap < tolerance.tie || entry["ambiguous"].toBool()) {
         ++counts.ties;
+        // Ours may be any of the fixture's top 5, or any id that beats the fixture's top-1 by no
+        // more than both may move (a flipped expert choice reorders more than the first few).
         const auto top5_end = ids.begin() + std::min<long>(5, static_cast<long>(ids.size()));
-        EXPECT_NE(std::find(ids.begin(), top5_end, top1), top5_end)
-            << where << ": top-1 outside the top-5";
+        const bool top5 = std::find(ids.begin(), top5_end, top1) != top5_end;
+        const bool within_reach = ours[top1] - ours[ids[0]] <= 2 * tolerance.logit;
+        EXPECT_TRUE(top5 || within_reach)
+            << where << ": top-1 outside the top-5, and past the fixture's by more than twice the "
+            << "tolerance";
         return;
     }
     ++counts.top1_checked;
@@ -96,6 +101,11 @@ std::vector<std::string> native_model_fixtures() {
     return names;
 }
 
+bool mixture_of_experts(const QJsonObject& json) {
+    const auto metadata = json["model"].toObject()["metadata"].toObject();
+    return metadata.contains(metadata["general.architecture"].toString() + ".expert_count");
+}
+
 Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json, bool q8_0_cache) {
     const double spread = json["checks"].toObject()["max_internal_spread"].toDouble();
     if (fixture == "stories260K") return {2e-2, 2 * spread};
@@ -108,13 +118,14 @@ Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json, 
     // weights', the same 0.015 allowance for float and quantised weights (the gemma3 Q4_K_M file
     // reaches 0.0507 with it on the AVX-512 VNNI kernels, 0.0492 with an F16 cache).
     constexpr double kQ8_0CacheAllowance = 0.015;
-    // A mixture of experts routes each token to its top experts, a discrete choice: the 8-bit
-    // cache can move a close router decision to the next expert, which moves that position's
-    // logits by up to ~0.2 (README, MoE files; measured 0.13 on synth-qwen3moe-256).
-    const auto metadata = json["model"].toObject()["metadata"].toObject();
-    const bool experts =
-        metadata.contains(metadata["general.architecture"].toString() + ".expert_count");
-    if (float_weights && q8_0_cache && experts) return {0.2, std::max(2e-2, 2 * spread)};
+    // A mixture of experts routes each token to its top experts, a discrete choice: an 8-bit
+    // cache, or llama.cpp's 8-bit activations where ours differ, can move a close router
+    // decision to the next expert (kExpertFlipAllowance). With the 8-bit cache such a flip also
+    // swapped a top-1 whose gap was 0.062 (synth-gpt-oss-256), so gaps under the allowance are
+    // ties there.
+    if (mixture_of_experts(json) && (q8_0_cache || !float_weights)) {
+        return {kExpertFlipAllowance, q8_0_cache ? kExpertFlipAllowance : 2 * spread};
+    }
     if (float_weights && q8_0_cache)
         return {5e-3 + kQ8_0CacheAllowance, std::max(2e-2, 2 * spread)};
     if (float_weights) return {5e-3, std::max(1e-3, 2 * spread)};

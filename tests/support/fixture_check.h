@@ -29,6 +29,18 @@ struct FixtureCounts {
     double max_difference = 0.0;
 };
 
+// Whether the fixture's model is a mixture of experts (its metadata has an expert count).
+bool mixture_of_experts(const QJsonObject& json);
+
+// How far one flipped expert choice moves a position's logits: the README's ~0.2 for its MoE
+// files; measured 0.13 on synth-qwen3moe-256 with a Q8_0 cache, and on synth-gpt-oss-256, whose
+// gates are made to be sensitive, 0.27 with a Q8_0 cache and 0.21 by the reference pass on the
+// Q4_K_M file's llama.cpp-native fixture (greedy step 16 of the 200-token prompt, where
+// llama.cpp's 8-bit activations chose another expert). Without a flip, that file's rows stay
+// within 0.085 (llama.cpp's own spread there is 0.072). The tight checks are the float ones: F32
+// files and the *.f32math references, as the README asks of MoE files.
+inline constexpr double kExpertFlipAllowance = 0.3;
+
 // The fixtures of the shared models as stored (not the *.f32math float reruns).
 std::vector<std::string> native_model_fixtures();
 
@@ -41,8 +53,9 @@ std::vector<std::string> native_model_fixtures();
 // With a Q8_0 KV cache (`q8_0_cache`), keys and values are rounded to 8 bits as a quantised
 // file's activations are: files with float weights are then held to 2e-2 (measured up to 1e-2 on
 // the synthetic F32/F16/BF16 files, where an F16 cache stays under 1e-3), and the top-1 checks to
-// ties under that; mixture-of-experts files with float weights to 0.2, as the 8-bit cache can
-// flip a close expert choice.
+// ties under that. Mixture-of-experts files, where the choice of experts can flip (quantised
+// weights, whose references rounded activations as ours do not quite, or an 8-bit cache), are
+// held to kExpertFlipAllowance (and with an 8-bit cache, gaps under it are ties).
 Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json,
                            bool q8_0_cache = false);
 

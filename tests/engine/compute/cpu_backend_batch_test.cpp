@@ -70,7 +70,8 @@ INSTANTIATE_TEST_SUITE_P(Families, CpuBatchTest,
                                          "synth-gemma3-256-Q4_K_M.gguf",
                                          "synth-phi3-256-Q4_K_M.gguf",
                                          "synth-smollm3-256-Q4_K_M.gguf", "synth-qwen3moe-256.gguf",
-                                         "synth-qwen3moe-256-Q4_K_M.gguf"),
+                                         "synth-qwen3moe-256-Q4_K_M.gguf", "synth-gpt-oss-256.gguf",
+                                         "synth-gpt-oss-256-Q4_K_M.gguf"),
                          [](const auto& info) { return test::parameter_name(info.param); });
 
 TEST(CpuBatch, ARowThatDoesNotFitRefusesTheBatchAndChangesNothing) {

@@ -77,7 +77,7 @@ INSTANTIATE_TEST_SUITE_P(
     testing::Values("synth-llama-256-Q4_K_M.gguf", "synth-qwen3-256-Q4_K_M.gguf",
                     "synth-gemma2-256-Q4_K_M.gguf", "synth-gemma3-256-Q4_K_M.gguf",
                     "synth-phi3-256-Q4_K_M.gguf", "synth-smollm3-256-Q4_K_M.gguf",
-                    "synth-qwen3moe-256-Q4_K_M.gguf"),
+                    "synth-qwen3moe-256-Q4_K_M.gguf", "synth-gpt-oss-256-Q4_K_M.gguf"),
     [](const auto& info) { return test::parameter_name(info.param); });
 
 // A copy of the F32 file `name` with expert `expert` of layer 0 (its gate, up and down slices)
@@ -105,8 +105,10 @@ std::filesystem::path with_poisoned_expert(const test::TempDirectory& directory,
 // Decode reads the router, then only the experts it chose: with one expert's weights made NaN,
 // the token's logits are bit for bit those of the clean file when that expert was not chosen,
 // and NaN when it was. Four experts with two used: two of the four go unread.
-TEST(CpuBackend, DecodeReadsOnlyTheChosenExperts) {
-    const std::string name = "synth-qwen3moe-256.gguf";
+class CpuExpertsTest : public testing::TestWithParam<const char*> {};
+
+TEST_P(CpuExpertsTest, DecodeReadsOnlyTheChosenExperts) {
+    const std::string name = GetParam();
     const auto model = Model::load(test::model_path(name));
     const std::vector<int32_t> token{1};
     const auto decode = [&](const Model& weights) {
@@ -129,6 +131,10 @@ TEST(CpuBackend, DecodeReadsOnlyTheChosenExperts) {
     }
     EXPECT_EQ(unread, model->config().expert_count - model->config().experts_used);
 }
+
+INSTANTIATE_TEST_SUITE_P(MixturesOfExperts, CpuExpertsTest,
+                         testing::Values("synth-qwen3moe-256.gguf", "synth-gpt-oss-256.gguf"),
+                         [](const auto& info) { return test::parameter_name(info.param); });
 
 // The largest logit difference between two backends' prefills of the same prompt (all rows).
 double largest_difference(const Model& model, const CpuBackendOptions& first,

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <functional>
 
 #include "engine/format/gguf_writer.h"
@@ -134,16 +135,79 @@ TEST(Architecture, Qwen3MoeReadsItsExpertsAsViewsOfTheirStackedTensors) {
     EXPECT_EQ(last_gate.row(last_gate.rows), layer.expert_gate.row(layer.expert_gate.rows));
 }
 
+TEST(Architecture, GptOssReadsItsBiasesSinksAndBandedLayers) {
+    const auto model = load("synth-gpt-oss-256.gguf");
+    const auto& c = model->config();
+    EXPECT_EQ(c.architecture, Architecture::GptOss);
+    EXPECT_EQ(c.expert_count, 4);
+    EXPECT_EQ(c.experts_used, 2);
+    EXPECT_EQ(c.feed_forward_length, 256);
+    EXPECT_EQ(c.activation, Activation::ClampedSwiglu);
+    EXPECT_EQ(c.rope.style, RopeStyle::Neox);
+    EXPECT_EQ(c.layers[0].window, 32);  // even layers banded, odd ones full
+    EXPECT_EQ(c.layers[1].window, 0);
+    EXPECT_FALSE(c.tied_embeddings);
+    EXPECT_FALSE(c.post_norms);
+    const auto& layer = model->weights().layers[1];
+    EXPECT_EQ(layer.query_bias.size(), 256u);
+    EXPECT_EQ(layer.key_bias.size(), 128u);
+    EXPECT_EQ(layer.attention_output_bias.size(), 256u);
+    EXPECT_EQ(layer.router_bias.size(), 4u);
+    EXPECT_EQ(layer.expert_down_bias.size(), 4u * 256u);
+    // The pre-FFN norm is the file's post_attention_norm.
+    const auto* norm = model->file().find_tensor("blk.1.post_attention_norm.weight");
+    ASSERT_NE(norm, nullptr);
+    EXPECT_EQ(layer.ffn_norm.front(), reinterpret_cast<const float*>(norm->data)[0]);
+    EXPECT_TRUE(layer.post_attention_norm.empty());
+    const auto* sinks = model->file().find_tensor("blk.1.attn_sinks.weight");
+    ASSERT_NE(sinks, nullptr);
+    ASSERT_EQ(layer.attention_sinks.size(), 4u);
+    EXPECT_EQ(layer.attention_sinks[3], reinterpret_cast<const float*>(sinks->data)[3]);
+    // Expert 2's biases: the third row of each [length, experts] tensor.
+    const auto* up_bias = model->file().find_tensor("blk.1.ffn_up_exps.bias");
+    ASSERT_NE(up_bias, nullptr);
+    const FeedForwardWeights expert = expert_weights(layer, c.expert_count, 2);
+    ASSERT_EQ(expert.up_bias.size(), 256u);
+    EXPECT_EQ(expert.up_bias[5], reinterpret_cast<const float*>(up_bias->data)[2 * 256 + 5]);
+    EXPECT_EQ(expert.down_bias.size(), 256u);
+    EXPECT_EQ(expert.down.data, layer.expert_down.row(2 * 256));
+}
+
+// YaRN by the README's rule on the file's numbers (base 150000, 64 rotated dimensions, factor
+// 32 over an original context of 4096): the ramp runs from pair floor(8.09) = 8 to
+// ceil(17.4) = 18; pairs below keep their frequency, pairs from 18 on are divided by 32, pair 13
+// is halfway; cos and sin carry 1 + 0.1 ln 32.
+TEST(Architecture, GptOssRotatesWithYarn) {
+    const auto model = load("synth-gpt-oss-256.gguf");
+    const auto& rope = model->config().rope;
+    EXPECT_EQ(rope.yarn.factor, 32.0);
+    EXPECT_EQ(rope.yarn.original_context, 4096);
+    EXPECT_FLOAT_EQ(rope.magnitude, 1.0f + 0.1f * std::log(32.0f));
+    const LayerRopes ropes(*model, 1024);
+    for (const int layer : {0, 1}) {
+        const auto& frequencies = ropes.layer(layer)->frequencies();
+        ASSERT_EQ(frequencies.size(), 32u);
+        const auto plain = [](int pair) { return std::pow(150000.0, -2.0 * pair / 64); };
+        for (const int pair : {0, 7, 8}) EXPECT_DOUBLE_EQ(frequencies[pair], plain(pair)) << pair;
+        for (const int pair : {18, 31})
+            EXPECT_DOUBLE_EQ(frequencies[pair], plain(pair) / 32) << pair;
+        EXPECT_DOUBLE_EQ(frequencies[13], plain(13) * (0.5 / 32 + 0.5));
+        EXPECT_DOUBLE_EQ(frequencies[9], plain(9) * (0.1 / 32 + 0.9));
+        EXPECT_FLOAT_EQ(ropes.layer(layer)->magnitude(), rope.magnitude);
+    }
+}
+
 TEST(Architecture, UnsupportedFamiliesAreRefusedWithWhatTheyAre) {
     EXPECT_NE(unsupported_architecture_text("qwen35").find("a hybrid linear-attention model"),
               std::string::npos);
-    EXPECT_NE(unsupported_architecture_text("gpt-oss").find("mixture-of-experts"),
+    EXPECT_NE(unsupported_architecture_text("mixtral").find("mixture-of-experts"),
               std::string::npos);
     const auto text = unsupported_architecture_text("gpt-neox");
     EXPECT_NE(text.find("'gpt-neox' is not supported"), std::string::npos);
     EXPECT_NE(text.find("gemma3"), std::string::npos) << text;
     EXPECT_EQ(parse_architecture("gemma3"), Architecture::Gemma3);
-    EXPECT_EQ(parse_architecture("gpt-oss"), std::nullopt);
+    EXPECT_EQ(parse_architecture("gpt-oss"), Architecture::GptOss);
+    EXPECT_EQ(parse_architecture("mixtral"), std::nullopt);
 }
 
 // A shared model file rewritten with one change, then loaded: the load error, or "" if none.
@@ -248,6 +312,43 @@ const HostileCase kHostileCases[] = {
     {"synth-qwen3moe-256.gguf",
      {.drop_key = "qwen3moe.expert_feed_forward_length"},
      "'qwen3moe.expert_feed_forward_length' is missing"},
+    {"synth-gpt-oss-256.gguf",
+     {.drop_tensor = "blk.1.attn_sinks.weight"},
+     "no tensor 'blk.1.attn_sinks.weight'"},
+    {"synth-gpt-oss-256.gguf",
+     {.reshape_tensor = "blk.0.attn_sinks.weight"},
+     "'blk.0.attn_sinks.weight' has shape [2, 2], expected [4]"},
+    {"synth-gpt-oss-256.gguf",
+     {.drop_tensor = "blk.0.attn_k.bias"},
+     "no tensor 'blk.0.attn_k.bias'"},
+    {"synth-gpt-oss-256.gguf",
+     {.drop_tensor = "blk.1.attn_output.bias"},
+     "no tensor 'blk.1.attn_output.bias'"},
+    {"synth-gpt-oss-256.gguf",
+     {.drop_tensor = "blk.0.post_attention_norm.weight"},
+     "no tensor 'blk.0.post_attention_norm.weight'"},
+    {"synth-gpt-oss-256.gguf",
+     {.drop_tensor = "blk.1.ffn_gate_inp.bias"},
+     "no tensor 'blk.1.ffn_gate_inp.bias'"},
+    {"synth-gpt-oss-256.gguf",
+     {.drop_tensor = "blk.0.ffn_gate_exps.bias"},
+     "no tensor 'blk.0.ffn_gate_exps.bias'"},
+    {"synth-gpt-oss-256.gguf",
+     {.reshape_tensor = "blk.1.ffn_down_exps.bias"},
+     "'blk.1.ffn_down_exps.bias' has shape [128, 8], expected [256, 4]"},
+    {"synth-gpt-oss-256.gguf",
+     {.reshape_tensor = "blk.0.ffn_up_exps.weight"},
+     "'blk.0.ffn_up_exps.weight' has shape [128, 512, 4], expected [256, 256, 4]"},
+    {"synth-gpt-oss-256.gguf", {.drop_tensor = "output.weight"}, "no tensor 'output.weight'"},
+    {"synth-gpt-oss-256.gguf",
+     {.drop_key = "gpt-oss.attention.sliding_window"},
+     "'gpt-oss.attention.sliding_window' is missing"},
+    {"synth-gpt-oss-256.gguf",
+     {.drop_key = "gpt-oss.rope.scaling.factor"},
+     "'gpt-oss.rope.scaling.factor' is missing (YaRN"},
+    {"synth-gpt-oss-256.gguf",
+     {.drop_key = "gpt-oss.expert_used_count"},
+     "'gpt-oss.expert_used_count' is missing"},
     {"synth-smollm3-256.gguf",
      {.drop_tensor = "blk.3.ffn_gate.weight"},
      "no tensor 'blk.3.ffn_gate.weight'"},
@@ -266,7 +367,8 @@ INSTANTIATE_TEST_SUITE_P(SharedFiles, HostileArchitectureTest, testing::ValuesIn
 TEST(HostileArchitecture, TheUneditedFilesLoad) {
     for (const char* name :
          {"synth-qwen3-256.gguf", "synth-qwen3moe-256.gguf", "synth-gemma2-256.gguf",
-          "synth-gemma3-256.gguf", "synth-phi3-256.gguf", "synth-smollm3-256.gguf"}) {
+          "synth-gemma3-256.gguf", "synth-phi3-256.gguf", "synth-smollm3-256.gguf",
+          "synth-gpt-oss-256.gguf"}) {
         EXPECT_EQ(load_error_after(name, {}), "") << name;
     }
 }

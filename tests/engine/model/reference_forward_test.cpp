@@ -30,6 +30,11 @@ namespace {
 //   checks.vs_llama_cpp_native): the README's 0.05 [0.024], and gaps under twice the file's
 //   checks.max_internal_spread count as ties, as the README suggests;
 // - Gemma files with exact maths: 1e-3 (the README's figure, see tolerance_for) [measured below];
+// - mixture-of-experts files with quantised weights: those 8-bit activations can also choose
+//   other experts than exact maths does, which moves a position by ~0.2 per flipped choice
+//   (kExpertFlipAllowance), here for each of the two layers: 0.75 [0.21 on
+//   synth-gpt-oss-256-Q4_K_M, 0.69 at one greedy step of synth-gpt-oss-256-MXFP4_MOE, every
+//   other row of it under 0.1; the f32math reruns of both files stay under 2e-5];
 // - llama-2-tiny-random's F16 products moved its tiny logits by < 1e-4 (max_internal_spread
 //   7.7e-5): 2e-4 [7.2e-5].
 test::Tolerance tolerance_for(const std::string& fixture, const QJsonObject& json) {
@@ -41,6 +46,12 @@ test::Tolerance tolerance_for(const std::string& fixture, const QJsonObject& jso
     if ((exact || all_f32) && fixture.starts_with("synth-gemma")) return {1e-3, 1e-3};
     if (exact || all_f32) return {2e-5, 1e-3};
     if (fixture.starts_with("llama-2-tiny-random")) return {2e-4, 1e-3};
+    // llama.cpp's 8-bit activations can choose other experts than exact maths does, in each
+    // layer: room for a flip in each of the two layers of the synthetic MoE files.
+    if (test::mixture_of_experts(json)) {
+        return {2.5 * test::kExpertFlipAllowance,
+                2.0 * json["checks"].toObject()["max_internal_spread"].toDouble()};
+    }
     return {0.05, 2.0 * json["checks"].toObject()["max_internal_spread"].toDouble()};
 }
 
@@ -75,9 +86,9 @@ TEST(ModelFixtures, EveryModelHasItsFixtures) {
         EXPECT_TRUE(std::filesystem::is_regular_file(test::model_path(model))) << name;
         supported += test::find_unsupported(model) == nullptr;
     }
-    // The 29 models Hearth runs, 20 of which (those with non-F32 weights) also have an f32math
-    // reference; more once a listed model becomes supported.
-    EXPECT_GE(supported, 49) << "is ../shared present?";
+    // The 40 models Hearth runs, 29 of which (those with non-F32 weights) also have an f32math
+    // reference.
+    EXPECT_GE(supported, 69) << "is ../shared present?";
     for (const auto& item : std::filesystem::directory_iterator(test::shared_dir() / "models")) {
         const auto stem = item.path().stem().string();
         EXPECT_TRUE(
@@ -102,7 +113,8 @@ TEST(ReferenceForward, LastRowModeEqualsTheLastOfAllRows) {
 TEST(ReferenceForward, ChunkedPrefillEqualsOneShot) {
     for (const char* name :
          {"synth-llama3-256-Q8_0.gguf", "synth-qwen3-256.gguf", "synth-gemma2-256.gguf",
-          "synth-gemma3-256.gguf", "synth-phi3-256.gguf", "synth-smollm3-256.gguf"}) {
+          "synth-gemma3-256.gguf", "synth-phi3-256.gguf", "synth-smollm3-256.gguf",
+          "synth-gpt-oss-256.gguf"}) {
         const auto model = Model::load(test::model_path(name));
         ReferenceForward forward(*model);
         std::vector<int32_t> tokens{1};

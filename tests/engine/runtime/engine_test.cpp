@@ -148,6 +148,24 @@ TEST(Engine, AMixtureOfExpertsModelAskedOfTheGpuRunsThere) {
     EXPECT_EQ(answer.tokens, expected.tokens);
 }
 
+// gpt-oss has no Vulkan shaders yet: asked of the GPU, the model runs on the CPU and the notice
+// says why; a front end that insists on the GPU gets that reason as an error.
+TEST(Engine, GptOssAskedOfTheGpuRunsOnTheCpuAndSaysWhy) {
+    const auto path = test::model_path("synth-gpt-oss-256.gguf");
+    auto preference = BackendPreference{.kind = BackendPreference::Kind::Vulkan};
+    Engine engine(options_for(preference));
+    engine.load(path);
+    EXPECT_TRUE(engine.backend_report().name.starts_with("cpu")) << engine.backend_report().name;
+    const auto& notice = engine.backend_report().notice;
+    ASSERT_TRUE(notice.has_value());
+    EXPECT_EQ(notice->problem, GpuProblem::CannotRunModel);
+    EXPECT_NE(notice->detail.find("mixture-of-experts models (gpt-oss)"), std::string::npos)
+        << notice->detail;
+    preference.fall_back_to_cpu = false;
+    Engine strict(options_for(preference));
+    EXPECT_THROW(strict.load(path), std::runtime_error);
+}
+
 TEST(Engine, ChangingTheBackendMovesTheModelAndForgetsTheOldCaches) {
     std::vector<BackendReport> reports;
     auto options = options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1});

@@ -36,6 +36,20 @@ class VulkanFixtureTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(VulkanFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
     if (test::model_refused_as_listed(GetParam())) return;
+    if (GetParam().starts_with("synth-gpt-oss")) {
+        // gpt-oss's sinks, biases and clamped SwiGLU have no shaders yet: refused by name, never
+        // run wrongly.
+        const auto model = Model::load(test::model_path(test::model_file_of_fixture(GetParam())));
+        try {
+            VulkanBackend backend(*model, on_lavapipe());
+            ADD_FAILURE() << "the Vulkan backend accepted a mixture-of-experts model";
+        } catch (const std::runtime_error& error) {
+            EXPECT_NE(std::string(error.what()).find("mixture-of-experts models ("),
+                      std::string::npos)
+                << error.what();
+        }
+        return;
+    }
     const auto counts = test::check_native_fixture(GetParam(), [](const Model& model) {
         return std::make_unique<VulkanBackend>(model, on_lavapipe());
     });
