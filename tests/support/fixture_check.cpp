@@ -32,7 +32,8 @@ void compare_row(const std::vector<float>& ours, const QJsonObject& entry, const
         // more than both may move (a flipped expert choice reorders more than the first few).
         const auto top5_end = ids.begin() + std::min<long>(5, static_cast<long>(ids.size()));
         const bool top5 = std::find(ids.begin(), top5_end, top1) != top5_end;
-        const bool within_reach = ours[top1] - ours[ids[0]] <= 2 * tolerance.logit;
+        const bool within_reach =
+            tolerance.experts_reorder && ours[top1] - ours[ids[0]] <= 2 * tolerance.logit;
         EXPECT_TRUE(top5 || within_reach)
             << where << ": top-1 outside the top-5, and past the fixture's by more than twice the "
             << "tolerance";
@@ -106,6 +107,11 @@ bool mixture_of_experts(const QJsonObject& json) {
     return metadata.contains(metadata["general.architecture"].toString() + ".expert_count");
 }
 
+bool expert_choices_flip(const QJsonObject& json) {
+    const auto metadata = json["model"].toObject()["metadata"].toObject();
+    return metadata["general.architecture"].toString() == "gpt-oss";
+}
+
 Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json, bool q8_0_cache) {
     const double spread = json["checks"].toObject()["max_internal_spread"].toDouble();
     if (fixture == "stories260K") return {2e-2, 2 * spread};
@@ -123,8 +129,12 @@ Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json, 
     // decision to the next expert (kExpertFlipAllowance). With the 8-bit cache such a flip also
     // swapped a top-1 whose gap was 0.062 (synth-gpt-oss-256), so gaps under the allowance are
     // ties there.
-    if (mixture_of_experts(json) && (q8_0_cache || !float_weights)) {
-        return {kExpertFlipAllowance, q8_0_cache ? kExpertFlipAllowance : 2 * spread};
+    if (expert_choices_flip(json) && (q8_0_cache || !float_weights)) {
+        return {kExpertFlipAllowance, q8_0_cache ? kExpertFlipAllowance : 2 * spread, true};
+    }
+    // The README's ~0.2 for one flipped choice (measured 0.13 on synth-qwen3moe-256).
+    if (mixture_of_experts(json) && float_weights && q8_0_cache) {
+        return {0.2, std::max(2e-2, 2 * spread)};
     }
     if (float_weights && q8_0_cache)
         return {5e-3 + kQ8_0CacheAllowance, std::max(2e-2, 2 * spread)};

@@ -19,6 +19,9 @@ namespace hearth::test {
 struct Tolerance {
     double logit;  // largest accepted |ours - fixture|, plus 2e-6 relative
     double tie;    // a top-1/top-2 gap below this may legitimately swap the argmax
+    // A flipped expert choice may reorder more than the top five: on a tie, ours may also be any
+    // id within twice `logit` of the fixture's top-1 (expert_choices_flip files only).
+    bool experts_reorder = false;
 };
 
 struct FixtureCounts {
@@ -31,6 +34,13 @@ struct FixtureCounts {
 
 // Whether the fixture's model is a mixture of experts (its metadata has an expert count).
 bool mixture_of_experts(const QJsonObject& json);
+
+// Whether the fixture's model is one whose expert choices were seen to flip between llama.cpp's
+// computation and ours: synth-gpt-oss-256, whose gates are drawn wide (N(0, 0.3), so that its
+// SwiGLU clamp is reached) — 0.21 to 0.69 on its quantised files, 0.27 with a Q8_0 cache. The
+// qwen3moe files stayed within the dense rules (0.0476 quantised, 0.13 with a Q8_0 cache on the
+// F32 file), so they keep them.
+bool expert_choices_flip(const QJsonObject& json);
 
 // How far one flipped expert choice moves a position's logits: the README's ~0.2 for its MoE
 // files; measured 0.13 on synth-qwen3moe-256 with a Q8_0 cache, and on synth-gpt-oss-256, whose
@@ -53,8 +63,9 @@ std::vector<std::string> native_model_fixtures();
 // With a Q8_0 KV cache (`q8_0_cache`), keys and values are rounded to 8 bits as a quantised
 // file's activations are: files with float weights are then held to 2e-2 (measured up to 1e-2 on
 // the synthetic F32/F16/BF16 files, where an F16 cache stays under 1e-3), and the top-1 checks to
-// ties under that. Mixture-of-experts files, where the choice of experts can flip (quantised
-// weights, whose references rounded activations as ours do not quite, or an 8-bit cache), are
+// ties under that; mixture-of-experts files with float weights to 0.2 with an 8-bit cache, as it
+// can flip a close expert choice. Files whose expert choices flip (expert_choices_flip: quantised
+// weights, whose references rounded activations as ours do not quite, or an 8-bit cache) are
 // held to kExpertFlipAllowance (and with an 8-bit cache, gaps under it are ties).
 Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json,
                            bool q8_0_cache = false);

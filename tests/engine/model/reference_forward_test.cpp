@@ -30,7 +30,8 @@ namespace {
 //   checks.vs_llama_cpp_native): the README's 0.05 [0.024], and gaps under twice the file's
 //   checks.max_internal_spread count as ties, as the README suggests;
 // - Gemma files with exact maths: 1e-3 (the README's figure, see tolerance_for) [measured below];
-// - mixture-of-experts files with quantised weights: those 8-bit activations can also choose
+// - gpt-oss files with quantised weights (test::expert_choices_flip): those 8-bit activations can
+// also choose
 //   other experts than exact maths does, which moves a position by ~0.2 per flipped choice
 //   (kExpertFlipAllowance), here for each of the two layers: 0.75 [0.21 on
 //   synth-gpt-oss-256-Q4_K_M, 0.69 at one greedy step of synth-gpt-oss-256-MXFP4_MOE, every
@@ -48,9 +49,9 @@ test::Tolerance tolerance_for(const std::string& fixture, const QJsonObject& jso
     if (fixture.starts_with("llama-2-tiny-random")) return {2e-4, 1e-3};
     // llama.cpp's 8-bit activations can choose other experts than exact maths does, in each
     // layer: room for a flip in each of the two layers of the synthetic MoE files.
-    if (test::mixture_of_experts(json)) {
+    if (test::expert_choices_flip(json)) {
         return {2.5 * test::kExpertFlipAllowance,
-                2.0 * json["checks"].toObject()["max_internal_spread"].toDouble()};
+                2.0 * json["checks"].toObject()["max_internal_spread"].toDouble(), true};
     }
     return {0.05, 2.0 * json["checks"].toObject()["max_internal_spread"].toDouble()};
 }
