@@ -29,12 +29,13 @@ struct BlockQ8K {
     int16_t sums[16];
 };
 
-// Q8 blocks laid out for the AVX-512 Q4_0 decode kernel: four blocks to a group (a 512-bit
-// vector holds four blocks' nibbles), one product of 16 lanes, four lanes per block. `quants`
-// holds elements 0..15 of each block, then 16..31 (where a Q4_0 byte's two nibbles belong), and
-// lane 4k + l meets elements 4l..4l+3 and 16+4l..16+4l+3 of block k. The kernel reads the
-// nibbles unsigned, so `offsets` holds -8 times each lane's activation sum, and `scales` each
-// block's scale per lane. A last partial group is padded with zero blocks.
+// Q8 blocks laid out for the AVX-512 Q4_0 decode kernel (and IQ4_NL's and MXFP4's, whose nibbles
+// lie as Q4_0's): four blocks to a group (a 512-bit vector holds four blocks' nibbles), one product
+// of 16 lanes, four lanes per block. `quants` holds elements 0..15 of each block, then 16..31
+// (where a Q4_0 byte's two nibbles belong), and lane 4k + l meets elements 4l..4l+3 and
+// 16+4l..16+4l+3 of block k. The kernel reads the nibbles unsigned, so `offsets` holds -8 times
+// each lane's activation sum, and `scales` each block's scale per lane. A last partial group is
+// padded with zero blocks.
 struct LaneGroup {
     static constexpr size_t kBlocks = 4;
     int8_t quants[128];

@@ -60,12 +60,14 @@ DotTable avx2_table() {
 
 // Decode dots for the two most common formats read four (Q4_0) or two (Q8_0) blocks per 512-bit
 // vector against activations laid out to match; the rest are the AVX2 ones. Those three run
-// token by token in a batch: only that equals their single dot bit for bit.
+// token by token in a batch: only that equals their single dot bit for bit. IQ4_NL and MXFP4
+// read Q4_0's lane groups, with many-token kernels of their own.
 DotTable vnni_table() {
     DotTable t = avx2_table();
     set_alone<vnni::dot_q8_0>(t, kQ8_0, ActivationFormat::PlanarQ8);
     set_alone<vnni::dot_q4_0>(t, kQ4_0, ActivationFormat::Q4_0Lanes);
     set_alone<vnni::dot_q4_k>(t, kQ4_K, ActivationFormat::Q8K);
+    vnni::set_grid_kernels(t);
     return t;
 }
 #endif
@@ -75,7 +77,11 @@ DotTable vnni_table() {
 // The scalar twin of a format's kernel in the activation layout that kernel reads.
 DotFunction scalar_twin(const DotTable& table, int type) {
     if (table.format[type] == ActivationFormat::PlanarQ8) return scalar::dot_q8_0_planar;
-    if (table.format[type] == ActivationFormat::Q4_0Lanes) return scalar::dot_q4_0_lanes;
+    if (table.format[type] == ActivationFormat::Q4_0Lanes) {
+        if (type == kIQ4_NL) return scalar::dot_iq4_nl_lanes;
+        if (type == kMXFP4) return scalar::dot_mxfp4_lanes;
+        return scalar::dot_q4_0_lanes;
+    }
     if (table.format[type] == ActivationFormat::Q8Offset) return scalar::dot_q4_0_offset;
     return scalar_table().dot[type];
 }

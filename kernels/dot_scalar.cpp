@@ -166,6 +166,35 @@ float dot_q4_0_lanes(const void* w, const void* a, size_t n) {
     return sum;
 }
 
+// IQ4_NL and MXFP4 in lane groups (the AVX-512 kernel's layout): per block, the exact integer
+// dot of the grid's signed values with the activations, which the kernel reaches by way of
+// biased unsigned values and the group's offsets.
+template <typename Block, typename Scale>
+float dot_grid_lanes(const void* w, const void* a, size_t n, const int8_t (&grid)[16],
+                     Scale scale_of) {
+    float sum = 0.0f;
+    int8_t q[32];
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<Block>(w)[b];
+        const auto& group = as<LaneGroup>(a)[b / 4];
+        const size_t k = b % 4;
+        lookup_values(grid, x.quants, q);
+        const int32_t total =
+            int_dot(q, group.quants + 16 * k, 16) + int_dot(q + 16, group.quants + 64 + 16 * k, 16);
+        sum += scale_of(x) * group.scales[4 * k] * static_cast<float>(total);
+    }
+    return sum;
+}
+
+float dot_iq4_nl_lanes(const void* w, const void* a, size_t n) {
+    return dot_grid_lanes<BlockIQ4_NL>(w, a, n, kIq4Values, f16_scale<BlockIQ4_NL>);
+}
+
+float dot_mxfp4_lanes(const void* w, const void* a, size_t n) {
+    return dot_grid_lanes<BlockMXFP4>(w, a, n, kMxfp4Values,
+                                      [](const BlockMXFP4& x) { return mxfp4_scale(x.exponent); });
+}
+
 float dot_q4_1(const void* w, const void* a, size_t n) {
     float sum = 0.0f;
     int8_t q[32];

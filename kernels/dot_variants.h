@@ -45,9 +45,11 @@ float dot_q3_k(const void* w, const void* a, size_t n);
 float dot_iq4_nl(const void* w, const void* a, size_t n);
 float dot_iq4_xs(const void* w, const void* a, size_t n);
 float dot_mxfp4(const void* w, const void* a, size_t n);
-float dot_q8_0_planar(const void* w, const void* a, size_t n);  // PlanarQ8 activations
-float dot_q4_0_lanes(const void* w, const void* a, size_t n);   // LaneGroup activations
-float dot_q4_0_offset(const void* w, const void* a, size_t n);  // BlockQ8Offset activations
+float dot_q8_0_planar(const void* w, const void* a, size_t n);   // PlanarQ8 activations
+float dot_q4_0_lanes(const void* w, const void* a, size_t n);    // LaneGroup activations
+float dot_iq4_nl_lanes(const void* w, const void* a, size_t n);  // LaneGroup activations
+float dot_mxfp4_lanes(const void* w, const void* a, size_t n);   // LaneGroup activations
+float dot_q4_0_offset(const void* w, const void* a, size_t n);   // BlockQ8Offset activations
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace scalar
 
@@ -63,6 +65,8 @@ namespace vnni {
 float dot_q8_0(const void* w, const void* a, size_t n);  // PlanarQ8 activations
 float dot_q4_0(const void* w, const void* a, size_t n);  // LaneGroup activations
 float dot_q4_k(const void* w, const void* a, size_t n);  // BlockQ8K activations
+// Sets IQ4_NL's and MXFP4's single- and many-token kernels (LaneGroup activations).
+void set_grid_kernels(DotTable& table);
 }  // namespace vnni
 
 }  // namespace hearth::kernels

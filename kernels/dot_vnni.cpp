@@ -4,13 +4,16 @@
 // blocks (72 bytes) are read straight from the file per step: byte permutes pull their nibbles
 // together and spread their f16 scales over the lanes, and the activations come pre-arranged
 // (LaneGroup) so that a group ends in one vector of 16 integer sums, one conversion and one FMA,
-// with no horizontal sums until the end of the row.
+// with no horizontal sums until the end of the row. IQ4_NL and MXFP4 read the same way, their
+// nibbles looked up in a biased grid, and unpack each group once for up to eight tokens.
 #include <immintrin.h>
 
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 
 #include "kernels/activation_blocks.h"
+#include "kernels/dot_many.h"
 #include "kernels/dot_variants.h"
 #include "kernels/quant_blocks.h"
 #include "kernels/simd_helpers.h"
@@ -19,11 +22,11 @@ namespace hearth::kernels::vnni {
 namespace {
 
 // Where byte i of the packed quants of a group's blocks sits in its bytes (blocks of
-// `block_bytes`: a 2-byte scale, then `quant_bytes` quant bytes).
-constexpr std::array<uint8_t, 64> quant_index(int block_bytes, int quant_bytes) {
+// `block_bytes`: a `header`-byte scale, then `quant_bytes` quant bytes).
+constexpr std::array<uint8_t, 64> quant_index(int block_bytes, int quant_bytes, int header = 2) {
     std::array<uint8_t, 64> index{};
     for (int i = 0; i < 64; ++i)
-        index[i] = static_cast<uint8_t>(block_bytes * (i / quant_bytes) + 2 + i % quant_bytes);
+        index[i] = static_cast<uint8_t>(block_bytes * (i / quant_bytes) + header + i % quant_bytes);
     return index;
 }
 
@@ -143,7 +146,137 @@ constexpr std::array<uint8_t, 64> word_index(int first, int second) {
 
 constexpr __mmask64 kEvenBytes = 0x5555555555555555;
 
+// IQ4_NL and MXFP4: Q4_0's nibbles, four blocks a group, each looked up in the format's grid
+// plus a bias of 8 << kShift, so that every value is unsigned as vpdpbusd wants; the group's
+// offsets (-8 times each lane's activation sum) shifted by kShift take the bias back out, exactly.
+// The 64-byte table repeats the grid four times: vpermb reads six index bits, and the two above
+// the nibble (from the byte's other nibble) then change nothing, so no mask is needed.
+constexpr std::array<uint8_t, 64> biased_grid(const int8_t (&grid)[16], int bias) {
+    std::array<uint8_t, 64> table{};
+    for (int i = 0; i < 64; ++i) table[i] = static_cast<uint8_t>(grid[i % 16] + bias);
+    return table;
+}
+
+// IQ4_NL: Q4_0's block (an f16 scale, then the nibbles); values -127..113 become 1..241.
+struct Iq4NlFormat {
+    using Block = BlockIQ4_NL;
+    static constexpr int kShift = 4;
+    static constexpr auto kGrid = biased_grid(kIq4Values, 8 << kShift);
+    static constexpr auto kQuants = quant_index(sizeof(Block), 16);
+    static constexpr auto kScales = scale_index(sizeof(Block));
+    // The four blocks' scales over the lanes, as floats.
+    static __m512 weight_scales(__m512i head, __m512i index) {
+        return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi8(index, head)));
+    }
+    static __m512 scales(__m512 weight, __m512 activation) {
+        return _mm512_mul_ps(weight, activation);
+    }
+};
+
+// MXFP4: a one-byte exponent, then the nibbles; the doubled E2M1 values -12..12 become 4..28.
+// The block's scale 2^(exponent - 128) is applied to the activations' with vscalefps: the
+// product rounds once, as the scalar twin's does, and the subnormal scales come out exact.
+struct Mxfp4Format {
+    using Block = BlockMXFP4;
+    static constexpr int kShift = 1;
+    static constexpr auto kGrid = biased_grid(kMxfp4Values, 8 << kShift);
+    static constexpr auto kQuants = quant_index(sizeof(Block), 16, 1);
+    // Each lane's block's exponent in the lane's low byte (the other bytes masked to zero).
+    static constexpr std::array<uint8_t, 64> kScales = [] {
+        std::array<uint8_t, 64> index{};
+        for (int i = 0; i < 64; i += 4) index[i] = static_cast<uint8_t>(sizeof(Block) * (i / 16));
+        return index;
+    }();
+    // The four blocks' powers of two over the lanes, as float exponents.
+    static __m512 weight_scales(__m512i head, __m512i index) {
+        const __m512i exponents = _mm512_maskz_permutexvar_epi8(0x1111111111111111, index, head);
+        return _mm512_cvtepi32_ps(_mm512_sub_epi32(exponents, _mm512_set1_epi32(128)));
+    }
+    static __m512 scales(__m512 weight, __m512 activation) {
+        return _mm512_scalef_ps(activation, weight);
+    }
+};
+
+// A group's weights unpacked once for every token: the biased values of the low and high
+// nibbles, and the blocks' scales over the lanes.
+struct GridWeights {
+    __m512i low, high;
+    __m512 scales;
+};
+
+template <typename Format>
+class GridReader {
+public:
+    [[gnu::always_inline]] GridWeights read(const uint8_t* weights, size_t bytes) const {
+        const __m512i head = load_part(weights, bytes, 0), tail = load_part(weights, bytes, 64);
+        const __m512i packed = _mm512_permutex2var_epi8(head, m_quants, tail);
+        return {_mm512_permutexvar_epi8(packed, m_grid),
+                _mm512_permutexvar_epi8(_mm512_srli_epi16(packed, 4), m_grid),
+                Format::weight_scales(head, m_scales)};
+    }
+
+    // One token's products with the group, added to its accumulator.
+    [[gnu::always_inline]] static __m512 add(const GridWeights& weights, const LaneGroup& group,
+                                             __m512 acc) {
+        const __m512i offsets =
+            _mm512_slli_epi32(_mm512_loadu_si512(group.offsets), Format::kShift);
+        __m512i sums = _mm512_dpbusd_epi32(offsets, weights.low, _mm512_loadu_si512(group.quants));
+        sums = _mm512_dpbusd_epi32(sums, weights.high, _mm512_loadu_si512(group.quants + 64));
+        const __m512 scales = Format::scales(weights.scales, _mm512_loadu_ps(group.scales));
+        return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), scales, acc);
+    }
+
+private:
+    __m512i m_quants = load_index(Format::kQuants);
+    __m512i m_scales = load_index(Format::kScales);
+    __m512i m_grid = load_index(Format::kGrid);
+};
+
+// K tokens against one row (dot_many.h): each group of weights is unpacked once, and each token
+// runs the single-token kernel's operations in its order (two accumulators, even and odd groups).
+template <typename Format, int K>
+[[gnu::always_inline]] inline void grid_dot(const void* w, const TokenGroup<K>& tokens, size_t n) {
+    constexpr size_t kGroupBytes = LaneGroup::kBlocks * sizeof(typename Format::Block);
+    const auto* weights = static_cast<const uint8_t*>(w);
+    const auto groups = activation_rows<LaneGroup>(tokens);
+    const size_t blocks = n / 32, full = blocks / LaneGroup::kBlocks;
+    const GridReader<Format> reader;
+    __m512 even[K], odd[K];
+    for (int t = 0; t < K; ++t) even[t] = odd[t] = _mm512_setzero_ps();
+    const auto add = [&](size_t g, size_t bytes, __m512(&acc)[K]) {
+        const GridWeights unpacked = reader.read(weights + g * kGroupBytes, bytes);
+        for (int t = 0; t < K; ++t) acc[t] = reader.add(unpacked, groups[t][g], acc[t]);
+    };
+    size_t g = 0;
+    for (; g + 2 <= full; g += 2) {
+        add(g, kGroupBytes, even);
+        add(g + 1, kGroupBytes, odd);
+    }
+    if (g < full) add(g, kGroupBytes, even), ++g;
+    const size_t rest = blocks - full * LaneGroup::kBlocks;
+    // The padded last group: its missing blocks have zero activations.
+    if (rest != 0) add(g, rest * sizeof(typename Format::Block), odd);
+    for (int t = 0; t < K; ++t) tokens.put(t, sum_of(_mm512_add_ps(even[t], odd[t])));
+}
+
+constexpr auto iq4_nl = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
+    grid_dot<Iq4NlFormat>(w, tokens, n);
+};
+
+constexpr auto mxfp4 = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
+    grid_dot<Mxfp4Format>(w, tokens, n);
+};
+
 }  // namespace
+
+void set_grid_kernels(DotTable& table) {
+    for (const int type : {kIQ4_NL, kMXFP4}) {
+        table.dot_rows[type] = nullptr;
+        table.format[type] = ActivationFormat::Q4_0Lanes;
+    }
+    set_kernel<iq4_nl>(table, kIQ4_NL);
+    set_kernel<mxfp4>(table, kMXFP4);
+}
 
 float dot_q4_0(const void* w, const void* a, size_t n) {
     return lane_dot(w, a, n);
