@@ -13,6 +13,11 @@
 // with the head (4.3 KiB, under the 16 KiB every Vulkan device offers). Compiled twice: heads of
 // up to 128 dimensions, and with -DMAX_HEAD_DIM=256 for Gemma's, so that models with smaller
 // heads do not pay for the larger register array.
+//
+// With sinks (gpt-oss), each head's softmax has one more logit, sinks[head], unscaled and
+// uncapped, in its denominator only: it weighs no value. It joins after the combine, as the CPU's
+// attention adds it (e^(sink - maximum), the maximum over the scores alone), so every path
+// through here (decode, prompt, chain) treats it alike.
 #version 450
 #extension GL_GOOGLE_include_directive : require
 
@@ -35,6 +40,9 @@ layout(std430, binding = 2) readonly buffer Values {
 layout(std430, binding = 3) writeonly buffer Output {
     float attended[];
 };
+layout(std430, binding = 4) readonly buffer Sinks {
+    float sinks[];
+};  // (heads), read only with shape.sinks
 
 layout(push_constant) uniform Shape {
     uint tokens;
@@ -46,6 +54,7 @@ layout(push_constant) uniform Shape {
     uint window;          // > 0: token at position i sees only (i - window, i]
     float softcap;        // > 0: scores become softcap * tanh(score / softcap)
     uint cache_rows;      // position p is in row p % cache_rows
+    uint sinks;           // 1: sinks[head] joins each head's denominator
 }
 shape;
 
@@ -169,6 +178,7 @@ void main() {
     for (uint other = 0; other < LANES; ++other) {
         if (lane_sum[other] > 0.0) total += lane_sum[other] * exp(lane_max[other] - overall);
     }
+    if (shape.sinks != 0u) total += exp(sinks[head] - overall);
     const float own_weight = denominator > 0.0 ? exp(running_max - overall) : 0.0;
     for (uint slice = 0; slice < dim; slice += LANES) {
         for (uint d = 0; d < LANES && slice + d < dim; ++d)

@@ -128,9 +128,10 @@ void ForwardTable::add_attention(std::vector<Pending>& list, int layer, const De
     add(list, m_shaders.kv_store(), {a.key.get(), a.value.get(), angles, k_cache, v_cache},
         KvStorePush{0, kv_heads, head_dim, pairs, 0, neox, rows}, stores, true);
     const auto window = static_cast<uint32_t>(config.layers[static_cast<size_t>(layer)].window);
-    add(list, m_shaders.attention(), {a.query.get(), k_cache, v_cache, a.attended.get()},
+    add(list, m_shaders.attention(),
+        {a.query.get(), k_cache, v_cache, a.attended.get(), a.none.get()},
         AttentionPush{0, heads, kv_heads, head_dim, 0, config.attention_scale, window,
-                      config.attention_softcap, rows},
+                      config.attention_softcap, rows, 0},
         heads, true);
     add_residual(list, w.attention_output, *a.attended, w.post_attention_norm.get());
 }

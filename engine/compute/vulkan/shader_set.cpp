@@ -136,13 +136,13 @@ ShaderSet::ShaderSet(Device& device, const Model& model, KvCacheType kv_cache) {
         m_kv_store = make<KvStorePush>(device, "kv_store_q8_0", kv_store_q8_0_spv, 5);
         m_attention =
             small_heads
-                ? make<AttentionPush>(device, "attention_q8_0", attention_q8_0_spv, 4)
-                : make<AttentionPush>(device, "attention_256_q8_0", attention_256_q8_0_spv, 4);
+                ? make<AttentionPush>(device, "attention_q8_0", attention_q8_0_spv, 5)
+                : make<AttentionPush>(device, "attention_256_q8_0", attention_256_q8_0_spv, 5);
     } else {
         m_kv_store = make<KvStorePush>(device, "kv_store", kv_store_spv, 5);
         m_attention = small_heads
-                          ? make<AttentionPush>(device, "attention", attention_spv, 4)
-                          : make<AttentionPush>(device, "attention_256", attention_256_spv, 4);
+                          ? make<AttentionPush>(device, "attention", attention_spv, 5)
+                          : make<AttentionPush>(device, "attention_256", attention_256_spv, 5);
     }
     m_gate_activation = config.activation == Activation::GeluTanh
                             ? make<CountPush>(device, "geglu", geglu_spv, 2)

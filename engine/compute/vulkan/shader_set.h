@@ -40,6 +40,7 @@ struct AttentionPush {
     uint32_t window;      // 0: every earlier position
     float softcap;        // 0: none
     uint32_t cache_rows;  // position p is in row p % cache_rows
+    uint32_t sinks;       // 1: the bound sinks (one logit per head) join each softmax
 };
 struct CountPush {
     uint32_t count;

@@ -23,6 +23,7 @@
 #include "shaders/argmax_spv.h"
 #include "shaders/attention_256_spv.h"
 #include "shaders/attention_spv.h"
+#include "shaders/clamped_swiglu_spv.h"
 #include "shaders/embedding_mxfp4_spv.h"
 #include "shaders/expert_sum_spv.h"
 #include "shaders/expert_tiles_spv.h"
@@ -155,15 +156,16 @@ protected:
     }
 
 public:
-    // Runs an attention variant over F16 keys and values; the attended rows.
+    // Runs an attention variant over F16 keys and values, with sinks (one per head, read with
+    // push.sinks); the attended rows.
     std::vector<float> run_attention(std::span<const uint32_t> spirv,
                                      const std::vector<float>& query,
                                      const std::vector<uint16_t>& keys,
                                      const std::vector<uint16_t>& values,
-                                     const AttentionPush& push) {
+                                     const std::vector<float>& sinks, const AttentionPush& push) {
         auto q = buffer_with(query), k = buffer_with(keys), v = buffer_with(values);
-        auto out = buffer_with(nullptr, query.size() * 4);
-        run(spirv, {q.get(), k.get(), v.get(), out.get()}, push, push.tokens * push.heads);
+        auto out = buffer_with(nullptr, query.size() * 4), s = buffer_with(sinks);
+        run(spirv, {q.get(), k.get(), v.get(), out.get(), s.get()}, push, push.tokens * push.heads);
         return read(*out, query.size());
     }
 
@@ -177,6 +179,15 @@ protected:
     static inline Device* s_device = nullptr;
     std::mt19937 m_random{11};
 };
+
+// gpt-oss's clamped SwiGLU as the issue states it: x = min(gate, 7),
+// x * sigmoid(1.702 x) * (clamp(up, -7, 7) + 1).
+void clamped_swiglu_reference(float* gate, const float* up, size_t count) {
+    for (size_t i = 0; i < count; ++i) {
+        const float x = std::min(gate[i], 7.0f);
+        gate[i] = x / (1.0f + std::exp(-1.702f * x)) * (std::clamp(up[i], -7.0f, 7.0f) + 1.0f);
+    }
+}
 
 // (cos, sin) per (position, pair), as the backend's KV cache holds them: Rope::angles, the
 // magnitude included.
@@ -289,18 +300,23 @@ TEST_F(ShaderTest, RopeMatchesTheCpuForEveryConvention) {
     EXPECT_TRUE(magnitude_seen) << "no case scales by a LongRoPE magnitude";
 }
 
-// SwiGLU and Gemma's GeGLU against the CPU kernels' scalar twins, over gates wide enough to
-// reach both tails of each curve.
+// SwiGLU, Gemma's GeGLU and gpt-oss's clamped SwiGLU against the CPU kernels' scalar twins,
+// over gates (and for the clamped one up values) wide enough to reach both tails of each curve
+// and both sides of the clamps.
 TEST_F(ShaderTest, GateActivationsMatchTheCpu) {
     struct Gate {
         std::span<const uint32_t> spirv;
         kernels::SwigluFunction cpu;
         const char* name;
+        float up_scale = 1.0f;
     };
-    for (const Gate& activation : {Gate{swiglu_spv, kernels::scalar::swiglu, "swiglu"},
-                                   Gate{geglu_spv, kernels::scalar::geglu, "geglu"}}) {
+    for (const Gate& activation :
+         {Gate{swiglu_spv, kernels::scalar::swiglu, "swiglu"},
+          Gate{geglu_spv, kernels::scalar::geglu, "geglu"},
+          Gate{clamped_swiglu_spv, clamped_swiglu_reference, "clamped swiglu", 12.0f}}) {
         for (const uint32_t count : {1u, 65u, 5632u}) {
-            const auto gate = random_floats(count, 12.0f), up = random_floats(count);
+            const auto gate = random_floats(count, 12.0f);
+            const auto up = random_floats(count, activation.up_scale);
             auto g = buffer_with(gate), u = buffer_with(up);
             run(activation.spirv, {g.get(), u.get()}, count, groups_of(count));
             const auto activated = read(*g, count);
@@ -594,11 +610,13 @@ struct AttentionCase {
     float softcap = 0.0f;
     float query_scale = 1.0f;  // larger queries push scores into the cap's curve
     uint32_t rows = 0;         // > 0: a ring, position p in row p % rows; 0: a row per position
+    float sink_scale = 0.0f;   // > 0: gpt-oss's sinks, one logit per head drawn up to this size
 };
 
 // Attention over an F16 cache, against the CPU's definition as a plain softmax in double
 // precision: token t sees positions [first + t + 1 - window, first + t] (all up to its own
-// without a window), scores are softcap(q·k / sqrt(head_dim)), grouped-query heads.
+// without a window), scores are softcap(q·k / sqrt(head_dim)), grouped-query heads; a head's
+// sink, where the case has them, is one more logit in its softmax that weighs no value.
 void check_attention(ShaderTest& test, std::span<const uint32_t> spirv, const AttentionCase& c,
                      std::mt19937& random) {
     std::uniform_real_distribution<float> value(-1.0f, 1.0f);
@@ -627,9 +645,11 @@ void check_attention(ShaderTest& test, std::span<const uint32_t> spirv, const At
         std::copy_n(&k_half[size_t{p} * kv_dim], kv_dim, &k_rows[size_t{p % rows} * kv_dim]);
         std::copy_n(&v_half[size_t{p} * kv_dim], kv_dim, &v_rows[size_t{p % rows} * kv_dim]);
     }
+    const bool with_sinks = c.sink_scale > 0.0f;
+    const auto sinks = randoms(c.heads, with_sinks ? c.sink_scale : 1.0f);
     const AttentionPush push{c.tokens, c.heads,  c.kv_heads, c.head_dim, c.first,
-                             scale,    c.window, c.softcap,  rows};
-    const auto y = test.run_attention(spirv, q, k_rows, v_rows, push);
+                             scale,    c.window, c.softcap,  rows,       with_sinks ? 1u : 0u};
+    const auto y = test.run_attention(spirv, q, k_rows, v_rows, sinks, push);
     for (uint32_t t = 0; t < c.tokens; ++t) {
         const uint32_t limit = c.first + t + 1;
         const uint32_t start = c.window > 0 && limit > c.window ? limit - c.window : 0;
@@ -648,6 +668,7 @@ void check_attention(ShaderTest& test, std::span<const uint32_t> spirv, const At
                 maximum = std::max(maximum, score);
             }
             for (auto& score : scores) total += score = std::exp(score - maximum);
+            if (with_sinks) total += std::exp(double(sinks[h]) - maximum);
             for (uint32_t d = 0; d < c.head_dim; ++d) {
                 double expected = 0;
                 for (uint32_t p = start; p < limit; ++p)
@@ -688,6 +709,24 @@ TEST_F(ShaderTest, AttentionKeepsToTheWindowAndCapsTheScores) {
          }) {
         check_attention(*this, attention_spv, c, m_random);
     }
+}
+
+// gpt-oss's sinks, small and large against the scores (a large one takes most of the softmax),
+// with its window of 128 on the sliding layers and a prompt step that crosses it, in a ring;
+// and through the 256 variant. Sinks bound but switched off change nothing: the cases above
+// bind random ones too.
+TEST_F(ShaderTest, AttentionSinksJoinEachHeadsDenominator) {
+    for (const AttentionCase& c : {
+             AttentionCase{1, 8, 2, 64, 0, 0, 0.0f, 1.0f, 0, 1.0f},
+             AttentionCase{1, 8, 2, 64, 200, 0, 0.0f, 1.0f, 0, 8.0f},
+             AttentionCase{5, 8, 2, 64, 140, 128, 0.0f, 4.0f, 0, 3.0f},
+             AttentionCase{7, 4, 1, 64, 250, 128, 0.0f, 1.0f, 135, 2.0f},
+             AttentionCase{3, 4, 2, 96, 30, 0, 0.0f, 1.0f, 0, 20.0f},
+         }) {
+        check_attention(*this, attention_spv, c, m_random);
+    }
+    check_attention(*this, attention_256_spv,
+                    AttentionCase{2, 4, 1, 256, 90, 0, 0.0f, 1.0f, 0, 3.0f}, m_random);
 }
 
 // Heads of 256 dimensions (Gemma 2 and 3; Gemma-3-1B has 4 heads over 1 KV head) through the
