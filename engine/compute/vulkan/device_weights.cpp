@@ -69,10 +69,15 @@ private:
 namespace {
 
 // A layer's float vectors, every one that may be uploaded.
-std::array<const std::vector<float>*, 9> vectors(const LayerWeights& layer) {
-    return {&layer.attention_norm, &layer.ffn_norm,   &layer.query_bias, &layer.key_bias,
-            &layer.value_bias,     &layer.query_norm, &layer.key_norm,   &layer.post_attention_norm,
-            &layer.post_ffn_norm};
+std::array<const std::vector<float>*, 15> vectors(const LayerWeights& layer) {
+    return {&layer.attention_norm,   &layer.ffn_norm,
+            &layer.query_bias,       &layer.key_bias,
+            &layer.value_bias,       &layer.query_norm,
+            &layer.key_norm,         &layer.post_attention_norm,
+            &layer.post_ffn_norm,    &layer.attention_output_bias,
+            &layer.attention_sinks,  &layer.router_bias,
+            &layer.expert_gate_bias, &layer.expert_up_bias,
+            &layer.expert_down_bias};
 }
 
 size_t matrix_bytes(const WeightMatrix& w) {
@@ -117,6 +122,8 @@ DeviceWeights::DeviceWeights(Device& device, const Model& model, size_t max_piec
         out.key_norm = uploader.floats(layer.key_norm);
         out.post_attention_norm = uploader.floats(layer.post_attention_norm);
         out.post_ffn_norm = uploader.floats(layer.post_ffn_norm);
+        out.attention_output_bias = uploader.floats(layer.attention_output_bias);
+        out.attention_sinks = uploader.floats(layer.attention_sinks);
         out.query = uploader.matrix(layer.query);
         out.key = uploader.matrix(layer.key);
         out.value = uploader.matrix(layer.value);
@@ -127,6 +134,10 @@ DeviceWeights::DeviceWeights(Device& device, const Model& model, size_t max_piec
         if (!model.config().mixture_of_experts()) continue;
         const auto experts = static_cast<size_t>(model.config().expert_count);
         out.router = uploader.matrix(layer.router);
+        out.router_bias = uploader.floats(layer.router_bias);
+        out.expert_gate_bias = uploader.floats(layer.expert_gate_bias);
+        out.expert_up_bias = uploader.floats(layer.expert_up_bias);
+        out.expert_down_bias = uploader.floats(layer.expert_down_bias);
         const auto stacked = [&](const WeightMatrix& w) {
             return uploader.matrix(w, static_cast<size_t>(w.rows) / experts);
         };

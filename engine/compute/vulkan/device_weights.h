@@ -30,6 +30,10 @@ struct DeviceLayer {
     std::unique_ptr<Buffer> query_bias, key_bias, value_bias;  // null when the model has none
     std::unique_ptr<Buffer> query_norm, key_norm;              // per-head norms (head_dim), or null
     std::unique_ptr<Buffer> post_attention_norm, post_ffn_norm;  // Gemma's (dim), or null
+    // gpt-oss's, else null: the attention output's bias (dim), a sink logit per head, the
+    // router's bias and each expert's biases stacked as its matrices are.
+    std::unique_ptr<Buffer> attention_output_bias, attention_sinks;
+    std::unique_ptr<Buffer> router_bias, expert_gate_bias, expert_up_bias, expert_down_bias;
     DeviceMatrix query, key, value, attention_output, gate, up, down;
     // Mixture of experts, else empty: the router, and the stacked expert matrices in pieces of
     // whole experts (the grouped product reads one expert's rows from one buffer).

@@ -128,15 +128,17 @@ void ForwardTable::add_attention(std::vector<Pending>& list, int layer, const De
     add(list, m_shaders.kv_store(), {a.key.get(), a.value.get(), angles, k_cache, v_cache},
         KvStorePush{0, kv_heads, head_dim, pairs, 0, neox, rows}, stores, true);
     const auto window = static_cast<uint32_t>(config.layers[static_cast<size_t>(layer)].window);
+    const Buffer* sinks = w.attention_sinks.get();
     add(list, m_shaders.attention(),
-        {a.query.get(), k_cache, v_cache, a.attended.get(), a.none.get()},
+        {a.query.get(), k_cache, v_cache, a.attended.get(), sinks ? sinks : a.none.get()},
         AttentionPush{0, heads, kv_heads, head_dim, 0, config.attention_scale, window,
-                      config.attention_softcap, rows, 0},
+                      config.attention_softcap, rows, sinks ? 1u : 0u},
         heads, true);
-    add_residual(list, w.attention_output, *a.attended, w.post_attention_norm.get());
+    add_residual(list, w.attention_output, *a.attended, w.post_attention_norm.get(),
+                 w.attention_output_bias.get());
 }
 
-// Normalise, gate and up, SwiGLU or GeGLU, down into x.
+// Normalise, gate and up, the model's gate activation, down into x.
 void ForwardTable::add_feed_forward(std::vector<Pending>& list, const DeviceLayer& w) {
     if (m_config.mixture_of_experts()) {
         add_experts(list, w);
@@ -154,54 +156,61 @@ void ForwardTable::add_feed_forward(std::vector<Pending>& list, const DeviceLaye
 
 // Normalise; the router's logits; each token's experts and weights chosen on the device
 // (route.comp), the step's (token, expert) pairs grouped by expert (expert_tiles.comp); the
-// chosen experts' gate and up, SwiGLU and down, each expert's weights read once per tile of its
-// pairs; the weighted sum into x. Nothing waits on the host, so chain decode runs through it.
+// chosen experts' gate and up, the gate activation and down, each expert's weights (and gpt-oss's
+// biases: the router's, each expert's own) read once per tile of its pairs; the weighted sum
+// into x. Nothing waits on the host, so chain decode runs through it.
 void ForwardTable::add_experts(std::vector<Pending>& list, const DeviceLayer& w) {
     const Activations& a = m_activations;
     const auto dim = static_cast<uint32_t>(m_config.embedding_length);
     const auto experts = static_cast<uint32_t>(m_config.expert_count);
     const auto used = static_cast<uint32_t>(m_config.experts_used);
     add_norm(list, *a.x, *w.ffn_norm, *a.normed, dim, 1, 0, true);
-    add_matmul(list, w.router, *a.normed, *a.router_logits, nullptr, 0, true);
+    add_matmul(list, w.router, *a.normed, *a.router_logits, w.router_bias.get(), 0, true);
     add(list, m_shaders.route(), {a.router_logits.get(), a.chosen.get(), a.route_weights.get()},
         RoutePush{0, experts, used}, 1, true);
     add(list, m_shaders.expert_tiles(), {a.chosen.get(), a.order.get(), a.tiles.get()},
         ExpertTilesPush{0, experts, 0}, used, true);
-    add_expert_matmul(list, w.expert_gate, *a.normed, *a.gate, kExpertInputByToken, false);
-    add_expert_matmul(list, w.expert_up, *a.normed, *a.up, kExpertInputByToken, true);
+    add_expert_matmul(list, w.expert_gate, *a.normed, *a.gate, w.expert_gate_bias.get(),
+                      kExpertInputByToken, false);
+    add_expert_matmul(list, w.expert_up, *a.normed, *a.up, w.expert_up_bias.get(),
+                      kExpertInputByToken, true);
     add(list, m_shaders.gate_activation(), {a.gate.get(), a.up.get()}, CountPush{0},
         used * static_cast<uint32_t>(m_config.feed_forward_length), true);
-    add_expert_matmul(list, w.expert_down, *a.gate, *a.expert_out, kExpertOutputByPair, true);
+    add_expert_matmul(list, w.expert_down, *a.gate, *a.expert_out, w.expert_down_bias.get(),
+                      kExpertOutputByPair, true);
     add(list, m_shaders.expert_sum(), {a.x.get(), a.expert_out.get(), a.route_weights.get()},
         ExpertSumPush{0, dim, used}, dim, true);
 }
 
-// One dispatch per piece of whole experts; each runs the tiles of the experts it holds.
+// One dispatch per piece of whole experts; each runs the tiles of the experts it holds. A bias
+// holds every expert's rows, read at the expert's own.
 void ForwardTable::add_expert_matmul(std::vector<Pending>& list, const DeviceMatrix& stacked,
-                                     const Buffer& input, const Buffer& output, uint32_t flags,
-                                     bool barrier_after) {
+                                     const Buffer& input, const Buffer& output, const Buffer* bias,
+                                     uint32_t flags, bool barrier_after) {
     const Activations& a = m_activations;
+    if (bias != nullptr) flags |= kMatmulBias;
     const uint32_t rows = stacked.rows / static_cast<uint32_t>(m_config.expert_count);
     for (size_t p = 0; p < stacked.pieces.size(); ++p) {
         const auto& piece = stacked.pieces[p];
         add(list, m_shaders.expert_matmul(stacked.type),
-            {piece.buffer.get(), &input, &output, a.none.get(), a.order.get(), a.tiles.get()},
+            {piece.buffer.get(), &input, &output, bias ? bias : a.none.get(), a.order.get(),
+             a.tiles.get()},
             ExpertMatmulPush{rows, stacked.columns, piece.first_row / rows, piece.rows / rows, rows,
                              flags, static_cast<uint32_t>(m_config.experts_used), 0},
             0, barrier_after && p + 1 == stacked.pieces.size());
     }
 }
 
-// x += matrix · input: the product accumulates into x, or with a post-norm (Gemma) goes to a
-// scratch buffer whose normalised rows the norm adds into x.
+// x += matrix · input (+ bias, gpt-oss's attention output's): the product accumulates into x, or
+// with a post-norm (Gemma) goes to a scratch buffer whose normalised rows the norm adds into x.
 void ForwardTable::add_residual(std::vector<Pending>& list, const DeviceMatrix& matrix,
-                                const Buffer& input, const Buffer* post_norm) {
+                                const Buffer& input, const Buffer* post_norm, const Buffer* bias) {
     const Activations& a = m_activations;
     if (post_norm == nullptr) {
-        add_matmul(list, matrix, input, *a.x, nullptr, kMatmulAccumulate, true);
+        add_matmul(list, matrix, input, *a.x, bias, kMatmulAccumulate, true);
         return;
     }
-    add_matmul(list, matrix, input, *a.projected, nullptr, 0, true);
+    add_matmul(list, matrix, input, *a.projected, bias, 0, true);
     add_norm(list, *a.projected, *post_norm, *a.x, static_cast<uint32_t>(m_config.embedding_length),
              1, kNormAccumulate, true);
 }

@@ -88,10 +88,10 @@ private:
     void add_feed_forward(std::vector<Pending>& list, const DeviceLayer& weights);
     void add_experts(std::vector<Pending>& list, const DeviceLayer& weights);
     void add_expert_matmul(std::vector<Pending>& list, const DeviceMatrix& stacked,
-                           const Buffer& input, const Buffer& output, uint32_t flags,
-                           bool barrier_after);
+                           const Buffer& input, const Buffer& output, const Buffer* bias,
+                           uint32_t flags, bool barrier_after);
     void add_residual(std::vector<Pending>& list, const DeviceMatrix& matrix, const Buffer& input,
-                      const Buffer* post_norm);
+                      const Buffer* post_norm, const Buffer* bias = nullptr);
     std::vector<Dispatch> allocate(std::vector<Pending> list);
     void emit(Submission& submission, const Dispatch& dispatch, uint32_t tokens, uint32_t position,
               uint32_t slot, uint32_t first_input) const;

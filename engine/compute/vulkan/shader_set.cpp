@@ -10,6 +10,7 @@
 #include "shaders/attention_256_spv.h"
 #include "shaders/attention_q8_0_spv.h"
 #include "shaders/attention_spv.h"
+#include "shaders/clamped_swiglu_spv.h"
 #include "shaders/embedding_bf16_spv.h"
 #include "shaders/embedding_f16_spv.h"
 #include "shaders/embedding_f32_spv.h"
@@ -144,9 +145,17 @@ ShaderSet::ShaderSet(Device& device, const Model& model, KvCacheType kv_cache) {
                           ? make<AttentionPush>(device, "attention", attention_spv, 5)
                           : make<AttentionPush>(device, "attention_256", attention_256_spv, 5);
     }
-    m_gate_activation = config.activation == Activation::GeluTanh
-                            ? make<CountPush>(device, "geglu", geglu_spv, 2)
-                            : make<CountPush>(device, "swiglu", swiglu_spv, 2);
+    switch (config.activation) {
+        case Activation::GeluTanh:
+            m_gate_activation = make<CountPush>(device, "geglu", geglu_spv, 2);
+            break;
+        case Activation::ClampedSwiglu:
+            m_gate_activation = make<CountPush>(device, "clamped_swiglu", clamped_swiglu_spv, 2);
+            break;
+        case Activation::Silu:
+            m_gate_activation = make<CountPush>(device, "swiglu", swiglu_spv, 2);
+            break;
+    }
     m_argmax = make<ArgmaxPush>(device, "argmax", argmax_spv, 2);
     m_sample = make<SamplePush>(device, "sample", sample_spv, 2);
     const auto add = [&](const WeightMatrix& w) {

@@ -108,7 +108,7 @@ public:
     // Attention for the model's head size (attention, or attention_256 for heads over 128) and
     // cache type.
     const Pipeline& attention() const { return *m_attention; }
-    // SwiGLU, or GeGLU for a model that asks for it.
+    // SwiGLU, or GeGLU or gpt-oss's clamped SwiGLU for a model that asks for it.
     const Pipeline& gate_activation() const { return *m_gate_activation; }
     const Pipeline& argmax() const { return *m_argmax; }
     const Pipeline& sample() const { return *m_sample; }

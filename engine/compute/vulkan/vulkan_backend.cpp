@@ -177,10 +177,11 @@ VulkanBackend::VulkanBackend(const Model& model, VulkanBackendOptions options)
       m_kv_cache(effective_kv_cache_type(model.config(), m_options.kv_cache)) {
     // Checked before the device opens, so the reason is the model whatever the machine: the
     // backend selection falls back to the CPU, which runs these models. The expert shaders
-    // follow Qwen3-MoE's routing and plain SwiGLU experts; other mixtures (gpt-oss's biases and
-    // clamped gate) are refused by name until they run here.
-    if (model.config().mixture_of_experts() &&
-        model.config().architecture != Architecture::Qwen3Moe) {
+    // follow Qwen3-MoE's routing and gpt-oss's (the same weights, its biases added); another
+    // mixture is refused by name until it runs here.
+    const auto architecture = model.config().architecture;
+    if (model.config().mixture_of_experts() && architecture != Architecture::Qwen3Moe &&
+        architecture != Architecture::GptOss) {
         throw std::runtime_error("the Vulkan backend does not run mixture-of-experts models (" +
                                  model.config().architecture_name + ") yet; the CPU backend does");
     }

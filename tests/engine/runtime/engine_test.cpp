@@ -129,41 +129,25 @@ TEST(Engine, ANamedDeviceThatCannotStartLeavesTheModelOnTheCpu) {
     EXPECT_THROW(strict.load(test::model_path("stories260K.gguf")), std::runtime_error);
 }
 
-// A mixture-of-experts model asked of the GPU runs there (routing on the device), with no
-// notice, and its greedy answer is the CPU's.
+// A mixture-of-experts model (qwen3moe, gpt-oss) asked of the GPU runs there (routing on the
+// device), with no notice, and its greedy answer is the CPU's.
 TEST(Engine, AMixtureOfExpertsModelAskedOfTheGpuRunsThere) {
-    const auto model = test::model_path("synth-qwen3moe-256.gguf");
-    const auto request = test::greedy(test::salted_prompt(20, 3), 8);
-    Engine on_cpu(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
-    on_cpu.load(model);
-    const auto expected = on_cpu.generate(1, 512, request);
-    Engine engine(options_for(named_vulkan_device()));
-    engine.load(model);
-    const auto& report = engine.backend_report();
-    EXPECT_TRUE(report.on_device) << report.name;
-    EXPECT_TRUE(report.name.starts_with("vulkan")) << report.name;
-    EXPECT_FALSE(report.notice.has_value()) << report.notice->detail;
-    const auto answer = engine.generate(1, 512, request);
-    EXPECT_EQ(answer.stats.generated_tokens, 8);
-    EXPECT_EQ(answer.tokens, expected.tokens);
-}
-
-// gpt-oss has no Vulkan shaders yet: asked of the GPU, the model runs on the CPU and the notice
-// says why; a front end that insists on the GPU gets that reason as an error.
-TEST(Engine, GptOssAskedOfTheGpuRunsOnTheCpuAndSaysWhy) {
-    const auto path = test::model_path("synth-gpt-oss-256.gguf");
-    auto preference = BackendPreference{.kind = BackendPreference::Kind::Vulkan};
-    Engine engine(options_for(preference));
-    engine.load(path);
-    EXPECT_TRUE(engine.backend_report().name.starts_with("cpu")) << engine.backend_report().name;
-    const auto& notice = engine.backend_report().notice;
-    ASSERT_TRUE(notice.has_value());
-    EXPECT_EQ(notice->problem, GpuProblem::CannotRunModel);
-    EXPECT_NE(notice->detail.find("mixture-of-experts models (gpt-oss)"), std::string::npos)
-        << notice->detail;
-    preference.fall_back_to_cpu = false;
-    Engine strict(options_for(preference));
-    EXPECT_THROW(strict.load(path), std::runtime_error);
+    for (const char* name : {"synth-qwen3moe-256.gguf", "synth-gpt-oss-256.gguf"}) {
+        const auto model = test::model_path(name);
+        const auto request = test::greedy(test::salted_prompt(20, 3), 8);
+        Engine on_cpu(options_for({.kind = BackendPreference::Kind::Cpu, .threads = 1}));
+        on_cpu.load(model);
+        const auto expected = on_cpu.generate(1, 512, request);
+        Engine engine(options_for(named_vulkan_device()));
+        engine.load(model);
+        const auto& report = engine.backend_report();
+        EXPECT_TRUE(report.on_device) << name << ": " << report.name;
+        EXPECT_TRUE(report.name.starts_with("vulkan")) << name << ": " << report.name;
+        EXPECT_FALSE(report.notice.has_value()) << name << ": " << report.notice->detail;
+        const auto answer = engine.generate(1, 512, request);
+        EXPECT_EQ(answer.stats.generated_tokens, 8) << name;
+        EXPECT_EQ(answer.tokens, expected.tokens) << name;
+    }
 }
 
 TEST(Engine, ChangingTheBackendMovesTheModelAndForgetsTheOldCaches) {

@@ -36,28 +36,42 @@ class VulkanFixtureTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(VulkanFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
     if (test::model_refused_as_listed(GetParam())) return;
-    if (GetParam().starts_with("synth-gpt-oss")) {
-        // gpt-oss's sinks, biases and clamped SwiGLU have no shaders yet: refused by name, never
-        // run wrongly.
-        const auto model = Model::load(test::model_path(test::model_file_of_fixture(GetParam())));
-        try {
-            VulkanBackend backend(*model, on_lavapipe());
-            ADD_FAILURE() << "the Vulkan backend accepted a mixture-of-experts model";
-        } catch (const std::runtime_error& error) {
-            EXPECT_NE(std::string(error.what()).find("mixture-of-experts models ("),
-                      std::string::npos)
-                << error.what();
-        }
-        return;
-    }
-    const auto counts = test::check_native_fixture(GetParam(), [](const Model& model) {
-        return std::make_unique<VulkanBackend>(model, on_lavapipe());
-    });
+    // The shaders multiply unrounded activations, where llama.cpp rounded them to 8 bits: on
+    // synth-gpt-oss-256-MXFP4_MOE that moves one router decision (0.69 at greedy step 20 of the
+    // 9-token prompt), as it does for the reference pass; the f32math reruns hold the shaders'
+    // maths tight (VulkanExpertsF32MathTest).
+    const auto counts = test::check_native_fixture(
+        GetParam(),
+        [](const Model& model) { return std::make_unique<VulkanBackend>(model, on_lavapipe()); },
+        false, true);
     EXPECT_GT(counts.top1_checked, 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(SharedModels, VulkanFixtureTest,
                          testing::ValuesIn(test::native_model_fixtures()),
+                         [](const auto& info) { return test::parameter_name(info.param); });
+
+// The README's tight check for quantised mixture-of-experts files: the shaders multiply float
+// activations by the dequantised weights, which is what the *.f32math reruns did, so the logits
+// are held to the F32 files' tolerance (the F16 cache's 7e-4 and some) and every top-1 that is
+// not a tie must agree. Against the native references llama.cpp's 8-bit activations choose
+// another expert now and then, which the native check can only allow for.
+class VulkanExpertsF32MathTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(VulkanExpertsF32MathTest, MatchesTheF32MathReference) {
+    const std::string fixture = GetParam() + ".f32math";
+    const auto json = test::load_json(test::fixture_path("models/" + fixture + ".json"));
+    const auto model = Model::load(test::model_path(GetParam() + ".gguf"));
+    VulkanBackend backend(*model, on_lavapipe());
+    const auto counts = test::check_against_fixture(fixture, json, backend, {5e-3, 1e-3});
+    std::printf("%s: max |diff| %.3g over %d positions and %d greedy steps\n", fixture.c_str(),
+                counts.max_difference, counts.positions, counts.greedy_steps);
+    EXPECT_GT(counts.top1_checked, 0);
+}
+
+INSTANTIATE_TEST_SUITE_P(SharedModels, VulkanExpertsF32MathTest,
+                         testing::Values("synth-qwen3moe-256-Q4_K_M", "synth-gpt-oss-256-Q4_K_M",
+                                         "synth-gpt-oss-256-MXFP4_MOE"),
                          [](const auto& info) { return test::parameter_name(info.param); });
 
 // A Q8_0 KV cache (kv_store and attention's Q8_0 variants) holds the fixture's rules as on the
@@ -164,7 +178,8 @@ TEST_P(VulkanChainDecodeTest, SampledChainDecodeIsReproducible) {
 
 INSTANTIATE_TEST_SUITE_P(Models, VulkanChainDecodeTest,
                          testing::Values("stories260K.gguf", "synth-gemma2-256-Q4_K_M.gguf",
-                                         "synth-qwen3moe-256-Q4_K_M.gguf"),
+                                         "synth-qwen3moe-256-Q4_K_M.gguf",
+                                         "synth-gpt-oss-256-MXFP4_MOE.gguf"),
                          [](const auto& info) { return test::parameter_name(info.param); });
 
 // A declined token (a stop token, the user's cancel) ends the chain where it was declined, even

@@ -78,15 +78,20 @@ TEST_P(VulkanExpertsTest, ExpertsInPiecesGiveTheSameLogits) {
 // The CPU backend routes and computes on the host; both choose the same experts at every row
 // (the fixtures' router margins are at least 2.1e-4), so the rows agree as dense models' do.
 // F32 weights only: with quantised ones the CPU rounds activations to 8 bits before each
-// product, which moves a close router decision now and then.
+// product, which moves a close router decision now and then. gpt-oss's 150 tokens cross its
+// sliding window (sinks, biases and the clamped gate on both sides).
 TEST(VulkanExperts, EveryRowAgreesWithTheCpuBackend) {
-    const auto model = Model::load(test::model_path("synth-qwen3moe-256.gguf"));
-    const auto prompt = test::salted_prompt(150, 7);
-    VulkanBackend vulkan(*model, on_lavapipe());
-    CpuBackend cpu(*model, {.threads = 2});
-    const double difference = largest_difference(all_rows(vulkan, prompt), all_rows(cpu, prompt));
-    std::printf("largest |vulkan - cpu| over %zu rows: %.3g\n", prompt.size(), difference);
-    EXPECT_LT(difference, 1e-4);
+    for (const char* name : {"synth-qwen3moe-256.gguf", "synth-gpt-oss-256.gguf"}) {
+        const auto model = Model::load(test::model_path(name));
+        const auto prompt = test::salted_prompt(150, 7);
+        VulkanBackend vulkan(*model, on_lavapipe());
+        CpuBackend cpu(*model, {.threads = 2});
+        const double difference =
+            largest_difference(all_rows(vulkan, prompt), all_rows(cpu, prompt));
+        std::printf("%s: largest |vulkan - cpu| over %zu rows: %.3g\n", name, prompt.size(),
+                    difference);
+        EXPECT_LT(difference, 1e-4) << name;
+    }
 }
 
 // The bytes of F32 model `name` with expert `expert` of layer 0 (its slices of the three stacked
@@ -138,7 +143,8 @@ TEST(VulkanExperts, DecodeReadsOnlyTheChosenExperts) {
 
 INSTANTIATE_TEST_SUITE_P(Files, VulkanExpertsTest,
                          testing::Values("synth-qwen3moe-256.gguf",
-                                         "synth-qwen3moe-256-Q4_K_M.gguf"),
+                                         "synth-qwen3moe-256-Q4_K_M.gguf",
+                                         "synth-gpt-oss-256-MXFP4_MOE.gguf"),
                          [](const auto& info) { return test::parameter_name(info.param); });
 
 }  // namespace
