@@ -183,7 +183,7 @@ void HubTestServer::route() {
         const TreePaging paging = m_tree_paging;
         if (paging == TreePaging::Loop) {
             response.set_header("Link", hub_tree_link(url() + request.path, cursor));
-        } else if (cursor + page < entries.size() || paging == TreePaging::Endless) {
+        } else if (cursor + page < entries.size()) {
             response.set_header("Link", hub_tree_link(url() + request.path, cursor + page));
         }
         send_json(response, QJsonDocument(shown));

@@ -54,9 +54,8 @@ public:
     void fail_next(int count, int status);
     // The tree lists this many entries per page (the Hub pages long trees).
     void set_page_size(int entries) { m_page_size = entries; }
-    // What a broken or hostile server does: every tree page links to a next one, the same page
-    // again (`Loop`) or one further on past the end, forever (`Endless`).
-    enum class TreePaging { Normal, Loop, Endless };
+    // What a broken or hostile server does: every tree page links to the same page again.
+    enum class TreePaging { Normal, Loop };
     void set_tree_paging(TreePaging paging) { m_tree_paging = paging; }
 
     std::vector<HubRequestRecord> requests() const;
