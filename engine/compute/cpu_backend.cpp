@@ -103,6 +103,9 @@ size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& op
                              2 * static_cast<size_t>(config.kv_dim()) + 2 * ffn;
     const size_t floats = per_token * static_cast<size_t>(largest) * sizeof(float);
     CpuMatmul::Scratch products(options.isa.value_or(kernels::best_isa()), thresholds(options));
+    const auto takes_dots = [&](const WeightMatrix& w, int count) {
+        return products.takes_dots(w, count);
+    };
     const auto& weights = model.weights();
     for (const int count : options.chunk_sizes) {
         for (const auto& layer : weights.layers) {
@@ -117,8 +120,23 @@ size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& op
             products.add({&layer.expert_down}, count);
         }
     }
+    if (config.mixture_of_experts()) {
+        // A step whose experts run together quantises every route's rows at once.
+        for (const int count : options.chunk_sizes) {
+            for (const auto& layer : weights.layers) {
+                if (!CpuExperts::together(layer, count, takes_dots)) continue;
+                const int routes = count * config.experts_used;
+                products.add_jobs({&layer.expert_gate, &layer.expert_up}, routes);
+                products.add_jobs({&layer.expert_down}, routes);
+            }
+        }
+    }
     products.add({&weights.output}, 1);  // the LM head runs on the last row
-    return floats + CpuExperts::working_bytes(config, largest) + products.total() +
+    const size_t experts =
+        config.mixture_of_experts()
+            ? CpuExperts::working_bytes(config, weights.layers, options.chunk_sizes, takes_dots)
+            : 0;
+    return floats + experts + products.total() +
            static_cast<size_t>(config.vocab_size) * sizeof(float);  // one logits row
 }
 
@@ -434,8 +452,11 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
                                     float* out) {
                 feed_forward(weights, in, rows, p.path_tokens, out);
             };
+            const auto gate = [&](float* hidden, const float* up, int rows, size_t width) {
+                activate(hidden, up, rows, width);
+            };
             m_experts.run(w, &m_normed[p.first * dim], p.count, p.path_tokens,
-                          &m_projected[p.first * dim], m_matmul, expert);
+                          &m_projected[p.first * dim], m_matmul, expert, gate);
         } else {
             feed_forward({w.gate, w.up, w.down}, &m_normed[p.first * dim], p.count, p.path_tokens,
                          &m_projected[p.first * dim]);
@@ -453,20 +474,24 @@ void CpuBackend::feed_forward(const FeedForwardWeights& w, const float* in, int 
     m_matmul.run_group({{&w.gate, m_gate.data()}, {&w.up, m_up.data()}}, in, count, path_tokens);
     CpuMatmul::add_bias(m_gate.data(), w.gate_bias, count);
     CpuMatmul::add_bias(m_up.data(), w.up_bias, count);
+    activate(m_gate.data(), m_up.data(), count, ffn);
+    m_matmul.run(w.down, m_gate.data(), count, path_tokens, out);
+    CpuMatmul::add_bias(out, w.down_bias, count);
+}
+
+void CpuBackend::activate(float* gate, const float* up, int count, size_t ffn) {
     // In blocks that start at fixed offsets of each token's row, so which elements the vector
     // loop takes (and which its scalar tail) never depends on the other rows of the step.
     constexpr size_t kBlock = 4096;
     const size_t blocks = (ffn + kBlock - 1) / kBlock;
     const size_t grain = std::max<size_t>(1, kLeastShareElements / std::min(ffn, kBlock));
-    m_pool.parallel_for(blocks * count, grain, [&](size_t begin, size_t end) {
+    m_pool.parallel_for(blocks * static_cast<size_t>(count), grain, [&](size_t begin, size_t end) {
         for (size_t item = begin; item < end; ++item) {
             const size_t offset = (item / blocks) * ffn + (item % blocks) * kBlock;
             const size_t size = std::min(kBlock, ffn - (item % blocks) * kBlock);
-            m_gate_activation(&m_gate[offset], &m_up[offset], size);
+            m_gate_activation(gate + offset, up + offset, size);
         }
     });
-    m_matmul.run(w.down, m_gate.data(), count, path_tokens, out);
-    CpuMatmul::add_bias(out, w.down_bias, count);
 }
 
 }  // namespace hearth

@@ -108,6 +108,8 @@ private:
     // hold its hidden rows.
     void feed_forward(const FeedForwardWeights& w, const float* in, int count, int path_tokens,
                       float* out);
+    // The model's gate over `count` hidden rows of `ffn`, split over the pool.
+    void activate(float* gate, const float* up, int count, size_t ffn);
 
     const Model& m_model;
     const ModelConfig& m_config;

@@ -20,6 +20,12 @@ bool uses_panel(const kernels::GemmTable* gemm, MatmulThresholds thresholds, con
            gemm->gemm[static_cast<uint32_t>(w.type)] != nullptr;
 }
 
+// Whether a product of `count` tokens runs on the integer dots.
+bool uses_dots(const kernels::GemmTable* gemm, MatmulThresholds thresholds, const WeightMatrix& w,
+               int count) {
+    return !uses_panel(gemm, thresholds, w, count) && count < thresholds.blas;
+}
+
 }  // namespace
 
 CpuMatmul::CpuMatmul(ThreadPool& pool, kernels::Isa isa, MatmulThresholds thresholds)
@@ -63,6 +69,27 @@ void CpuMatmul::Scratch::add(std::initializer_list<const WeightMatrix*> group, i
     m_activations = std::max(m_activations, quantised);
 }
 
+bool CpuMatmul::takes_dots(const WeightMatrix& w, int path_tokens) const {
+    return uses_dots(m_gemm, m_thresholds, w, path_tokens);
+}
+
+bool CpuMatmul::Scratch::takes_dots(const WeightMatrix& w, int path_tokens) const {
+    return uses_dots(m_gemm, m_thresholds, w, path_tokens);
+}
+
+void CpuMatmul::Scratch::add_jobs(std::initializer_list<const WeightMatrix*> group, int rows) {
+    std::vector<kernels::ActivationFormat> formats;
+    size_t quantised = 0;
+    for (const auto* w : group) {
+        const auto format = m_dots.format[static_cast<uint32_t>(w->type)];
+        if (std::find(formats.begin(), formats.end(), format) != formats.end()) continue;
+        formats.push_back(format);
+        quantised += kernels::activation_row_bytes(format, static_cast<size_t>(w->columns)) *
+                     static_cast<size_t>(rows);
+    }
+    m_activations = std::max(m_activations, quantised);
+}
+
 void CpuMatmul::run(const WeightMatrix& w, const float* in, int count, int path_tokens,
                     float* out) {
     run_group({{&w, out}}, in, count, path_tokens);
@@ -90,86 +117,85 @@ void CpuMatmul::run_group(std::initializer_list<Product> products, const float* 
     run_dots(std::span(other, other_count), in, count);
 }
 
+void CpuMatmul::run_dots(std::span<const Product> products, const float* in, int count) {
+    m_jobs.clear();
+    for (const auto& product : products)
+        m_jobs.push_back({product.weights, in, count, product.out});
+    run_jobs(m_jobs);
+}
+
 // Rows are handed out in units: groups of kernels::kDotRows rows for formats with a row kernel
 // (the last group of a product may be partial), single rows for the others. A row's numbers are
-// the same in any unit, so how the pool splits them never shows.
-void CpuMatmul::run_dots(std::span<const Product> products, const float* in, int count) {
-    struct Part {
-        const WeightMatrix* w;
-        float* out;
-        kernels::DotFunction dot;
-        kernels::DotManyFunction dot_many;
-        kernels::DotRowsFunction dot_rows;
-        size_t activation_offset, stride, first_unit, unit_rows;
-    };
-    Part parts[4];
-    size_t part_count = 0, total_units = 0, used = 0;
-    const size_t columns = static_cast<size_t>(products.front().weights->columns);
-    kernels::ActivationFormat prepared[4];
-    size_t prepared_offset[4];
-    size_t prepared_count = 0;
-    for (const auto& product : products) {
-        const auto id = static_cast<uint32_t>(product.weights->type);
+// the same in any unit, and in any company of other jobs, so how the pool splits them never
+// shows.
+void CpuMatmul::run_jobs(std::span<const Job> jobs) {
+    m_parts.clear();
+    m_prepared.clear();
+    size_t total_units = 0, used = 0;
+    for (const auto& job : jobs) {
+        const auto id = static_cast<uint32_t>(job.weights->type);
         const auto format = m_dots.format[id];
+        const size_t columns = static_cast<size_t>(job.weights->columns);
         const size_t stride = kernels::activation_row_bytes(format, columns);
+        const auto found = std::find_if(m_prepared.begin(), m_prepared.end(), [&](const auto& p) {
+            return p.in == job.in && p.count == job.count && p.columns == columns &&
+                   p.format == format;
+        });
         size_t offset = used;
-        const auto found = std::find(prepared, prepared + prepared_count, format);
-        if (found != prepared + prepared_count) {
-            offset = prepared_offset[found - prepared];
+        if (found != m_prepared.end()) {
+            offset = found->offset;
         } else {
-            prepared[prepared_count] = format;
-            prepared_offset[prepared_count++] = used;
-            used += stride * count;
+            m_prepared.push_back({job.in, job.count, columns, format, used});
+            used += stride * static_cast<size_t>(job.count);
         }
         const size_t unit_rows = m_dots.dot_rows[id] != nullptr ? kernels::kDotRows : 1;
-        parts[part_count++] = {product.weights,
-                               product.out,
-                               m_dots.dot[id],
-                               m_dots.dot_many[id],
-                               m_dots.dot_rows[id],
-                               offset,
-                               stride,
-                               total_units,
-                               unit_rows};
-        const size_t rows = static_cast<size_t>(product.weights->rows);
+        m_parts.push_back({job, m_dots.dot[id], m_dots.dot_many[id], m_dots.dot_rows[id], offset,
+                           stride, total_units, unit_rows});
+        const size_t rows = static_cast<size_t>(job.weights->rows);
         total_units += (rows + unit_rows - 1) / unit_rows;
     }
     if (m_activations.size() < used) m_activations.resize(used);
-    for (size_t p = 0; p < prepared_count; ++p) {
-        const size_t stride = kernels::activation_row_bytes(prepared[p], columns);
-        for (int t = 0; t < count; ++t) {
-            kernels::prepare_activations(prepared[p], in + t * columns,
-                                         m_activations.data() + prepared_offset[p] + t * stride,
-                                         columns);
+    for (const auto& prepared : m_prepared) {
+        const size_t stride = kernels::activation_row_bytes(prepared.format, prepared.columns);
+        for (size_t t = 0; t < static_cast<size_t>(prepared.count); ++t) {
+            kernels::prepare_activations(prepared.format, prepared.in + t * prepared.columns,
+                                         m_activations.data() + prepared.offset + t * stride,
+                                         prepared.columns);
         }
     }
     const std::byte* activations = m_activations.data();
+    const std::span<const DotPart> parts(m_parts);
     // About sixteen rows to a grain, whatever the unit.
-    const size_t grain = std::max<size_t>(1, 16 / parts[0].unit_rows);
+    const size_t grain = std::max<size_t>(1, 16 / parts.front().unit_rows);
     m_pool.parallel_for(total_units, grain, [&](size_t begin, size_t end) {
-        for (size_t p = 0; p < part_count; ++p) {
-            const Part& part = parts[p];
-            const size_t rows = static_cast<size_t>(part.w->rows);
-            const size_t units = (rows + part.unit_rows - 1) / part.unit_rows;
-            const size_t first = std::max(begin, part.first_unit),
-                         last = std::min(end, part.first_unit + units);
-            const std::byte* tokens = activations + part.activation_offset;
+        // The first part with units in [begin, end), then each after it that starts before end.
+        auto part =
+            std::upper_bound(parts.begin(), parts.end(), begin,
+                             [](size_t unit, const DotPart& p) { return unit < p.first_unit; }) -
+            1;
+        for (; part != parts.end() && part->first_unit < end; ++part) {
+            const Job& job = part->job;
+            const size_t rows = static_cast<size_t>(job.weights->rows);
+            const size_t columns = static_cast<size_t>(job.weights->columns);
+            const size_t count = static_cast<size_t>(job.count);
+            const size_t units = (rows + part->unit_rows - 1) / part->unit_rows;
+            const size_t first = std::max(begin, part->first_unit),
+                         last = std::min(end, part->first_unit + units);
+            const std::byte* tokens = activations + part->activation_offset;
             for (size_t unit = first; unit < last; ++unit) {
-                const size_t r = (unit - part.first_unit) * part.unit_rows;
-                const std::byte* row = part.w->row(static_cast<int64_t>(r));
-                if (part.dot_rows != nullptr) {
+                const size_t r = (unit - part->first_unit) * part->unit_rows;
+                const std::byte* row = job.weights->row(static_cast<int64_t>(r));
+                if (part->dot_rows != nullptr) {
                     // Each block of the rows is unpacked once for every token, and each
                     // (row, token) still gets its single dot's numbers bit for bit.
-                    part.dot_rows(row, part.w->row_bytes, std::min(part.unit_rows, rows - r),
-                                  tokens, part.stride, static_cast<size_t>(count), part.out + r,
-                                  rows, columns);
+                    part->dot_rows(row, job.weights->row_bytes, std::min(part->unit_rows, rows - r),
+                                   tokens, part->stride, count, job.out + r, rows, columns);
                 } else if (count == 1) {
-                    part.out[r] = part.dot(row, tokens, columns);
+                    job.out[r] = part->dot(row, tokens, columns);
                 } else {
                     // Unpacks the row once per group of tokens; each token's result is still
                     // bit for bit its single dot's, so a batch's rows never change each other.
-                    part.dot_many(row, tokens, part.stride, static_cast<size_t>(count),
-                                  part.out + r, rows, columns);
+                    part->dot_many(row, tokens, part->stride, count, job.out + r, rows, columns);
                 }
             }
         }

@@ -29,6 +29,13 @@ public:
         const WeightMatrix* weights;
         float* out;
     };
+    // A product of a matrix with input rows of its own (one expert and the rows that chose it).
+    struct Job {
+        const WeightMatrix* weights;
+        const float* in;
+        int count;
+        float* out;
+    };
 
     CpuMatmul(ThreadPool& pool, kernels::Isa isa, MatmulThresholds thresholds);
 
@@ -39,6 +46,13 @@ public:
     // dispatch to the pool and one quantisation of the input per activation format.
     void run_group(std::initializer_list<Product> products, const float* in, int count,
                    int path_tokens);
+
+    // Whether `path_tokens` tokens multiply `w` by integer dots (not panels or sgemm tiles).
+    bool takes_dots(const WeightMatrix& w, int path_tokens) const;
+    // Products that all take the integer dots, each with its own input rows, as one dispatch to
+    // the pool: a decode step's chosen experts together instead of a pass per expert. Jobs that
+    // share an input (and its activation format) quantise it once.
+    void run_jobs(std::span<const Job> jobs);
 
     // Adds `bias` to each of `count` rows of its length (a biased product's rows, after it).
     static void add_bias(float* rows, std::span<const float> bias, int count);
@@ -54,6 +68,10 @@ public:
     public:
         Scratch(kernels::Isa isa, MatmulThresholds thresholds);
         void add(std::initializer_list<const WeightMatrix*> group, int count);
+        // A run_jobs pass over `rows` input rows in all, each multiplied by the group's
+        // matrices.
+        void add_jobs(std::initializer_list<const WeightMatrix*> group, int rows);
+        bool takes_dots(const WeightMatrix& w, int path_tokens) const;
         size_t total() const { return m_activations + m_panel + m_tile; }
 
     private:
@@ -64,6 +82,22 @@ public:
     };
 
 private:
+    // One job's rows as the pool hands them out, and an input quantised for the dots.
+    struct DotPart {
+        Job job;
+        kernels::DotFunction dot;
+        kernels::DotManyFunction dot_many;
+        kernels::DotRowsFunction dot_rows;
+        size_t activation_offset, stride, first_unit, unit_rows;
+    };
+    struct PreparedInput {
+        const float* in;
+        int count;
+        size_t columns;
+        kernels::ActivationFormat format;
+        size_t offset;
+    };
+
     void run_dots(std::span<const Product> products, const float* in, int count);
     void run_panel(std::span<const Product> products, const float* in, int count);
     void run_blas(const WeightMatrix& w, const float* in, int count, float* out);
@@ -75,6 +109,10 @@ private:
     std::vector<std::byte> m_activations;
     std::vector<kernels::PanelBlock> m_panel;
     std::vector<float> m_weight_tile;
+    // run_jobs' bookkeeping, kept so a step allocates nothing once they have grown.
+    std::vector<DotPart> m_parts;
+    std::vector<PreparedInput> m_prepared;
+    std::vector<Job> m_jobs;
 };
 
 }  // namespace hearth
