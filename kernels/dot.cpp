@@ -54,6 +54,7 @@ DotTable scalar_table() {
 DotTable avx2_table() {
     DotTable t = scalar_table();
     avx2::set_kernels(t);
+    avx2::set_lookup_kernels(t);
     avx2::set_row_kernels(t);
     return t;
 }

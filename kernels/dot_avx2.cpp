@@ -2,7 +2,8 @@
 // only after best_isa() confirmed the CPU has them). Integer products use maddubs on
 // (unsigned, signed) byte pairs, as llama.cpp's x86 kernels do. Each kernel is written for a
 // group of K tokens (dot_many.h): the single-token dot is the kernel with K = 1, and a group
-// unpacks each block of weights once for all its tokens.
+// unpacks each block of weights once for all its tokens. IQ4_NL's and MXFP4's are in
+// dot_lookup_avx2.cpp.
 #include <immintrin.h>
 
 #include <array>
@@ -10,6 +11,7 @@
 #include <type_traits>
 
 #include "kernels/activation_blocks.h"
+#include "kernels/dot_helpers_avx2.h"
 #include "kernels/dot_many.h"
 #include "kernels/dot_variants.h"
 #include "kernels/half.h"
@@ -19,45 +21,14 @@
 namespace hearth::kernels::avx2 {
 namespace {
 
-// Eight int32 sums of products of signed bytes (x, y): |x| times y with x's sign moved onto y.
-__m256i signed_dot(__m256i x, __m256i y) {
-    const __m256i products = _mm256_maddubs_epi16(_mm256_sign_epi8(x, x), _mm256_sign_epi8(y, x));
-    return _mm256_madd_epi16(products, _mm256_set1_epi16(1));
-}
-
 // Unsigned bytes times signed bytes, summed in pairs, then weighted per 16-bit lane.
 __m256i weighted_dot(__m256i unsigned_x, __m256i signed_y, __m256i weights) {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(unsigned_x, signed_y), weights);
 }
 
-// One f16 scale through F16C: the scalar conversion's subnormal handling costs more than the
-// block's whole integer dot product.
-inline float half(uint16_t bits) {
-    return _cvtsh_ss(bits);
-}
-
-// acc + weight_scale * activation_scale * dot, lane by lane, in a kernel for K tokens. The two
-// scales' product is rounded once either way: one token multiplies them as scalars and
-// broadcasts the product; a group broadcasts the weight scale once and each token's scale
-// straight from memory, and multiplies them in a vector, one instruction fewer per token.
-template <int K>
-__m256 add_scaled(__m256 acc, float weight_scale, const float& activation_scale, __m256i dot) {
-    const __m256 scale = K == 1 ? _mm256_set1_ps(weight_scale * activation_scale)
-                                : _mm256_mul_ps(_mm256_set1_ps(weight_scale),
-                                                _mm256_broadcast_ss(&activation_scale));
-    return _mm256_fmadd_ps(scale, _mm256_cvtepi32_ps(dot), acc);
-}
-
 // Unsigned bytes times signed bytes, all summed into eight int32 lanes.
 __m256i unsigned_dot(__m256i unsigned_x, __m256i signed_y) {
     return _mm256_madd_epi16(_mm256_maddubs_epi16(unsigned_x, signed_y), _mm256_set1_epi16(1));
-}
-
-// The 32 low nibbles of a *_0/*_1 block in element order (low nibbles 0..15, high 16..31).
-__m256i nibbles(const uint8_t* quants) {
-    const __m128i packed = _mm_loadu_si128(reinterpret_cast<const __m128i*>(quants));
-    return _mm256_and_si256(_mm256_set_m128i(_mm_srli_epi16(packed, 4), packed),
-                            _mm256_set1_epi8(0x0f));
 }
 
 // 0x10 in byte i where bit i of the 32-bit word is set: the fifth bits of Q5_0/Q5_1.
@@ -163,12 +134,6 @@ void two_bit_sums(const uint8_t* quants, __m128i scales, bool signed_scales,
             }
         }
     }
-}
-
-// A grid of 16 signed bytes (IQ4's, MXFP4's) in both 128-bit halves, for byte shuffles that look
-// 4-bit indices up.
-__m256i grid_table(const int8_t (&grid)[16]) {
-    return _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(grid)));
 }
 
 // The kernels, each over a group of K tokens (dot_many.h).
@@ -515,36 +480,6 @@ constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
 };
 
-// IQ4_NL and MXFP4: the nibbles index `grid` through a byte shuffle, and each block's one scale
-// (`scale_of` it) weights its integer dot; blocks alternate between two independent accumulators.
-template <typename Block, int K, typename Scale>
-void grid_blocks(const void* w, const TokenGroup<K>& group, size_t n, const int8_t (&grid)[16],
-                 Scale scale_of) {
-    const auto* x = static_cast<const Block*>(w);
-    const auto y = activation_rows<BlockQ8>(group);
-    const __m256i table = grid_table(grid);
-    __m256 acc[K][2] = {};
-    for (size_t b = 0; b < n / 32; ++b) {
-        const __m256i values = _mm256_shuffle_epi8(table, nibbles(x[b].quants));
-        const float scale = scale_of(x[b]);
-        for (int t = 0; t < K; ++t) {
-            const __m256i dot = signed_dot(values, load(y[t][b].quants));
-            acc[t][b % 2] = add_scaled<K>(acc[t][b % 2], scale, y[t][b].scale, dot);
-        }
-    }
-    for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(_mm256_add_ps(acc[t][0], acc[t][1])));
-}
-
-constexpr auto iq4_nl = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
-    grid_blocks<BlockIQ4_NL>(w, group, n, kIq4Values,
-                             [](const BlockIQ4_NL& block) { return half(block.scale); });
-};
-
-constexpr auto mxfp4 = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
-    grid_blocks<BlockMXFP4>(w, group, n, kMxfp4Values,
-                            [](const BlockMXFP4& block) { return mxfp4_scale(block.exponent); });
-};
-
 // IQ4_XS: IQ4_NL's lookup per sub-block of 32, the pairs of products weighted by its scale.
 constexpr auto iq4_xs = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
     const auto* x = static_cast<const BlockIQ4_XS*>(w);
@@ -602,9 +537,7 @@ void set_kernels(DotTable& table) {
     set_kernel<q6_k>(table, kQ6_K);
     set_kernel<q2_k>(table, kQ2_K);
     set_kernel<q3_k>(table, kQ3_K);
-    set_kernel<iq4_nl>(table, kIQ4_NL);
     set_kernel<iq4_xs>(table, kIQ4_XS);
-    set_kernel<mxfp4>(table, kMXFP4);
 }
 
 }  // namespace hearth::kernels::avx2

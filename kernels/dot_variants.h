@@ -56,6 +56,8 @@ void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 namespace avx2 {
 // Sets the formats' AVX2 kernels, single- and many-token, over a table of scalar ones.
 void set_kernels(DotTable& table);
+// Sets IQ4_NL's and MXFP4's AVX2 kernels (dot_lookup_avx2.cpp), single- and many-token.
+void set_lookup_kernels(DotTable& table);
 // Sets the row kernels (dot_rows_avx2.cpp), with the single- and many-token dots that equal them.
 void set_row_kernels(DotTable& table);
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
