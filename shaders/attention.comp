@@ -83,7 +83,8 @@ float quant(uint packed, uint j) {
 // Byte offset of the first block of KV head kv's keys (or values) at `position`.
 uint row_start(uint position, uint kv) {
     const uint blocks = shape.kv_heads * shape.head_dim / 32;
-    return (position % shape.cache_rows) * ((blocks * 34 + 3) / 4 * 4) + kv * (shape.head_dim / 32) * 34;
+    return (position % shape.cache_rows) * ((blocks * 34 + 3) / 4 * 4) +
+           kv * (shape.head_dim / 32) * 34;
 }
 
 float key_score(uint row, uint q_offset) {
@@ -93,7 +94,8 @@ float key_score(uint row, uint q_offset) {
         float sum = 0.0;
         for (uint w = 0; w < 8; ++w) {
             const uint packed = key_word(block + 2 + 4 * w);
-            for (uint j = 0; j < 4; ++j) sum += query[q_offset + b * 32 + 4 * w + j] * quant(packed, j);
+            for (uint j = 0; j < 4; ++j)
+                sum += query[q_offset + b * 32 + 4 * w + j] * quant(packed, j);
         }
         score += sum * unpackHalf2x16(key_word(block) & 0xffffu).x;
     }

@@ -219,7 +219,8 @@ void dequantize_group(uint row, uint group, uint columns, out float v[32]) {
         for (uint w = 0; w < 4; ++w) {
             const uint packed = word_at(quants + 16 * part + 4 * w);
             for (uint j = 0; j < 4; ++j) {
-                v[16 * part + 4 * w + j] = scale * float((packed >> (8 * j + shift)) & 3u) - minimum;
+                v[16 * part + 4 * w + j] =
+                    scale * float((packed >> (8 * j + shift)) & 3u) - minimum;
             }
         }
     }
