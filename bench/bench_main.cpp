@@ -86,15 +86,19 @@ int main(int argc, char** argv) {
             Summary first_token_ms;
         };
         std::vector<Row> rows;
-        // The engine's one definition of ppN and tgN@dD (the dashboard's button uses it too).
+        // The engine's one definition of ppN@dD and tgN@dD (the dashboard's button uses it too),
+        // as llama-bench's -d means both: after D cached tokens.
+        const std::string depth_suffix =
+            options.depth > 0 ? fmt::format("@d{}", options.depth) : std::string();
         for (const int size : options.prompt_sizes) {
             std::vector<double> rates, first_token;
             for (int r = 0; r < options.repetitions; ++r) {
-                const double elapsed = hearth::time_prompt(*backend, vocab, size);
+                const double elapsed = hearth::time_prompt(*backend, vocab, size, options.depth);
                 rates.push_back(size / elapsed);
                 first_token.push_back(elapsed * 1e3);
             }
-            rows.push_back({fmt::format("pp{}", size), summarise(rates), summarise(first_token)});
+            rows.push_back({fmt::format("pp{}{}", size, depth_suffix), summarise(rates),
+                            summarise(first_token)});
         }
         if (options.generate > 0) {
             std::vector<double> rates;
@@ -103,9 +107,8 @@ int main(int argc, char** argv) {
                                                                            options.generate,
                                                                            options.depth));
             }
-            const std::string depth =
-                options.depth > 0 ? fmt::format("@d{}", options.depth) : std::string();
-            rows.push_back({fmt::format("tg{}{}", options.generate, depth), summarise(rates), {}});
+            rows.push_back(
+                {fmt::format("tg{}{}", options.generate, depth_suffix), summarise(rates), {}});
         }
         const long rss = peak_rss_mib();
         if (options.json) {

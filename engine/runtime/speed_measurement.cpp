@@ -52,9 +52,14 @@ std::vector<int32_t> speed_test_prompt(int count, int vocab_size) {
     return ids;
 }
 
-double time_prompt(Backend& backend, int vocab_size, int tokens, const SpeedControl& control) {
-    const auto prompt = speed_test_prompt(tokens, vocab_size);
-    auto sequence = backend.create_sequence(tokens + 1);
+double time_prompt(Backend& backend, int vocab_size, int tokens, int depth,
+                   const SpeedControl& control) {
+    // The cached part and the timed prompt are one synthetic text, so the prompt continues it.
+    const auto text = speed_test_prompt(depth + tokens, vocab_size);
+    const std::span<const int32_t> context = std::span(text).first(static_cast<size_t>(depth));
+    const std::span<const int32_t> prompt = std::span(text).subspan(static_cast<size_t>(depth));
+    auto sequence = backend.create_sequence(depth + tokens + 1);
+    if (depth > 0) prefill(backend, *sequence, context, {.cancel = control.cancel});
     const auto start = Clock::now();
     prefill(backend, *sequence, prompt, control);
     return seconds_since(start);
@@ -90,7 +95,7 @@ SpeedMeasurement measure_speed(Backend& backend, int vocab_size, int prompt_toke
     SpeedMeasurement measurement{.prompt_tokens = prompt_tokens,
                                  .generated_tokens = generated_tokens};
     measurement.prompt_seconds =
-        time_prompt(backend, vocab_size, prompt_tokens,
+        time_prompt(backend, vocab_size, prompt_tokens, 0,
                     {.cancel = control.cancel,
                      .progress = [&](int done, int) { report(control, done, total); }});
     measurement.generation_seconds = time_generation(

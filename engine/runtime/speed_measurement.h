@@ -30,8 +30,10 @@ public:
 // vocabulary past the first three (which are usually special tokens).
 std::vector<int32_t> speed_test_prompt(int count, int vocab_size);
 
-// Seconds for ppN. Throws SpeedTestCancelled.
-double time_prompt(Backend& backend, int vocab_size, int tokens, const SpeedControl& control = {});
+// Seconds for ppN@dD: N prompt tokens after D already cached (prefilled untimed; D = 0: an empty
+// cache). Throws SpeedTestCancelled.
+double time_prompt(Backend& backend, int vocab_size, int tokens, int depth = 0,
+                   const SpeedControl& control = {});
 // Seconds for tgN@dD. Throws SpeedTestCancelled.
 double time_generation(Backend& backend, int vocab_size, int tokens, int depth,
                        const SpeedControl& control = {});

@@ -57,9 +57,25 @@ TEST_F(SpeedMeasurementTest, GenerationCanStartAfterACachedContext) {
     EXPECT_GT(time_generation(m_backend, vocab(), 8, 300), 0.0);
 }
 
+// ppN@dD: the prompt goes into a cache already holding D tokens (its sequence has room for
+// both), and the cached part's prefill stops on cancel as the prompt's does.
+TEST_F(SpeedMeasurementTest, APromptCanStartAfterACachedContext) {
+    int reported = 0;
+    EXPECT_GT(time_prompt(m_backend, vocab(), 64, 400,
+                          {.progress =
+                               [&](int done, int total) {
+                                   EXPECT_EQ(total, 64);
+                                   reported = done;
+                               }}),
+              0.0);
+    EXPECT_EQ(reported, 64);
+    std::atomic<bool> cancel{true};
+    EXPECT_THROW(time_prompt(m_backend, vocab(), 8, 300, {.cancel = &cancel}), SpeedTestCancelled);
+}
+
 TEST_F(SpeedMeasurementTest, TheCancelFlagStopsIt) {
     std::atomic<bool> cancel{true};
-    EXPECT_THROW(time_prompt(m_backend, vocab(), 64, {.cancel = &cancel}), SpeedTestCancelled);
+    EXPECT_THROW(time_prompt(m_backend, vocab(), 64, 0, {.cancel = &cancel}), SpeedTestCancelled);
     cancel = false;
     int calls = 0;
     EXPECT_THROW(time_generation(m_backend, vocab(), 50, 0,
