@@ -8,12 +8,13 @@ namespace hearth::kernels {
 namespace {
 
 // ggml type ids of the formats with panel kernels.
-enum TypeId { kQ4_0 = 2, kQ8_0 = 8, kQ4_K = 12, kQ6_K = 14, kMXFP4 = 39 };
+enum TypeId { kQ4_0 = 2, kQ5_0 = 6, kQ8_0 = 8, kQ4_K = 12, kQ6_K = 14, kMXFP4 = 39 };
 
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
 GemmTable vnni_table() {
     GemmTable table;
     table.gemm[kQ4_0] = vnni::gemm_q4_0;
+    table.gemm[kQ5_0] = vnni::gemm_q5_0;
     table.gemm[kQ8_0] = vnni::gemm_q8_0;
     table.gemm[kQ4_K] = vnni::gemm_q4_k;
     table.gemm[kQ6_K] = vnni::gemm_q6_k;

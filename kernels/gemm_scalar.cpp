@@ -35,6 +35,11 @@ struct ZeroFormat {
 int q4_0_value(const BlockQ4_0& w, int i) {
     return q4_0_nibble(w, i) - 8;
 }
+int q5_0_value(const BlockQ5_0& w, int i) {
+    const uint32_t high = static_cast<uint32_t>(w.high_bits[i / 8] >> (i % 8)) & 1u;
+    const int nibble = i < 16 ? w.quants[i] & 0x0f : w.quants[i - 16] >> 4;
+    return (nibble | static_cast<int>(high << 4)) - 16;
+}
 int q8_0_value(const BlockQ8_0& w, int i) {
     return w.quants[i];
 }
@@ -45,6 +50,7 @@ float mxfp4_block_scale(const BlockMXFP4& w) {
     return mxfp4_scale(w.exponent);
 }
 using Q4_0Format = ZeroFormat<BlockQ4_0, q4_0_value>;
+using Q5_0Format = ZeroFormat<BlockQ5_0, q5_0_value>;
 using Q8_0Format = ZeroFormat<BlockQ8_0, q8_0_value>;
 using Mxfp4Format = ZeroFormat<BlockMXFP4, mxfp4_value, mxfp4_block_scale>;
 
@@ -121,6 +127,7 @@ void gemm(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* 
 GemmTable make_table() {
     GemmTable table;
     table.gemm[2] = gemm<Q4_0Format>;  // ggml type ids
+    table.gemm[6] = gemm<Q5_0Format>;
     table.gemm[8] = gemm<Q8_0Format>;
     table.gemm[12] = gemm<Q4_KFormat>;
     table.gemm[14] = gemm<Q6_KFormat>;

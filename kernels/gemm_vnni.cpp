@@ -7,6 +7,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <array>
 #include <cstring>
 
 #include "kernels/gemm_vnni.h"
@@ -214,7 +215,29 @@ struct Mxfp4Words {
     }
 };
 
+// Q5_0: Q4_0's nibbles with each element's fifth bit (bit i of high_bits for element i) put
+// back as bit 4 of its byte; the values + 16.
+struct Q5_0Words {
+    static constexpr int kShift = 4;
+    static __m512i word(const BlockQ5_0& block, int q) {
+        // Four high bits become bit 4 of four bytes: nibble b of the mask, spread out.
+        static constexpr auto kSpread = [] {
+            std::array<uint32_t, 16> spread{};
+            for (uint32_t bits = 0; bits < 16; ++bits) {
+                for (uint32_t k = 0; k < 4; ++k) spread[bits] |= ((bits >> k) & 1u) << (8 * k + 4);
+            }
+            return spread;
+        }();
+        uint32_t high;
+        std::memcpy(&high, block.high_bits, 4);
+        const uint32_t fifth = kSpread[(high >> (4 * q)) & 0x0fu];
+        return _mm512_or_si512(nibbles(block.quants + 4 * (q % 4), q / 4),
+                               _mm512_set1_epi32(static_cast<int>(fifth)));
+    }
+};
+
 using Q4_0Kernel = ZeroKernel<BlockQ4_0, Q4_0Words>;
+using Q5_0Kernel = ZeroKernel<BlockQ5_0, Q5_0Words>;
 using Q8_0Kernel = ZeroKernel<BlockQ8_0, Q8_0Words>;
 using Mxfp4Kernel = ZeroKernel<BlockMXFP4, Mxfp4Words>;
 
@@ -423,6 +446,11 @@ void pack(const float* x, size_t tokens, size_t columns, PanelBlock* panel, size
 void gemm_q4_0(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                size_t tokens, size_t columns, float* out, size_t out_stride) {
     gemm<Q4_0Kernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
+}
+
+void gemm_q5_0(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+               size_t tokens, size_t columns, float* out, size_t out_stride) {
+    gemm<Q5_0Kernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
 }
 
 void gemm_q8_0(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,

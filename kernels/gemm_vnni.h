@@ -11,6 +11,8 @@ void pack(const float* x, size_t tokens, size_t columns, PanelBlock* panel, size
           size_t last);
 void gemm_q4_0(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                size_t tokens, size_t columns, float* out, size_t out_stride);
+void gemm_q5_0(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+               size_t tokens, size_t columns, float* out, size_t out_stride);
 void gemm_q8_0(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                size_t tokens, size_t columns, float* out, size_t out_stride);
 void gemm_mxfp4(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,

@@ -140,6 +140,7 @@ TEST_P(GemmTest, TwinEqualsTheDequantisedProductAndSimdEqualsTheTwin) {
 
 INSTANTIATE_TEST_SUITE_P(PanelFormats, GemmTest,
                          testing::Values(GemmCase{TensorType::Q4_0, {32, 96, 544}},
+                                         GemmCase{TensorType::Q5_0, {32, 96, 544}},
                                          GemmCase{TensorType::Q8_0, {32, 96, 544}},
                                          GemmCase{TensorType::Q4_K, {256, 768}},
                                          GemmCase{TensorType::Q6_K, {256, 768}},
