@@ -1,7 +1,6 @@
 #include "engine/compute/cpu_experts.h"
 
 #include <algorithm>
-#include <utility>
 
 namespace hearth {
 
@@ -17,7 +16,6 @@ void grow(Buffer& buffer, size_t size) {
 CpuExperts::CpuExperts(const ModelConfig& config) : m_config(config) {
     // Reserved once, so the weights' addresses the jobs point at never move.
     m_chosen.reserve(static_cast<size_t>(config.expert_count));
-    m_chosen_expert.reserve(static_cast<size_t>(config.expert_count));
     m_jobs.reserve(2 * static_cast<size_t>(config.expert_count));
 }
 
@@ -55,8 +53,10 @@ size_t CpuExperts::working_bytes(const ModelConfig& config, std::span<const Laye
             return !together(layer, step, takes_dots);
         });
         if (each) expert_rows = std::max(expert_rows, rows);
-        if (grouped) expert_rows = std::max(expert_rows, rows * used);
-        if (grouped) hidden_rows = std::max(hidden_rows, rows * used);
+        if (grouped) {
+            expert_rows = std::max(expert_rows, rows * used);
+            hidden_rows = std::max(hidden_rows, rows * used);
+        }
     }
     const size_t floats = experts * largest + 2 * dim * expert_rows + 2 * ffn * hidden_rows;
     return floats * sizeof(float) + used * largest * (sizeof(ExpertChoice) + sizeof(int)) +
@@ -108,16 +108,12 @@ void CpuExperts::run(const LayerWeights& w, const float* in, int count, int path
 void CpuExperts::run_each(const LayerWeights& w, const float* in, size_t rows, float* out,
                           const FeedForward& feed_forward) {
     const size_t dim = static_cast<size_t>(m_config.embedding_length);
-    const size_t used = static_cast<size_t>(m_config.experts_used);
     grow(m_expert_in, rows * dim);
     grow(m_expert_out, rows * dim);
     for (int e = 0; e < m_config.expert_count; ++e) {
         const int first = m_expert_start[e], chosen = m_expert_start[e + 1] - first;
         if (chosen == 0) continue;
-        for (int j = 0; j < chosen; ++j) {
-            const size_t token = static_cast<size_t>(m_expert_routes[first + j]) / used;
-            std::copy_n(in + token * dim, dim, &m_expert_in[j * dim]);
-        }
+        gather(first, chosen, in);
         feed_forward(expert_weights(w, m_config.expert_count, e), m_expert_in.data(), chosen,
                      m_expert_out.data());
         add_weighted(first, chosen, m_expert_out.data(), out);
@@ -128,53 +124,49 @@ void CpuExperts::run_together(const LayerWeights& w, const float* in, size_t rou
                               CpuMatmul& matmul, const GateActivation& activate) {
     const size_t dim = static_cast<size_t>(m_config.embedding_length);
     const size_t ffn = static_cast<size_t>(m_config.feed_forward_length);
-    const size_t used = static_cast<size_t>(m_config.experts_used);
     grow(m_expert_in, routes * dim);
     grow(m_expert_out, routes * dim);
     grow(m_gate, routes * ffn);
     grow(m_up, routes * ffn);
-    // Route j (in expert order) reads its token's row into row j.
-    for (size_t j = 0; j < routes; ++j) {
-        const size_t token = static_cast<size_t>(m_expert_routes[j]) / used;
-        std::copy_n(in + token * dim, dim, &m_expert_in[j * dim]);
-    }
+    gather(0, static_cast<int>(routes), in);
     m_chosen.clear();
-    m_chosen_expert.clear();
     for (int e = 0; e < m_config.expert_count; ++e) {
-        if (m_expert_start[e + 1] == m_expert_start[e]) continue;
-        m_chosen.push_back(expert_weights(w, m_config.expert_count, e));
-        m_chosen_expert.push_back(e);
+        const int first = m_expert_start[e], rows = m_expert_start[e + 1] - first;
+        if (rows > 0) {
+            m_chosen.push_back(
+                {expert_weights(w, m_config.expert_count, e), static_cast<size_t>(first), rows});
+        }
     }
-    const auto rows_of = [&](size_t c) {
-        const int e = m_chosen_expert[c];
-        return std::pair<size_t, int>(static_cast<size_t>(m_expert_start[e]),
-                                      m_expert_start[e + 1] - m_expert_start[e]);
-    };
     m_jobs.clear();
-    for (size_t c = 0; c < m_chosen.size(); ++c) {
-        const auto [first, chosen] = rows_of(c);
-        const float* rows_in = &m_expert_in[first * dim];
-        m_jobs.push_back({&m_chosen[c].gate, rows_in, chosen, &m_gate[first * ffn]});
-        m_jobs.push_back({&m_chosen[c].up, rows_in, chosen, &m_up[first * ffn]});
+    for (const Chosen& c : m_chosen) {
+        const float* rows_in = &m_expert_in[c.first * dim];
+        m_jobs.push_back({&c.weights.gate, rows_in, c.rows, &m_gate[c.first * ffn]});
+        m_jobs.push_back({&c.weights.up, rows_in, c.rows, &m_up[c.first * ffn]});
     }
     matmul.run_jobs(m_jobs);
-    for (size_t c = 0; c < m_chosen.size(); ++c) {
-        const auto [first, chosen] = rows_of(c);
-        CpuMatmul::add_bias(&m_gate[first * ffn], m_chosen[c].gate_bias, chosen);
-        CpuMatmul::add_bias(&m_up[first * ffn], m_chosen[c].up_bias, chosen);
+    for (const Chosen& c : m_chosen) {
+        CpuMatmul::add_bias(&m_gate[c.first * ffn], c.weights.gate_bias, c.rows);
+        CpuMatmul::add_bias(&m_up[c.first * ffn], c.weights.up_bias, c.rows);
     }
     activate(m_gate.data(), m_up.data(), static_cast<int>(routes), ffn);
     m_jobs.clear();
-    for (size_t c = 0; c < m_chosen.size(); ++c) {
-        const auto [first, chosen] = rows_of(c);
+    for (const Chosen& c : m_chosen) {
         m_jobs.push_back(
-            {&m_chosen[c].down, &m_gate[first * ffn], chosen, &m_expert_out[first * dim]});
+            {&c.weights.down, &m_gate[c.first * ffn], c.rows, &m_expert_out[c.first * dim]});
     }
     matmul.run_jobs(m_jobs);
-    for (size_t c = 0; c < m_chosen.size(); ++c) {
-        const auto [first, chosen] = rows_of(c);
-        CpuMatmul::add_bias(&m_expert_out[first * dim], m_chosen[c].down_bias, chosen);
-        add_weighted(static_cast<int>(first), chosen, &m_expert_out[first * dim], out);
+    for (const Chosen& c : m_chosen) {
+        CpuMatmul::add_bias(&m_expert_out[c.first * dim], c.weights.down_bias, c.rows);
+        add_weighted(static_cast<int>(c.first), c.rows, &m_expert_out[c.first * dim], out);
+    }
+}
+
+void CpuExperts::gather(int first, int count, const float* in) {
+    const size_t dim = static_cast<size_t>(m_config.embedding_length);
+    const size_t used = static_cast<size_t>(m_config.experts_used);
+    for (int j = 0; j < count; ++j) {
+        const size_t token = static_cast<size_t>(m_expert_routes[first + j]) / used;
+        std::copy_n(in + token * dim, dim, &m_expert_in[static_cast<size_t>(j) * dim]);
     }
 }
 

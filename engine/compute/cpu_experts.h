@@ -53,6 +53,8 @@ private:
     // Every chosen expert's products in one dispatch per matrix kind.
     void run_together(const LayerWeights& w, const float* in, size_t routes, float* out,
                       CpuMatmul& matmul, const GateActivation& activate);
+    // Rows 0.. of m_expert_in: the input rows of routes [first, first + count) in expert order.
+    void gather(int first, int count, const float* in);
     // out[token] += weight * expert output, for each of an expert's `chosen` routes from `first`,
     // whose outputs are rows of `expert_out`.
     void add_weighted(int first, int chosen, const float* expert_out, float* out) const;
@@ -63,10 +65,15 @@ private:
     std::vector<float> m_router, m_expert_in, m_expert_out;
     std::vector<ExpertChoice> m_routes;
     std::vector<int> m_expert_routes, m_expert_start, m_expert_fill;
-    // run_together's hidden rows (every route's), the chosen experts' weights and their jobs.
+    // A chosen expert's weights and its rows (routes [first, first + rows) in expert order).
+    struct Chosen {
+        FeedForwardWeights weights;
+        size_t first;
+        int rows;
+    };
+    // run_together's hidden rows (every route's), the chosen experts and their jobs.
     std::vector<float> m_gate, m_up;
-    std::vector<FeedForwardWeights> m_chosen;
-    std::vector<int> m_chosen_expert;
+    std::vector<Chosen> m_chosen;
     std::vector<CpuMatmul::Job> m_jobs;
 };
 
