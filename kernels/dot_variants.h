@@ -65,9 +65,8 @@ void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 
 namespace vnni {
 float dot_q8_0(const void* w, const void* a, size_t n);  // PlanarQ8 activations
-float dot_q4_0(const void* w, const void* a, size_t n);  // LaneGroup activations
 float dot_q4_k(const void* w, const void* a, size_t n);  // BlockQ8K activations
-// Sets IQ4_NL's and MXFP4's single- and many-token kernels (LaneGroup activations).
+// Sets Q4_0's, IQ4_NL's and MXFP4's single- and many-token kernels (LaneGroup activations).
 void set_grid_kernels(DotTable& table);
 }  // namespace vnni
 

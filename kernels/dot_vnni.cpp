@@ -5,7 +5,8 @@
 // together and spread their f16 scales over the lanes, and the activations come pre-arranged
 // (LaneGroup) so that a group ends in one vector of 16 integer sums, one conversion and one FMA,
 // with no horizontal sums until the end of the row. IQ4_NL and MXFP4 read the same way, their
-// nibbles looked up in a biased grid, and unpack each group once for up to eight tokens.
+// nibbles looked up in a biased grid. All three unpack each group once for up to eight tokens,
+// which is what batched decode (the server's rows, speculative verification) gains from.
 #include <immintrin.h>
 
 #include <array>
@@ -52,70 +53,9 @@ __m512i load_index(const std::array<uint8_t, 64>& index) {
     return _mm512_loadu_si512(index.data());
 }
 
-// A group's integer sums (16 lanes, four per block, offsets included) and its four blocks'
-// f16 scales spread over the same lanes.
-struct GroupSums {
-    __m512i sums;
-    __m256i scales;
-};
-
-// Four Q4_0 blocks are 72 bytes: one two-register byte permute gathers their 64 nibble bytes.
-class Q4_0Reader {
-public:
-    [[gnu::always_inline]] GroupSums read(const uint8_t* weights, size_t bytes,
-                                          const LaneGroup& group) const {
-        const __m512i head = load_part(weights, bytes, 0), tail = load_part(weights, bytes, 64);
-        const __m512i packed = _mm512_permutex2var_epi8(head, m_quants, tail);
-        const __m512i low = _mm512_and_si512(packed, m_nibble);
-        const __m512i high = _mm512_and_si512(_mm512_srli_epi16(packed, 4), m_nibble);
-        __m512i sums = _mm512_dpbusd_epi32(_mm512_loadu_si512(group.offsets), low,
-                                           _mm512_loadu_si512(group.quants));
-        sums = _mm512_dpbusd_epi32(sums, high, _mm512_loadu_si512(group.quants + 64));
-        return {sums, _mm512_castsi512_si256(_mm512_permutexvar_epi8(m_scales, head))};
-    }
-
-private:
-    __m512i m_quants = load_index(quant_index(sizeof(BlockQ4_0), 16));
-    __m512i m_scales = load_index(scale_index(sizeof(BlockQ4_0)));
-    __m512i m_nibble = _mm512_set1_epi8(0x0f);
-};
-
-// Inlined by force: GCC otherwise calls it for every other group and reloads the permute
-// indexes from memory each time (half the speed).
-[[gnu::always_inline]] inline __m512 add_group(const Q4_0Reader& reader, const uint8_t* weights,
-                                               size_t bytes, const LaneGroup& group, __m512 acc) {
-    const GroupSums read = reader.read(weights, bytes, group);
-    const __m512 scales =
-        _mm512_mul_ps(_mm512_cvtph_ps(read.scales), _mm512_loadu_ps(group.scales));
-    return _mm512_fmadd_ps(_mm512_cvtepi32_ps(read.sums), scales, acc);
-}
-
 float sum_of(__m512 v) {
     const __m512 halves = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0x4e));
     return horizontal_sum(_mm512_castps512_ps256(halves));
-}
-
-float lane_dot(const void* w, const void* a, size_t n) {
-    constexpr size_t kGroupBytes = LaneGroup::kBlocks * sizeof(BlockQ4_0);
-    const auto* weights = static_cast<const uint8_t*>(w);
-    const auto* groups = static_cast<const LaneGroup*>(a);
-    const size_t blocks = n / 32, full = blocks / LaneGroup::kBlocks;
-    const Q4_0Reader reader;
-    // Two accumulators keep two groups' FMAs independent.
-    __m512 even = _mm512_setzero_ps(), odd = _mm512_setzero_ps();
-    size_t g = 0;
-    for (; g + 2 <= full; g += 2) {
-        even = add_group(reader, weights + g * kGroupBytes, kGroupBytes, groups[g], even);
-        odd = add_group(reader, weights + (g + 1) * kGroupBytes, kGroupBytes, groups[g + 1], odd);
-    }
-    if (g < full)
-        even = add_group(reader, weights + g * kGroupBytes, kGroupBytes, groups[g], even), ++g;
-    const size_t rest = blocks - full * LaneGroup::kBlocks;
-    if (rest != 0) {  // the padded last group: its missing blocks have zero activations
-        odd =
-            add_group(reader, weights + g * kGroupBytes, rest * sizeof(BlockQ4_0), groups[g], odd);
-    }
-    return sum_of(_mm512_add_ps(even, odd));
 }
 
 // Lane k of the result is the sum of v[k]'s eight lanes.
@@ -146,16 +86,39 @@ constexpr std::array<uint8_t, 64> word_index(int first, int second) {
 
 constexpr __mmask64 kEvenBytes = 0x5555555555555555;
 
-// IQ4_NL and MXFP4: Q4_0's nibbles, four blocks a group, each looked up in the format's grid
-// plus a bias of 8 << kShift, so that every value is unsigned as vpdpbusd wants; the group's
-// offsets (-8 times each lane's activation sum) shifted by kShift take the bias back out, exactly.
-// The 64-byte table repeats the grid four times: vpermb reads six index bits, and the two above
-// the nibble (from the byte's other nibble) then change nothing, so no mask is needed.
+// Q4_0, IQ4_NL and MXFP4 read four blocks a group (Q4_0's 72 bytes: one two-register byte
+// permute gathers their 64 nibble bytes). Q4_0's nibbles are its unsigned values as vpdpbusd
+// wants them, with the group's offsets (-8 times each lane's activation sum) taking the 8 back
+// out. IQ4_NL's and MXFP4's are looked up in the format's grid plus a bias of 8 << kShift, so
+// that every value is unsigned too, and the offsets shifted by kShift take the bias back out,
+// exactly. The 64-byte table repeats the grid four times: vpermb reads six index bits, and the
+// two above the nibble (from the byte's other nibble) then change nothing, so no mask is needed.
 constexpr std::array<uint8_t, 64> biased_grid(const int8_t (&grid)[16], int bias) {
     std::array<uint8_t, 64> table{};
     for (int i = 0; i < 64; ++i) table[i] = static_cast<uint8_t>(grid[i % 16] + bias);
     return table;
 }
+
+// Q4_0: an f16 scale, then the nibbles, which are the values (the "grid" is the nibble mask).
+struct Q4_0Format {
+    using Block = BlockQ4_0;
+    static constexpr int kShift = 0;
+    static constexpr std::array<uint8_t, 64> kGrid = [] {
+        std::array<uint8_t, 64> mask{};
+        mask.fill(0x0f);
+        return mask;
+    }();
+    static constexpr auto kQuants = quant_index(sizeof(Block), 16);
+    static constexpr auto kScales = scale_index(sizeof(Block));
+    static __m512i values(__m512i nibbles, __m512i mask) { return _mm512_and_si512(nibbles, mask); }
+    // The four blocks' scales over the lanes, as floats.
+    static __m512 weight_scales(__m512i head, __m512i index) {
+        return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi8(index, head)));
+    }
+    static __m512 scales(__m512 weight, __m512 activation) {
+        return _mm512_mul_ps(weight, activation);
+    }
+};
 
 // IQ4_NL: Q4_0's block (an f16 scale, then the nibbles); values -127..113 become 1..241.
 struct Iq4NlFormat {
@@ -164,6 +127,9 @@ struct Iq4NlFormat {
     static constexpr auto kGrid = biased_grid(kIq4Values, 8 << kShift);
     static constexpr auto kQuants = quant_index(sizeof(Block), 16);
     static constexpr auto kScales = scale_index(sizeof(Block));
+    static __m512i values(__m512i nibbles, __m512i grid) {
+        return _mm512_permutexvar_epi8(nibbles, grid);
+    }
     // The four blocks' scales over the lanes, as floats.
     static __m512 weight_scales(__m512i head, __m512i index) {
         return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi8(index, head)));
@@ -187,6 +153,9 @@ struct Mxfp4Format {
         for (int i = 0; i < 64; i += 4) index[i] = static_cast<uint8_t>(sizeof(Block) * (i / 16));
         return index;
     }();
+    static __m512i values(__m512i nibbles, __m512i grid) {
+        return _mm512_permutexvar_epi8(nibbles, grid);
+    }
     // The four blocks' powers of two over the lanes, as float exponents.
     static __m512 weight_scales(__m512i head, __m512i index) {
         const __m512i exponents = _mm512_maskz_permutexvar_epi8(0x1111111111111111, index, head);
@@ -210,8 +179,8 @@ public:
     [[gnu::always_inline]] GridWeights read(const uint8_t* weights, size_t bytes) const {
         const __m512i head = load_part(weights, bytes, 0), tail = load_part(weights, bytes, 64);
         const __m512i packed = _mm512_permutex2var_epi8(head, m_quants, tail);
-        return {_mm512_permutexvar_epi8(packed, m_grid),
-                _mm512_permutexvar_epi8(_mm512_srli_epi16(packed, 4), m_grid),
+        return {Format::values(packed, m_grid),
+                Format::values(_mm512_srli_epi16(packed, 4), m_grid),
                 Format::weight_scales(head, m_scales)};
     }
 
@@ -245,6 +214,9 @@ template <typename Format, int K>
     for (int t = 0; t < K; ++t) even[t] = odd[t] = _mm512_setzero_ps();
     const auto add = [&](size_t g, size_t bytes, __m512(&acc)[K]) {
         const GridWeights unpacked = reader.read(weights + g * kGroupBytes, bytes);
+        // Unrolled so that the accumulators stay in registers (a loop kept them on the stack,
+        // one store and reload per token and group: batching then saved nothing).
+#pragma GCC unroll 8
         for (int t = 0; t < K; ++t) acc[t] = reader.add(unpacked, groups[t][g], acc[t]);
     };
     size_t g = 0;
@@ -259,6 +231,10 @@ template <typename Format, int K>
     for (int t = 0; t < K; ++t) tokens.put(t, sum_of(_mm512_add_ps(even[t], odd[t])));
 }
 
+constexpr auto q4_0 = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
+    grid_dot<Q4_0Format>(w, tokens, n);
+};
+
 constexpr auto iq4_nl = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
     grid_dot<Iq4NlFormat>(w, tokens, n);
 };
@@ -270,16 +246,13 @@ constexpr auto mxfp4 = []<int K>(const void* w, const TokenGroup<K>& tokens, siz
 }  // namespace
 
 void set_grid_kernels(DotTable& table) {
-    for (const int type : {kIQ4_NL, kMXFP4}) {
+    for (const int type : {kQ4_0, kIQ4_NL, kMXFP4}) {
         table.dot_rows[type] = nullptr;
         table.format[type] = ActivationFormat::Q4_0Lanes;
     }
+    set_kernel<q4_0>(table, kQ4_0);
     set_kernel<iq4_nl>(table, kIQ4_NL);
     set_kernel<mxfp4>(table, kMXFP4);
-}
-
-float dot_q4_0(const void* w, const void* a, size_t n) {
-    return lane_dot(w, a, n);
 }
 
 // A Q8_0 block's 32 quants load directly as one 256-bit vector, so Q8_0 needs no permutes (a
