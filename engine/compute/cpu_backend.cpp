@@ -100,8 +100,10 @@ size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& op
     const size_t dim = static_cast<size_t>(config.embedding_length);
     const size_t ffn = static_cast<size_t>(config.feed_forward_length);
     const size_t per_token = 3 * dim + 2 * static_cast<size_t>(config.query_dim()) +
-                             2 * static_cast<size_t>(config.kv_dim()) + 2 * ffn;
-    const size_t floats = per_token * static_cast<size_t>(largest) * sizeof(float);
+                             2 * static_cast<size_t>(config.kv_dim());
+    const size_t floats = (per_token * static_cast<size_t>(largest) +
+                           2 * ffn * static_cast<size_t>(std::min(largest, kFeedForwardSlice))) *
+                          sizeof(float);
     CpuMatmul::Scratch products(options.isa.value_or(kernels::best_isa()), thresholds(options));
     const auto takes_dots = [&](const WeightMatrix& w, int count) {
         return products.takes_dots(w, count);
@@ -111,13 +113,14 @@ size_t CpuBackend::working_bytes(const Model& model, const CpuBackendOptions& op
         for (const auto& layer : weights.layers) {
             products.add({&layer.query, &layer.key, &layer.value}, count);
             products.add({&layer.attention_output}, count);
-            products.add({&layer.gate, &layer.up}, count);
-            products.add({&layer.down}, count);
+            const int slice = std::min(count, kFeedForwardSlice);
+            products.add({&layer.gate, &layer.up}, slice, count);
+            products.add({&layer.down}, slice, count);
             // An expert's rows are at most the step's; as many as that is the widest case.
             if (!config.mixture_of_experts()) continue;
             products.add({&layer.router}, count);
-            products.add({&layer.expert_gate, &layer.expert_up}, count);
-            products.add({&layer.expert_down}, count);
+            products.add({&layer.expert_gate, &layer.expert_up}, slice, count);
+            products.add({&layer.expert_down}, slice, count);
         }
     }
     if (config.mixture_of_experts()) {
@@ -280,8 +283,12 @@ void CpuBackend::forward_step(std::span<Segment<Element>> segments) {
     grow(m_key, static_cast<size_t>(m_config.kv_dim()));
     grow(m_value, static_cast<size_t>(m_config.kv_dim()));
     grow(m_attended, static_cast<size_t>(m_config.query_dim()));
-    grow(m_gate, static_cast<size_t>(m_config.feed_forward_length));
-    grow(m_up, static_cast<size_t>(m_config.feed_forward_length));
+    const auto grow_slice = [count](std::vector<float>& buffer, size_t width) {
+        const size_t rows = static_cast<size_t>(std::min(count, kFeedForwardSlice));
+        if (buffer.size() < width * rows) buffer.resize(width * rows);
+    };
+    grow_slice(m_gate, static_cast<size_t>(m_config.feed_forward_length));
+    grow_slice(m_up, static_cast<size_t>(m_config.feed_forward_length));
     grow(m_projected, dim);
 
     for (const auto& segment : ordered) {
@@ -470,6 +477,20 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
 
 void CpuBackend::feed_forward(const FeedForwardWeights& w, const float* in, int count,
                               int path_tokens, float* out) {
+    // Slices of equal size (within one), so none is a stray few rows.
+    const int slices = (count + kFeedForwardSlice - 1) / kFeedForwardSlice;
+    const size_t in_width = static_cast<size_t>(w.gate.columns);
+    const size_t out_width = static_cast<size_t>(w.down.rows);
+    for (int slice = 0, first = 0; slice < slices; ++slice) {
+        const int rows = (count - first) / (slices - slice);
+        feed_forward_slice(w, in + static_cast<size_t>(first) * in_width, rows, path_tokens,
+                           out + static_cast<size_t>(first) * out_width);
+        first += rows;
+    }
+}
+
+void CpuBackend::feed_forward_slice(const FeedForwardWeights& w, const float* in, int count,
+                                    int path_tokens, float* out) {
     const size_t ffn = static_cast<size_t>(w.gate.rows);
     m_matmul.run_group({{&w.gate, m_gate.data()}, {&w.up, m_up.data()}}, in, count, path_tokens);
     CpuMatmul::add_bias(m_gate.data(), w.gate_bias, count);

@@ -56,6 +56,10 @@ public:
 
     // The largest prefill step `options` allow, which sizes sliding-window layers' rings.
     static int largest_step(const CpuBackendOptions& options);
+    // The most rows one FFN product takes at once. A 512-token prompt step's hidden rows were
+    // the largest scratch (Gemma 3 1B: 28 MiB of its 39), and slices of 128 read the weights no
+    // more often: a panel kernel already passes over them once per 64 tokens.
+    static constexpr int kFeedForwardSlice = 128;
     // Bytes of KV cache one sequence of `capacity` tokens takes (sliding-window layers keep
     // rings sized for the largest prefill step), in the cache type `options` give the model.
     static size_t kv_bytes(const ModelConfig& config, int capacity,
@@ -104,10 +108,12 @@ private:
     std::vector<Pass> plan_passes(std::span<const int> sizes, std::vector<size_t>& order) const;
     void normalize(const float* in, const std::vector<float>& weight, int count, float* out);
     // One gated FFN (SwiGLU, GeGLU or gpt-oss's clamped SwiGLU, with the biases it has) over
-    // `count` rows of `in` into `out`, on the path `path_tokens` tokens take; m_gate and m_up
-    // hold its hidden rows.
+    // `count` rows of `in` into `out`, on the path `path_tokens` tokens take, in slices of at
+    // most kFeedForwardSlice rows; m_gate and m_up hold a slice's hidden rows.
     void feed_forward(const FeedForwardWeights& w, const float* in, int count, int path_tokens,
                       float* out);
+    void feed_forward_slice(const FeedForwardWeights& w, const float* in, int count,
+                            int path_tokens, float* out);
     // The model's gate over `count` hidden rows of `ffn`, split over the pool.
     void activate(float* gate, const float* up, int count, size_t ffn);
 

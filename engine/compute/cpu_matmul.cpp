@@ -50,16 +50,17 @@ CpuMatmul::Scratch::Scratch(kernels::Isa isa, MatmulThresholds thresholds)
     : m_dots(kernels::dot_table(isa)), m_gemm(kernels::gemm_table(isa)), m_thresholds(thresholds) {}
 
 // Mirrors run_group: the buffer each product uses, at its widest.
-void CpuMatmul::Scratch::add(std::initializer_list<const WeightMatrix*> group, int count) {
+void CpuMatmul::Scratch::add(std::initializer_list<const WeightMatrix*> group, int count,
+                             int path_tokens) {
     std::vector<kernels::ActivationFormat> formats;
     size_t quantised = 0;
     for (const auto* w : group) {
         const auto id = static_cast<uint32_t>(w->type);
         const size_t columns = static_cast<size_t>(w->columns);
-        if (uses_panel(m_gemm, m_thresholds, *w, count)) {
+        if (uses_panel(m_gemm, m_thresholds, *w, path_tokens)) {
             m_panel = std::max(m_panel,
                                kernels::panel_blocks(count, columns) * sizeof(kernels::PanelBlock));
-        } else if (count >= m_thresholds.blas) {
+        } else if (path_tokens >= m_thresholds.blas) {
             m_tile = std::max(m_tile, kTileRows * columns * sizeof(float));
         } else if (std::find(formats.begin(), formats.end(), m_dots.format[id]) == formats.end()) {
             formats.push_back(m_dots.format[id]);

@@ -67,7 +67,11 @@ public:
     class Scratch {
     public:
         Scratch(kernels::Isa isa, MatmulThresholds thresholds);
-        void add(std::initializer_list<const WeightMatrix*> group, int count);
+        void add(std::initializer_list<const WeightMatrix*> group, int count) {
+            add(group, count, count);
+        }
+        // `count` rows on the path `path_tokens` tokens take (a slice of a larger product).
+        void add(std::initializer_list<const WeightMatrix*> group, int count, int path_tokens);
         // A run_jobs pass over `rows` input rows in all, each multiplied by the group's
         // matrices.
         void add_jobs(std::initializer_list<const WeightMatrix*> group, int rows);

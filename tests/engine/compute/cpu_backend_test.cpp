@@ -53,11 +53,16 @@ TEST_P(CpuChunkingTest, AnyChunkingGivesTheSameLogitsAsTokenByToken) {
     for (int i = 0; i < 150; ++i) tokens.push_back(3 + (i * 37) % 500);
     // Without panels or sgemm every chunking runs the same integer kernels, a chunk's tokens
     // through the many-token dots, which equal the single-token ones bit for bit: equal results,
-    // with either cache.
-    for (const KvCacheType kv_cache : {KvCacheType::F16, KvCacheType::Q8_0}) {
+    // with either cache. Chunks of 256 take all 151 tokens in one step, whose FFN then runs in
+    // two slices (CpuBackend::kFeedForwardSlice).
+    const std::vector<std::vector<int>> chunkings{{1, 8, 16}, {1, 8, 256}};
+    for (const auto& [chunk_sizes, kv_cache] :
+         {std::pair{chunkings[0], KvCacheType::F16}, std::pair{chunkings[0], KvCacheType::Q8_0},
+          std::pair{chunkings[1], KvCacheType::F16}}) {
         CpuBackend chunked(*model, {.threads = 2,
-                                    .chunk_sizes = {1, 8, 16},
+                                    .chunk_sizes = chunk_sizes,
                                     .panel_threshold = 1000,
+                                    .blas_threshold = 1000,
                                     .kv_cache = kv_cache});
         auto whole = chunked.create_sequence(256);
         const auto expected = chunked.forward(tokens, *whole, LogitRows::Last);
