@@ -8,7 +8,16 @@ namespace hearth::kernels {
 namespace {
 
 // ggml type ids of the formats with panel kernels.
-enum TypeId { kQ4_0 = 2, kQ5_0 = 6, kQ8_0 = 8, kQ4_K = 12, kQ6_K = 14, kMXFP4 = 39 };
+enum TypeId {
+    kQ4_0 = 2,
+    kQ5_0 = 6,
+    kQ8_0 = 8,
+    kQ4_K = 12,
+    kQ6_K = 14,
+    kIQ4_NL = 20,
+    kIQ4_XS = 23,
+    kMXFP4 = 39
+};
 
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
 GemmTable vnni_table() {
@@ -18,6 +27,8 @@ GemmTable vnni_table() {
     table.gemm[kQ8_0] = vnni::gemm_q8_0;
     table.gemm[kQ4_K] = vnni::gemm_q4_k;
     table.gemm[kQ6_K] = vnni::gemm_q6_k;
+    table.gemm[kIQ4_NL] = vnni::gemm_iq4_nl;
+    table.gemm[kIQ4_XS] = vnni::gemm_iq4_xs;
     table.gemm[kMXFP4] = vnni::gemm_mxfp4;
     table.pack = vnni::pack;
     table.name = "AVX-512 VNNI";

@@ -46,6 +46,9 @@ int q8_0_value(const BlockQ8_0& w, int i) {
 int mxfp4_value(const BlockMXFP4& w, int i) {
     return kMxfp4Values[i < 16 ? w.quants[i] & 0x0f : w.quants[i - 16] >> 4];
 }
+int iq4_nl_value(const BlockIQ4_NL& w, int i) {
+    return kIq4Values[i < 16 ? w.quants[i] & 0x0f : w.quants[i - 16] >> 4];
+}
 float mxfp4_block_scale(const BlockMXFP4& w) {
     return mxfp4_scale(w.exponent);
 }
@@ -53,6 +56,29 @@ using Q4_0Format = ZeroFormat<BlockQ4_0, q4_0_value>;
 using Q5_0Format = ZeroFormat<BlockQ5_0, q5_0_value>;
 using Q8_0Format = ZeroFormat<BlockQ8_0, q8_0_value>;
 using Mxfp4Format = ZeroFormat<BlockMXFP4, mxfp4_value, mxfp4_block_scale>;
+using Iq4NlFormat = ZeroFormat<BlockIQ4_NL, iq4_nl_value>;
+
+// An IQ4_XS super-block over eight panel blocks: sub-block j is IQ4_NL's layout in bytes
+// 16j..16j+16, with its own 6-bit scale.
+struct Iq4XsFormat {
+    static constexpr size_t kPanelBlocks = 8;
+    static float block(const void* row, size_t index, const PanelBlock* panel, size_t lane,
+                       float acc) {
+        const auto& w = static_cast<const BlockIQ4_XS*>(row)[index];
+        const float d = half_to_float(w.scale);
+        for (int j = 0; j < 8; ++j) {
+            const uint8_t* quants = w.quants + 16 * j;
+            int32_t sum = 0;
+            for (int i = 0; i < 32; ++i) {
+                const int nibble = i < 16 ? quants[i] & 0x0f : quants[i - 16] >> 4;
+                sum += kIq4Values[nibble] * panel_quant(panel[j], lane, i);
+            }
+            const float scale = d * static_cast<float>(unpack_scale_iq4_xs(j, w));
+            acc = std::fma(static_cast<float>(sum), scale * panel[j].scale[lane], acc);
+        }
+        return acc;
+    }
+};
 
 // A 256-element super-block over eight panel blocks, one per sub-block.
 struct Q4_KFormat {
@@ -131,6 +157,8 @@ GemmTable make_table() {
     table.gemm[8] = gemm<Q8_0Format>;
     table.gemm[12] = gemm<Q4_KFormat>;
     table.gemm[14] = gemm<Q6_KFormat>;
+    table.gemm[20] = gemm<Iq4NlFormat>;
+    table.gemm[23] = gemm<Iq4XsFormat>;
     table.gemm[39] = gemm<Mxfp4Format>;
     table.name = "scalar";
     return table;

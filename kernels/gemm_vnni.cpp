@@ -215,6 +215,25 @@ struct Mxfp4Words {
     }
 };
 
+// IQ4_NL's and IQ4_XS's nibbles looked up (a byte shuffle per 128-bit lane) in the non-linear
+// grid plus 128, so the values (1..241) are unsigned as dpbusd wants.
+inline __m512i iq4_word(const uint8_t* quants, int q) {
+    static constexpr auto kGrid = [] {
+        std::array<uint8_t, 16> grid{};
+        for (int i = 0; i < 16; ++i) grid[i] = static_cast<uint8_t>(kIq4Values[i] + 128);
+        return grid;
+    }();
+    const __m512i grid =
+        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(kGrid.data())));
+    return _mm512_shuffle_epi8(grid, nibbles(quants + 4 * (q % 4), q / 4));
+}
+
+// IQ4_NL: Q4_0's block, its nibbles standing for grid values.
+struct Iq4NlWords {
+    static constexpr int kShift = 7;
+    static __m512i word(const BlockIQ4_NL& block, int q) { return iq4_word(block.quants, q); }
+};
+
 // Q5_0: Q4_0's nibbles with each element's fifth bit (bit i of high_bits for element i) put
 // back as bit 4 of its byte; the values + 16.
 struct Q5_0Words {
@@ -240,6 +259,31 @@ using Q4_0Kernel = ZeroKernel<BlockQ4_0, Q4_0Words>;
 using Q5_0Kernel = ZeroKernel<BlockQ5_0, Q5_0Words>;
 using Q8_0Kernel = ZeroKernel<BlockQ8_0, Q8_0Words>;
 using Mxfp4Kernel = ZeroKernel<BlockMXFP4, Mxfp4Words>;
+using Iq4NlKernel = ZeroKernel<BlockIQ4_NL, Iq4NlWords>;
+
+// Sub-block j of an IQ4_XS super-block: IQ4_NL's nibble layout in bytes 16j..16j+16, with a
+// 6-bit scale (32 below it) times the super-block's f16; each sub-block meets its own panel block.
+struct Iq4XsKernel {
+    static constexpr size_t kPanelBlocks = 8;
+    static constexpr size_t kBlockBytes = sizeof(BlockIQ4_XS);
+    template <int R, int G>
+    static void block(const std::byte* const* rows, size_t index, const PanelBlock* panel,
+                      size_t stride, __m512 (&acc)[R][G]) {
+        const BlockIQ4_XS* blocks[R];
+        float d[R];
+        locate(rows, index, blocks, d);
+        for (int j = 0; j < 8; ++j) {
+            __m512 scale[R];
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r) {
+                scale[r] =
+                    _mm512_set1_ps(d[r] * static_cast<float>(unpack_scale_iq4_xs(j, *blocks[r])));
+            }
+            const auto word = [&](int r, int q) { return iq4_word(blocks[r]->quants + 16 * j, q); };
+            accumulate_unit<R, G>(word, scale, nullptr, Iq4NlWords::kShift, panel + j, stride, acc);
+        }
+    }
+};
 
 // Sub-block j of a Q4_K super-block: the low (even j) or high (odd j) nibbles of bytes
 // 32(j/2)..+32, with its own 6-bit scale and minimum; each sub-block meets its own panel block.
@@ -461,6 +505,16 @@ void gemm_q8_0(const void* weights, size_t row_bytes, size_t rows, const PanelBl
 void gemm_mxfp4(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                 size_t tokens, size_t columns, float* out, size_t out_stride) {
     gemm<Mxfp4Kernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
+}
+
+void gemm_iq4_nl(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+                 size_t tokens, size_t columns, float* out, size_t out_stride) {
+    gemm<Iq4NlKernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
+}
+
+void gemm_iq4_xs(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+                 size_t tokens, size_t columns, float* out, size_t out_stride) {
+    gemm<Iq4XsKernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
 }
 
 void gemm_q4_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,

@@ -144,7 +144,9 @@ INSTANTIATE_TEST_SUITE_P(PanelFormats, GemmTest,
                                          GemmCase{TensorType::Q8_0, {32, 96, 544}},
                                          GemmCase{TensorType::Q4_K, {256, 768}},
                                          GemmCase{TensorType::Q6_K, {256, 768}},
-                                         GemmCase{TensorType::MXFP4, {32, 96, 544}}),
+                                         GemmCase{TensorType::MXFP4, {32, 96, 544}},
+                                         GemmCase{TensorType::IQ4_NL, {32, 96, 544}},
+                                         GemmCase{TensorType::IQ4_XS, {256, 768}}),
                          [](const auto& info) {
                              return tensor_type_name(static_cast<uint32_t>(info.param.type));
                          });
