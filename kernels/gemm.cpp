@@ -12,6 +12,7 @@ enum TypeId {
     kQ4_0 = 2,
     kQ5_0 = 6,
     kQ8_0 = 8,
+    kQ3_K = 11,
     kQ4_K = 12,
     kQ6_K = 14,
     kIQ4_NL = 20,
@@ -25,6 +26,7 @@ GemmTable vnni_table() {
     table.gemm[kQ4_0] = vnni::gemm_q4_0;
     table.gemm[kQ5_0] = vnni::gemm_q5_0;
     table.gemm[kQ8_0] = vnni::gemm_q8_0;
+    table.gemm[kQ3_K] = vnni::gemm_q3_k;
     table.gemm[kQ4_K] = vnni::gemm_q4_k;
     table.gemm[kQ6_K] = vnni::gemm_q6_k;
     table.gemm[kIQ4_NL] = vnni::gemm_iq4_nl;

@@ -131,6 +131,34 @@ struct Q6_KFormat {
     }
 };
 
+// A Q3_K super-block over eight panel blocks: unit u is elements 32u..32u+31, each 16 with its
+// own signed scale; the values are read unsigned (0..7, two_bit_quant plus 4 where the high bit
+// is set) and carry an offset of 4.
+struct Q3_KFormat {
+    static constexpr size_t kPanelBlocks = 8;
+    static float block(const void* row, size_t index, const PanelBlock* panel, size_t lane,
+                       float acc) {
+        const auto& w = static_cast<const BlockQ3_K*>(row)[index];
+        const float d = half_to_float(w.scale);
+        for (int unit = 0; unit < 8; ++unit) {
+            const PanelBlock& p = panel[unit];
+            int32_t first = -4 * p.first_half[lane];
+            int32_t second = -4 * (p.sum[lane] - p.first_half[lane]);
+            for (int i = 0; i < 32; ++i) {
+                const int element = 32 * unit + i;
+                const int value = q3_k_value(w, element) + 4;
+                (i < 16 ? first : second) += value * panel_quant(p, lane, i);
+            }
+            const float first_scale = d * static_cast<float>(unpack_scale_q3_k(2 * unit, w.scales));
+            const float second_scale =
+                d * static_cast<float>(unpack_scale_q3_k(2 * unit + 1, w.scales));
+            acc = std::fma(static_cast<float>(first), first_scale * p.scale[lane], acc);
+            acc = std::fma(static_cast<float>(second), second_scale * p.scale[lane], acc);
+        }
+        return acc;
+    }
+};
+
 template <typename Format>
 void gemm(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
           size_t tokens, size_t columns, float* out, size_t out_stride) {
@@ -155,6 +183,7 @@ GemmTable make_table() {
     table.gemm[2] = gemm<Q4_0Format>;  // ggml type ids
     table.gemm[6] = gemm<Q5_0Format>;
     table.gemm[8] = gemm<Q8_0Format>;
+    table.gemm[11] = gemm<Q3_KFormat>;
     table.gemm[12] = gemm<Q4_KFormat>;
     table.gemm[14] = gemm<Q6_KFormat>;
     table.gemm[20] = gemm<Iq4NlFormat>;

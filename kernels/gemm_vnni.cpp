@@ -348,6 +348,41 @@ struct Q6_KKernel {
     }
 };
 
+// Unit u of a Q3_K super-block (elements 32u..32u+31): bit pair u % 4 of quant bytes
+// 32(u/4)..+32 and bit u of the 32 high-bit bytes as bit 2 (the element is 4 lower without it);
+// a signed 6-bit scale per 16 elements; the unsigned values (0..7) are offset by 4.
+struct Q3_KKernel {
+    static constexpr size_t kPanelBlocks = 8;
+    static constexpr size_t kBlockBytes = sizeof(BlockQ3_K);
+    template <int R, int G>
+    static void block(const std::byte* const* rows, size_t index, const PanelBlock* panel,
+                      size_t stride, __m512 (&acc)[R][G]) {
+        const BlockQ3_K* blocks[R];
+        float d[R];
+        locate(rows, index, blocks, d);
+        for (int unit = 0; unit < 8; ++unit) {
+            __m512 first_scale[R], second_scale[R];
+#pragma GCC unroll 8
+            for (int r = 0; r < R; ++r) {
+                first_scale[r] = _mm512_set1_ps(
+                    d[r] * static_cast<float>(unpack_scale_q3_k(2 * unit, blocks[r]->scales)));
+                second_scale[r] = _mm512_set1_ps(
+                    d[r] * static_cast<float>(unpack_scale_q3_k(2 * unit + 1, blocks[r]->scales)));
+            }
+            const auto word = [&](int r, int q) {
+                const __m512i pairs = _mm512_srli_epi32(
+                    broadcast_word(blocks[r]->quants + 32 * (unit / 4) + 4 * q), 2 * (unit % 4));
+                const __m512i high = broadcast_word(blocks[r]->high_bits + 4 * q);
+                const __m512i placed = unit < 2 ? _mm512_slli_epi32(high, 2 - unit)
+                                                : _mm512_srli_epi32(high, unit - 2);
+                return _mm512_or_si512(_mm512_and_si512(pairs, _mm512_set1_epi8(0x03)),
+                                       _mm512_and_si512(placed, _mm512_set1_epi8(0x04)));
+            };
+            accumulate_halves<R, G>(word, first_scale, second_scale, 2, panel + unit, stride, acc);
+        }
+    }
+};
+
 // R rows of a tile over blocks [begin, end), their sums carried in `partial` between chunks.
 template <typename Kernel, int R, int G>
 void rows_chunk(const std::byte* const* rows, size_t begin, size_t end, const PanelBlock* panel,
@@ -515,6 +550,11 @@ void gemm_iq4_nl(const void* weights, size_t row_bytes, size_t rows, const Panel
 void gemm_iq4_xs(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                  size_t tokens, size_t columns, float* out, size_t out_stride) {
     gemm<Iq4XsKernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
+}
+
+void gemm_q3_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+               size_t tokens, size_t columns, float* out, size_t out_stride) {
+    gemm<Q3_KKernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
 }
 
 void gemm_q4_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,

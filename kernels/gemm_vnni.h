@@ -21,6 +21,8 @@ void gemm_iq4_nl(const void* weights, size_t row_bytes, size_t rows, const Panel
                  size_t tokens, size_t columns, float* out, size_t out_stride);
 void gemm_iq4_xs(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                  size_t tokens, size_t columns, float* out, size_t out_stride);
+void gemm_q3_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+               size_t tokens, size_t columns, float* out, size_t out_stride);
 void gemm_q4_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                size_t tokens, size_t columns, float* out, size_t out_stride);
 void gemm_q6_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,

@@ -172,7 +172,8 @@ TEST(CpuBackend, SgemmPrefillAgreesWithTheIntegerKernels) {
     for (const char* name :
          {"synth-qwen2-256-Q4_K_M.gguf", "synth-llama-256-Q2_K.gguf", "synth-llama-256-Q3_K.gguf",
           "synth-llama-256-Q3_K_M.gguf", "synth-llama-256-IQ4_NL.gguf",
-          "synth-llama-256-IQ4_XS.gguf", "synth-llama-256-IQ4_XS-mix.gguf"}) {
+          "synth-llama-256-IQ4_XS.gguf", "synth-llama-256-IQ4_XS-mix.gguf",
+          "synth-llama-256-Q3_K.gguf", "synth-llama-256-Q3_K_M.gguf"}) {
         CpuBackendOptions blas = kDotsOnly;
         blas.blas_threshold = 32;
         const double worst = difference_from_dots(name, blas, 200, 53);
@@ -191,7 +192,8 @@ TEST(CpuBackend, PanelPrefillAgreesWithTheDotKernels) {
     for (const char* name :
          {"synth-llama-256-Q4_0.gguf", "synth-llama-256-Q8_0.gguf", "synth-llama-256-Q4_K_M.gguf",
           "synth-llama-256-Q6_K.gguf", "synth-qwen2-256-Q8_0.gguf", "synth-llama-256-IQ4_NL.gguf",
-          "synth-llama-256-IQ4_XS.gguf", "synth-llama-256-IQ4_XS-mix.gguf"}) {
+          "synth-llama-256-IQ4_XS.gguf", "synth-llama-256-IQ4_XS-mix.gguf",
+          "synth-llama-256-Q3_K.gguf", "synth-llama-256-Q3_K_M.gguf"}) {
         CpuBackendOptions panel = kDotsOnly;
         panel.panel_threshold = 16;
         const double worst = difference_from_dots(name, panel, 151, 41);
