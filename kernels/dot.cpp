@@ -68,6 +68,7 @@ DotTable vnni_table() {
     set_alone<vnni::dot_q8_0>(t, kQ8_0, ActivationFormat::PlanarQ8);
     set_alone<vnni::dot_q4_k>(t, kQ4_K, ActivationFormat::Q8K);
     vnni::set_grid_kernels(t);
+    vnni::set_k_quant_kernels(t);
     return t;
 }
 #endif

@@ -94,22 +94,6 @@ __m256i half_scales(__m128i bytes, int half, bool is_signed) {
                                                  : _mm_cvtepu8_epi16(eight));
 }
 
-// A Q3_K super-block's sixteen 6-bit scales, 32 already subtracted: the low four bits of scales
-// 0-7 are the low nibbles of bytes 0-7 and of scales 8-15 the high ones; the top two bits of
-// scale i are bits 2 * (i / 4) and up of byte 8 + i % 4.
-__m128i q3_k_scales(const uint8_t* packed) {
-    uint32_t words[3];
-    std::memcpy(words, packed, sizeof words);
-    constexpr uint32_t kLow4 = 0x0f0f0f0f, kTop2 = 0x03030303;
-    const auto scales = [&](uint32_t low, int high_shift) {
-        return static_cast<int>(low | (((words[2] >> high_shift) & kTop2) << 4));
-    };
-    const __m128i unsigned_scales =
-        _mm_set_epi32(scales((words[1] >> 4) & kLow4, 6), scales((words[0] >> 4) & kLow4, 4),
-                      scales(words[1] & kLow4, 2), scales(words[0] & kLow4, 0));
-    return _mm_sub_epi8(unsigned_scales, _mm_set1_epi8(32));
-}
-
 // A Q2_K/Q3_K super-block's sum of scale * value * activation for each token (q8[t] its
 // quants): run k (0-3) of half `part` (0-1) holds the two bits at shift 2k of that half's 32
 // quant bytes, with what `extra(part, k)` ORs in (Q3_K's high bits); the two 16s of a run are

@@ -243,7 +243,74 @@ constexpr auto mxfp4 = []<int K>(const void* w, const TokenGroup<K>& tokens, siz
     grid_dot<Mxfp4Format>(w, tokens, n);
 };
 
+// Word i of a permute index: scale (i / 8) of four, the two sub-blocks of run k in each half
+// (half 0: scales 2k, 2k + 1; half 1: 8 + 2k, 9 + 2k).
+constexpr std::array<uint16_t, 32> q3_k_scale_words(int k) {
+    std::array<uint16_t, 32> index{};
+    const int scales[4] = {2 * k, 2 * k + 1, 8 + 2 * k, 9 + 2 * k};
+    for (int i = 0; i < 32; ++i) index[i] = static_cast<uint16_t>(scales[i / 8]);
+    return index;
+}
+
+// Q3_K: the AVX2 kernel's runs two at a time, run k of both halves of the super-block in one
+// 512-bit vector: the 64 quant bytes load whole, the high bits once with the second half's
+// pre-shifted by four, and each half's activations are joined to match. Values are read
+// unsigned (bit pair plus 4 with the high bit) and the 4 comes back out through the
+// activations' sums per 16.
+constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
+    static constexpr std::array<uint16_t, 32> kScaleWords[4] = {
+        q3_k_scale_words(0), q3_k_scale_words(1), q3_k_scale_words(2), q3_k_scale_words(3)};
+    const auto* x = static_cast<const BlockQ3_K*>(w);
+    const auto y = activation_rows<BlockQ8K>(group);
+    __m256 acc[K];
+    for (int t = 0; t < K; ++t) acc[t] = _mm256_setzero_ps();
+    for (size_t b = 0; b < n / 256; ++b) {
+        if constexpr (K == 1) prefetch_ahead(x + b);
+        const __m256i wide_scales = _mm256_cvtepi8_epi16(q3_k_scales(x[b].scales));
+        const __m512i scales = _mm512_castsi256_si512(wide_scales);
+        const __m512i packed = _mm512_loadu_si512(x[b].quants);
+        const __m512i both = _mm512_broadcast_i64x4(load(x[b].high_bits));
+        const __m512i high = _mm512_mask_srli_epi16(both, 0xffff0000, both, 4);
+        __m512i sums[K];
+        for (int t = 0; t < K; ++t) sums[t] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+            const __m512i pairs =
+                _mm512_and_si512(_mm512_srli_epi16(packed, 2 * k), _mm512_set1_epi8(0x03));
+            const __m512i placed =
+                k < 2 ? _mm512_slli_epi16(high, 2 - k) : _mm512_srli_epi16(high, k - 2);
+            const __m512i values =
+                _mm512_or_si512(pairs, _mm512_and_si512(placed, _mm512_set1_epi8(0x04)));
+            const __m512i pair_scales =
+                _mm512_permutexvar_epi16(_mm512_loadu_si512(kScaleWords[k].data()), scales);
+#pragma GCC unroll 8
+            for (int t = 0; t < K; ++t) {
+                const __m512i activations =
+                    _mm512_inserti64x4(_mm512_castsi256_si512(load(y[t][b].quants + 32 * k)),
+                                       load(y[t][b].quants + 128 + 32 * k), 1);
+                const __m512i products = _mm512_maddubs_epi16(values, activations);
+                sums[t] = _mm512_add_epi32(sums[t], _mm512_madd_epi16(products, pair_scales));
+            }
+        }
+        const float scale = _cvtsh_ss(x[b].scale);
+#pragma GCC unroll 8
+        for (int t = 0; t < K; ++t) {
+            const __m256i offsets = _mm256_madd_epi16(wide_scales, load(y[t][b].sums));
+            const __m256i halves = _mm256_add_epi32(_mm512_castsi512_si256(sums[t]),
+                                                    _mm512_extracti64x4_epi64(sums[t], 1));
+            const __m256i total = _mm256_sub_epi32(halves, _mm256_slli_epi32(offsets, 2));
+            acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(scale * y[t][b].scale),
+                                     _mm256_cvtepi32_ps(total), acc[t]);
+        }
+    }
+    for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
+};
+
 }  // namespace
+
+void set_k_quant_kernels(DotTable& table) {
+    set_kernel<q3_k>(table, kQ3_K);
+}
 
 void set_grid_kernels(DotTable& table) {
     for (const int type : {kQ4_0, kIQ4_NL, kMXFP4}) {

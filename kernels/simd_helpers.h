@@ -34,6 +34,22 @@ template <typename Block>
     for (size_t line = 0; line < sizeof(Block); line += 64) _mm_prefetch(ahead + line, _MM_HINT_T0);
 }
 
+// A Q3_K super-block's sixteen 6-bit scales, 32 already subtracted: the low four bits of scales
+// 0-7 are the low nibbles of bytes 0-7 and of scales 8-15 the high ones; the top two bits of
+// scale i are bits 2 * (i / 4) and up of byte 8 + i % 4.
+inline __m128i q3_k_scales(const uint8_t* packed) {
+    uint32_t words[3];
+    std::memcpy(words, packed, sizeof words);
+    constexpr uint32_t kLow4 = 0x0f0f0f0f, kTop2 = 0x03030303;
+    const auto scales = [&](uint32_t low, int high_shift) {
+        return static_cast<int>(low | (((words[2] >> high_shift) & kTop2) << 4));
+    };
+    const __m128i unsigned_scales =
+        _mm_set_epi32(scales((words[1] >> 4) & kLow4, 6), scales((words[0] >> 4) & kLow4, 4),
+                      scales(words[1] & kLow4, 2), scales(words[0] & kLow4, 0));
+    return _mm_sub_epi8(unsigned_scales, _mm_set1_epi8(32));
+}
+
 // e^x to about one ulp for x in [-87, 88]: 2^n times a degree-6 polynomial of the remainder.
 inline __m256 exp(__m256 x) {
     x = _mm256_min_ps(_mm256_max_ps(x, _mm256_set1_ps(-87.0f)), _mm256_set1_ps(88.0f));
