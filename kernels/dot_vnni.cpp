@@ -378,25 +378,31 @@ float dot_q4_k(const void* w, const void* a, size_t n) {
     for (size_t b = 0; b < n / 256; ++b) {
         prefetch_ahead(x + b);
         const __m512i unpacked = _mm512_castsi128_si512(k_scale_bytes(x[b].scales));
-        __m512i sum = _mm512_setzero_si512();
+        // The low and high nibbles' products add into sums of their own: one chain of four
+        // dependent vpdpwssd was the dot's critical path (7.4 ns a super-block in L2).
+        __m512i low_sum = _mm512_setzero_si512(), high_sum = _mm512_setzero_si512();
 #pragma GCC unroll 2
         for (int c = 0; c < 2; ++c) {
-            const __m512i packed = _mm512_loadu_si512(x[b].quants + 64 * c);
-            const __m512i first = _mm512_loadu_si512(y[b].quants + 128 * c);
-            const __m512i second = _mm512_loadu_si512(y[b].quants + 128 * c + 64);
+            // Each vector loaded once: GCC otherwise folds the loads into both of their uses,
+            // reading every weight and activation byte twice (8% of the dot in L2).
+            __m512i packed = _mm512_loadu_si512(x[b].quants + 64 * c);
+            __m512i first = _mm512_loadu_si512(y[b].quants + 128 * c);
+            __m512i second = _mm512_loadu_si512(y[b].quants + 128 * c + 64);
+            asm("" : "+v"(packed), "+v"(first), "+v"(second));
             const __m512i low = _mm512_and_si512(packed, nibble);
             const __m512i high = _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
             const __m512i low_scales = _mm512_maskz_permutexvar_epi8(
                 kEvenBytes, _mm512_loadu_si512(kPairs[2 * c].data()), unpacked);
             const __m512i high_scales = _mm512_maskz_permutexvar_epi8(
                 kEvenBytes, _mm512_loadu_si512(kPairs[2 * c + 1].data()), unpacked);
-            sum = _mm512_dpwssd_epi32(
-                sum, _mm512_maddubs_epi16(low, _mm512_shuffle_i64x2(first, second, 0x44)),
+            low_sum = _mm512_dpwssd_epi32(
+                low_sum, _mm512_maddubs_epi16(low, _mm512_shuffle_i64x2(first, second, 0x44)),
                 low_scales);
-            sum = _mm512_dpwssd_epi32(
-                sum, _mm512_maddubs_epi16(high, _mm512_shuffle_i64x2(first, second, 0xee)),
+            high_sum = _mm512_dpwssd_epi32(
+                high_sum, _mm512_maddubs_epi16(high, _mm512_shuffle_i64x2(first, second, 0xee)),
                 high_scales);
         }
+        const __m512i sum = _mm512_add_epi32(low_sum, high_sum);
         acc = _mm512_fmadd_ps(_mm512_set1_ps(_cvtsh_ss(x[b].scale) * y[b].scale),
                               _mm512_cvtepi32_ps(sum), acc);
         // Each minimum twice (one per 16-element activation sum), times those sums.

@@ -66,19 +66,20 @@ inline __m256 exp(__m256 x) {
     return _mm256_mul_ps(p, _mm256_castsi256_ps(exponent));
 }
 
-// A Q4_K/Q5_K super-block's eight 6-bit scales (bytes 0-7) and minimums (bytes 8-15), unpacked
-// with word operations rather than byte by byte: sub-blocks 0-3 keep six bits in bytes 0-3
-// (scales) and 4-7 (minimums); 4-7 take their low four bits from bytes 8-11 and their top two
-// from the spare bits of bytes 0-7.
+// A Q4_K/Q5_K super-block's eight 6-bit scales (bytes 0-7) and minimums (bytes 8-15), in
+// vector operations (a third of the scalar word version's, which was a tenth of a decode dot):
+// sub-blocks 0-3 keep six bits in bytes 0-3 (scales) and 4-7 (minimums); 4-7 take their low
+// four bits from the nibbles of bytes 8-11 and their top two from the spare bits of bytes 0-7.
+// Reads 16 bytes: the block's quants follow its 12 scale bytes in both formats.
 inline __m128i k_scale_bytes(const uint8_t* packed) {
-    uint32_t words[3];
-    std::memcpy(words, packed, sizeof words);
-    constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kTop2 = 0x03030303;
-    const uint32_t scales_low = words[0] & kLow6, minimums_low = words[1] & kLow6;
-    const uint32_t scales_high = (words[2] & kLow4) | (((words[0] >> 6) & kTop2) << 4);
-    const uint32_t minimums_high = ((words[2] >> 4) & kLow4) | (((words[1] >> 6) & kTop2) << 4);
-    return _mm_set_epi32(static_cast<int>(minimums_high), static_cast<int>(minimums_low),
-                         static_cast<int>(scales_high), static_cast<int>(scales_low));
+    const __m128i words = _mm_loadu_si128(reinterpret_cast<const __m128i*>(packed));
+    // Words 0-3 of the result from words 0, 2, 1, 2 (their low bits) and words -, 0, -, 1 (top
+    // bits).
+    const __m128i low = _mm_srlv_epi32(_mm_shuffle_epi32(words, 0x98), _mm_setr_epi32(0, 0, 0, 4));
+    const __m128i top = _mm_srli_epi32(_mm_shuffle_epi32(words, 0x40), 2);
+    return _mm_or_si128(
+        _mm_and_si128(low, _mm_setr_epi32(0x3f3f3f3f, 0x0f0f0f0f, 0x3f3f3f3f, 0x0f0f0f0f)),
+        _mm_and_si128(top, _mm_setr_epi32(0, 0x30303030, 0, 0x30303030)));
 }
 
 }  // namespace
