@@ -243,13 +243,52 @@ constexpr auto mxfp4 = []<int K>(const void* w, const TokenGroup<K>& tokens, siz
     grid_dot<Mxfp4Format>(w, tokens, n);
 };
 
-// Word i of a permute index: scale (i / 8) of four, the two sub-blocks of run k in each half
-// (half 0: scales 2k, 2k + 1; half 1: 8 + 2k, 9 + 2k).
-constexpr std::array<uint16_t, 32> q3_k_scale_words(int k) {
+// Q3_K and Q6_K have a scale per 16 elements, and their decode dots put run k (32 elements) of
+// both halves of a super-block in one 512-bit vector. Word i of a permute index: scale (i / 8) of
+// four, the two 16s of run k in each half (half 0: scales 2k, 2k + 1; half 1: 8 + 2k, 9 + 2k).
+constexpr std::array<uint16_t, 32> run_scale_words(int k) {
     std::array<uint16_t, 32> index{};
     const int scales[4] = {2 * k, 2 * k + 1, 8 + 2 * k, 9 + 2 * k};
     for (int i = 0; i < 32; ++i) index[i] = static_cast<uint16_t>(scales[i / 8]);
     return index;
+}
+
+// Run k's unsigned values times each token's activations (each half's 32 joined to match),
+// weighted by the run's four scales, added to the tokens' sums.
+template <int K>
+[[gnu::always_inline]] inline void add_run(__m512i values, int k, __m512i scales,
+                                           const std::array<const BlockQ8K*, K>& y, size_t b,
+                                           __m512i (&sums)[K]) {
+    static constexpr std::array<uint16_t, 32> kScaleWords[4] = {
+        run_scale_words(0), run_scale_words(1), run_scale_words(2), run_scale_words(3)};
+    const __m512i pair_scales =
+        _mm512_permutexvar_epi16(_mm512_loadu_si512(kScaleWords[k].data()), scales);
+#pragma GCC unroll 8
+    for (int t = 0; t < K; ++t) {
+        const __m512i activations =
+            _mm512_inserti64x4(_mm512_castsi256_si512(load(y[t][b].quants + 32 * k)),
+                               load(y[t][b].quants + 128 + 32 * k), 1);
+        const __m512i products = _mm512_maddubs_epi16(values, activations);
+        sums[t] = _mm512_add_epi32(sums[t], _mm512_madd_epi16(products, pair_scales));
+    }
+}
+
+// A super-block's sums into the tokens' accumulators: the values' offset (2^shift) comes back
+// out through the activations' sums per 16, each times its scale.
+template <int K>
+[[gnu::always_inline]] inline void add_super_block(const __m512i (&sums)[K], __m256i wide_scales,
+                                                   int shift, float scale,
+                                                   const std::array<const BlockQ8K*, K>& y,
+                                                   size_t b, __m256 (&acc)[K]) {
+#pragma GCC unroll 8
+    for (int t = 0; t < K; ++t) {
+        const __m256i offsets = _mm256_madd_epi16(wide_scales, load(y[t][b].sums));
+        const __m256i halves = _mm256_add_epi32(_mm512_castsi512_si256(sums[t]),
+                                                _mm512_extracti64x4_epi64(sums[t], 1));
+        const __m256i total = _mm256_sub_epi32(halves, _mm256_slli_epi32(offsets, shift));
+        acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(scale * y[t][b].scale), _mm256_cvtepi32_ps(total),
+                                 acc[t]);
+    }
 }
 
 // Q3_K: the AVX2 kernel's runs two at a time, run k of both halves of the super-block in one
@@ -258,8 +297,6 @@ constexpr std::array<uint16_t, 32> q3_k_scale_words(int k) {
 // unsigned (bit pair plus 4 with the high bit) and the 4 comes back out through the
 // activations' sums per 16.
 constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
-    static constexpr std::array<uint16_t, 32> kScaleWords[4] = {
-        q3_k_scale_words(0), q3_k_scale_words(1), q3_k_scale_words(2), q3_k_scale_words(3)};
     const auto* x = static_cast<const BlockQ3_K*>(w);
     const auto y = activation_rows<BlockQ8K>(group);
     __m256 acc[K];
@@ -281,27 +318,48 @@ constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
                 k < 2 ? _mm512_slli_epi16(high, 2 - k) : _mm512_srli_epi16(high, k - 2);
             const __m512i values =
                 _mm512_or_si512(pairs, _mm512_and_si512(placed, _mm512_set1_epi8(0x04)));
-            const __m512i pair_scales =
-                _mm512_permutexvar_epi16(_mm512_loadu_si512(kScaleWords[k].data()), scales);
-#pragma GCC unroll 8
-            for (int t = 0; t < K; ++t) {
-                const __m512i activations =
-                    _mm512_inserti64x4(_mm512_castsi256_si512(load(y[t][b].quants + 32 * k)),
-                                       load(y[t][b].quants + 128 + 32 * k), 1);
-                const __m512i products = _mm512_maddubs_epi16(values, activations);
-                sums[t] = _mm512_add_epi32(sums[t], _mm512_madd_epi16(products, pair_scales));
-            }
+            add_run<K>(values, k, scales, y, b, sums);
         }
-        const float scale = _cvtsh_ss(x[b].scale);
-#pragma GCC unroll 8
-        for (int t = 0; t < K; ++t) {
-            const __m256i offsets = _mm256_madd_epi16(wide_scales, load(y[t][b].sums));
-            const __m256i halves = _mm256_add_epi32(_mm512_castsi512_si256(sums[t]),
-                                                    _mm512_extracti64x4_epi64(sums[t], 1));
-            const __m256i total = _mm256_sub_epi32(halves, _mm256_slli_epi32(offsets, 2));
-            acc[t] = _mm256_fmadd_ps(_mm256_set1_ps(scale * y[t][b].scale),
-                                     _mm256_cvtepi32_ps(total), acc[t]);
+        add_super_block<K>(sums, wide_scales, 2, _cvtsh_ss(x[b].scale), y, b, acc);
+    }
+    for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
+};
+
+// Q6_K: as Q3_K, run k of both halves in one vector; a run's 6-bit values are a nibble of the
+// low-bit bytes with a bit pair of the high-bit bytes above it, offset by 32.
+constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
+    const auto* x = static_cast<const BlockQ6_K*>(w);
+    const auto y = activation_rows<BlockQ8K>(group);
+    const __m512i nibble = _mm512_set1_epi8(0x0f), pair = _mm512_set1_epi8(0x30);
+    __m256 acc[K];
+    for (int t = 0; t < K; ++t) acc[t] = _mm256_setzero_ps();
+    for (size_t b = 0; b < n / 256; ++b) {
+        const __m256i wide_scales =
+            _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].scales)));
+        const __m512i scales = _mm512_castsi256_si512(wide_scales);
+        // Runs 0 and 2 of each half read bytes 0-31 of its 64 low-bit bytes, runs 1 and 3 bytes
+        // 32-63; the high-bit bytes of both halves are 64 in a row. Loaded in address order, once
+        // each (out of order, a single stream from memory ran slower than the AVX2 kernel's).
+        __m512i head = _mm512_loadu_si512(x[b].low_bits),
+                tail = _mm512_loadu_si512(x[b].low_bits + 64);
+        asm("" : "+v"(head), "+v"(tail));
+        const __m512i first = _mm512_shuffle_i64x2(head, tail, 0x44);
+        const __m512i second = _mm512_shuffle_i64x2(head, tail, 0xee);
+        const __m512i high = _mm512_loadu_si512(x[b].high_bits);
+        __m512i sums[K];
+        for (int t = 0; t < K; ++t) sums[t] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+        for (int k = 0; k < 4; ++k) {
+            const __m512i low = k % 2 == 0 ? first : second;
+            const __m512i nibbles =
+                _mm512_and_si512(k < 2 ? low : _mm512_srli_epi16(low, 4), nibble);
+            const __m512i top = _mm512_and_si512(
+                k == 2 ? high
+                       : (k < 2 ? _mm512_slli_epi16(high, 4 - 2 * k) : _mm512_srli_epi16(high, 2)),
+                pair);
+            add_run<K>(_mm512_or_si512(nibbles, top), k, scales, y, b, sums);
         }
+        add_super_block<K>(sums, wide_scales, 5, _cvtsh_ss(x[b].scale), y, b, acc);
     }
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
 };
@@ -310,6 +368,7 @@ constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
 
 void set_k_quant_kernels(DotTable& table) {
     set_kernel<q3_k>(table, kQ3_K);
+    set_kernel<q6_k>(table, kQ6_K);
 }
 
 void set_grid_kernels(DotTable& table) {
