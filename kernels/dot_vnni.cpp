@@ -364,10 +364,81 @@ constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
 };
 
+// 64 bytes of Q4_K nibbles cover 128 elements: the low nibbles are sub-blocks 2c (bytes 0-31)
+// and 2c + 2 (bytes 32-63), the high ones 2c + 1 and 2c + 3. The activations' 128-bit lanes are
+// shuffled to match, u8 x s8 pairs summed to 16 bits, then multiplied by each lane's scale and
+// summed to 32 bits in one vpdpwssd. Minimums meet the activation sums once per super-block.
+// A group of K tokens shares each super-block's unpacking (nibbles, scale and minimum words).
+constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
+    static constexpr std::array<uint8_t, 64> kPairs[4] = {word_index(0, 2), word_index(1, 3),
+                                                          word_index(4, 6), word_index(5, 7)};
+    static constexpr std::array<uint8_t, 64> kMinimums = [] {
+        std::array<uint8_t, 64> index{};
+        for (int i = 0; i < 32; i += 2) index[i] = static_cast<uint8_t>(8 + i / 4);
+        return index;
+    }();
+    const auto* x = static_cast<const BlockQ4_K*>(w);
+    const auto y = activation_rows<BlockQ8K>(group);
+    const __m512i nibble = _mm512_set1_epi8(0x0f);
+    __m512 acc[K];
+    __m256 offsets[K];
+    for (int t = 0; t < K; ++t) acc[t] = _mm512_setzero_ps(), offsets[t] = _mm256_setzero_ps();
+    for (size_t b = 0; b < n / 256; ++b) {
+        if constexpr (K == 1) prefetch_ahead(x + b);
+        const __m512i unpacked = _mm512_castsi128_si512(k_scale_bytes(x[b].scales));
+        // The low and high nibbles' products add into sums of their own: for one token, a chain
+        // of four dependent vpdpwssd was the critical path. (Integer sums: the same either way.)
+        __m512i low_sum[K], high_sum[K];
+        for (int t = 0; t < K; ++t) low_sum[t] = high_sum[t] = _mm512_setzero_si512();
+#pragma GCC unroll 2
+        for (int c = 0; c < 2; ++c) {
+            // Each vector loaded once: GCC otherwise folds the loads into both of their uses,
+            // reading every weight and activation byte twice (8% of the dot in L2).
+            __m512i packed = _mm512_loadu_si512(x[b].quants + 64 * c);
+            asm("" : "+v"(packed));
+            const __m512i low = _mm512_and_si512(packed, nibble);
+            const __m512i high = _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
+            const __m512i low_scales = _mm512_maskz_permutexvar_epi8(
+                kEvenBytes, _mm512_loadu_si512(kPairs[2 * c].data()), unpacked);
+            const __m512i high_scales = _mm512_maskz_permutexvar_epi8(
+                kEvenBytes, _mm512_loadu_si512(kPairs[2 * c + 1].data()), unpacked);
+#pragma GCC unroll 8
+            for (int t = 0; t < K; ++t) {
+                __m512i first = _mm512_loadu_si512(y[t][b].quants + 128 * c);
+                __m512i second = _mm512_loadu_si512(y[t][b].quants + 128 * c + 64);
+                asm("" : "+v"(first), "+v"(second));
+                low_sum[t] = _mm512_dpwssd_epi32(
+                    low_sum[t],
+                    _mm512_maddubs_epi16(low, _mm512_shuffle_i64x2(first, second, 0x44)),
+                    low_scales);
+                high_sum[t] = _mm512_dpwssd_epi32(
+                    high_sum[t],
+                    _mm512_maddubs_epi16(high, _mm512_shuffle_i64x2(first, second, 0xee)),
+                    high_scales);
+            }
+        }
+        // Each minimum twice (one per 16-element activation sum), times those sums.
+        const __m256i minimums = _mm512_castsi512_si256(_mm512_maskz_permutexvar_epi8(
+            kEvenBytes, _mm512_loadu_si512(kMinimums.data()), unpacked));
+        const float scale = _cvtsh_ss(x[b].scale), minimum = _cvtsh_ss(x[b].minimum);
+#pragma GCC unroll 8
+        for (int t = 0; t < K; ++t) {
+            const __m512i sum = _mm512_add_epi32(low_sum[t], high_sum[t]);
+            acc[t] = _mm512_fmadd_ps(_mm512_set1_ps(scale * y[t][b].scale), _mm512_cvtepi32_ps(sum),
+                                     acc[t]);
+            const __m256i products = _mm256_madd_epi16(minimums, load(y[t][b].sums));
+            offsets[t] = _mm256_fmadd_ps(_mm256_set1_ps(minimum * y[t][b].scale),
+                                         _mm256_cvtepi32_ps(products), offsets[t]);
+        }
+    }
+    for (int t = 0; t < K; ++t) group.put(t, sum_of(acc[t]) - horizontal_sum(offsets[t]));
+};
+
 }  // namespace
 
 void set_k_quant_kernels(DotTable& table) {
     set_kernel<q3_k>(table, kQ3_K);
+    set_kernel<q4_k>(table, kQ4_K);
     set_kernel<q6_k>(table, kQ6_K);
 }
 
@@ -415,63 +486,6 @@ float dot_q8_0(const void* w, const void* a, size_t n) {
                 (y.scales[b] * horizontal_sum(_mm256_cvtepi32_ps(sum)) - 128.0f * y.scaled_sums[b]);
     }
     return horizontal_sum(acc) + tail;
-}
-
-// 64 bytes of Q4_K nibbles cover 128 elements: the low nibbles are sub-blocks 2c (bytes 0-31)
-// and 2c + 2 (bytes 32-63), the high ones 2c + 1 and 2c + 3. The activations' 128-bit lanes are
-// shuffled to match, u8 x s8 pairs summed to 16 bits, then multiplied by each lane's scale and
-// summed to 32 bits in one vpdpwssd. Minimums meet the activation sums once per super-block.
-float dot_q4_k(const void* w, const void* a, size_t n) {
-    static constexpr std::array<uint8_t, 64> kPairs[4] = {word_index(0, 2), word_index(1, 3),
-                                                          word_index(4, 6), word_index(5, 7)};
-    static constexpr std::array<uint8_t, 64> kMinimums = [] {
-        std::array<uint8_t, 64> index{};
-        for (int i = 0; i < 32; i += 2) index[i] = static_cast<uint8_t>(8 + i / 4);
-        return index;
-    }();
-    const auto* x = static_cast<const BlockQ4_K*>(w);
-    const auto* y = static_cast<const BlockQ8K*>(a);
-    const __m512i nibble = _mm512_set1_epi8(0x0f);
-    __m512 acc = _mm512_setzero_ps();
-    __m256 offsets = _mm256_setzero_ps();
-    for (size_t b = 0; b < n / 256; ++b) {
-        prefetch_ahead(x + b);
-        const __m512i unpacked = _mm512_castsi128_si512(k_scale_bytes(x[b].scales));
-        // The low and high nibbles' products add into sums of their own: one chain of four
-        // dependent vpdpwssd was the dot's critical path (7.4 ns a super-block in L2).
-        __m512i low_sum = _mm512_setzero_si512(), high_sum = _mm512_setzero_si512();
-#pragma GCC unroll 2
-        for (int c = 0; c < 2; ++c) {
-            // Each vector loaded once: GCC otherwise folds the loads into both of their uses,
-            // reading every weight and activation byte twice (8% of the dot in L2).
-            __m512i packed = _mm512_loadu_si512(x[b].quants + 64 * c);
-            __m512i first = _mm512_loadu_si512(y[b].quants + 128 * c);
-            __m512i second = _mm512_loadu_si512(y[b].quants + 128 * c + 64);
-            asm("" : "+v"(packed), "+v"(first), "+v"(second));
-            const __m512i low = _mm512_and_si512(packed, nibble);
-            const __m512i high = _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
-            const __m512i low_scales = _mm512_maskz_permutexvar_epi8(
-                kEvenBytes, _mm512_loadu_si512(kPairs[2 * c].data()), unpacked);
-            const __m512i high_scales = _mm512_maskz_permutexvar_epi8(
-                kEvenBytes, _mm512_loadu_si512(kPairs[2 * c + 1].data()), unpacked);
-            low_sum = _mm512_dpwssd_epi32(
-                low_sum, _mm512_maddubs_epi16(low, _mm512_shuffle_i64x2(first, second, 0x44)),
-                low_scales);
-            high_sum = _mm512_dpwssd_epi32(
-                high_sum, _mm512_maddubs_epi16(high, _mm512_shuffle_i64x2(first, second, 0xee)),
-                high_scales);
-        }
-        const __m512i sum = _mm512_add_epi32(low_sum, high_sum);
-        acc = _mm512_fmadd_ps(_mm512_set1_ps(_cvtsh_ss(x[b].scale) * y[b].scale),
-                              _mm512_cvtepi32_ps(sum), acc);
-        // Each minimum twice (one per 16-element activation sum), times those sums.
-        const __m256i minimums = _mm512_castsi512_si256(_mm512_maskz_permutexvar_epi8(
-            kEvenBytes, _mm512_loadu_si512(kMinimums.data()), unpacked));
-        const __m256i products = _mm256_madd_epi16(minimums, load(y[b].sums));
-        offsets = _mm256_fmadd_ps(_mm256_set1_ps(_cvtsh_ss(x[b].minimum) * y[b].scale),
-                                  _mm256_cvtepi32_ps(products), offsets);
-    }
-    return sum_of(acc) - horizontal_sum(offsets);
 }
 
 }  // namespace hearth::kernels::vnni
