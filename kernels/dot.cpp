@@ -60,15 +60,13 @@ DotTable avx2_table() {
 }
 
 // Decode dots for the two most common formats read four (Q4_0) or two (Q8_0) blocks per 512-bit
-// vector against activations laid out to match; the rest are the AVX2 ones. Q8_0 runs token by
-// token in a batch: only that equals its single dot bit for bit. Q4_0, IQ4_NL and MXFP4 read
-// Q4_0's lane groups, and Q3_K, Q4_K and Q6_K the AVX2 kernels' activations, with many-token
-// kernels of their own.
+// vector against activations laid out to match (Q8_0 planar); Q3_K, Q4_K and Q6_K read the AVX2
+// kernels' activations, IQ4_NL and MXFP4 Q4_0's lane groups; the rest are the AVX2 ones. Each
+// has a many-token kernel that equals its single dot bit for bit.
 DotTable vnni_table() {
     DotTable t = avx2_table();
-    set_alone<vnni::dot_q8_0>(t, kQ8_0, ActivationFormat::PlanarQ8);
     vnni::set_grid_kernels(t);
-    vnni::set_k_quant_kernels(t);
+    vnni::set_kernels(t);
     return t;
 }
 #endif

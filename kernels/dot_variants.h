@@ -64,12 +64,11 @@ void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace avx2
 
 namespace vnni {
-float dot_q8_0(const void* w, const void* a, size_t n);  // PlanarQ8 activations
 // Sets Q4_0's, IQ4_NL's and MXFP4's single- and many-token kernels (LaneGroup activations).
 void set_grid_kernels(DotTable& table);
-// Sets Q3_K's, Q4_K's and Q6_K's single- and many-token kernels (BlockQ8K activations, as the
-// AVX2 ones).
-void set_k_quant_kernels(DotTable& table);
+// Sets Q8_0's (PlanarQ8 activations), Q3_K's, Q4_K's and Q6_K's (BlockQ8K, as the AVX2 ones)
+// single- and many-token kernels.
+void set_kernels(DotTable& table);
 }  // namespace vnni
 
 }  // namespace hearth::kernels

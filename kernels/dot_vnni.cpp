@@ -243,6 +243,55 @@ constexpr auto mxfp4 = []<int K>(const void* w, const TokenGroup<K>& tokens, siz
     grid_dot<Mxfp4Format>(w, tokens, n);
 };
 
+// A Q8_0 block's 32 quants load directly as one 256-bit vector, so Q8_0 needs no permutes (a
+// 512-bit version gathering four blocks with them measured 38% slower): eight blocks' dpbusd
+// sums, one lane-wise reduction, their eight scales applied at once from planar activations.
+// The quants are read unsigned (+128); the scaled sums take the 128 back out. A group of K
+// tokens shares the eight blocks' loads and sign flips.
+constexpr auto q8_0 = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
+    const auto* x = static_cast<const BlockQ8_0*>(w);
+    std::array<PlanarQ8, K> y;
+    for (int t = 0; t < K; ++t) {
+        y[t] = planar_q8(group.first + static_cast<size_t>(t) * group.stride, n);
+    }
+    const __m256i sign = _mm256_set1_epi8(static_cast<char>(0x80));
+    const size_t blocks = n / 32;
+    __m256 acc[K];
+    for (int t = 0; t < K; ++t) acc[t] = _mm256_setzero_ps();
+    size_t b = 0;
+    for (; b + 8 <= blocks; b += 8) {
+        __m256i weights[8];
+#pragma GCC unroll 8
+        for (int k = 0; k < 8; ++k) weights[k] = _mm256_xor_si256(load(x[b + k].quants), sign);
+        const __m256 d = q8_0_scales(x + b);
+        const __m256 offset = _mm256_mul_ps(d, _mm256_set1_ps(128.0f));
+#pragma GCC unroll 8
+        for (int t = 0; t < K; ++t) {
+            __m256i sums[8];
+#pragma GCC unroll 8
+            for (int k = 0; k < 8; ++k) {
+                sums[k] = _mm256_dpbusd_epi32(_mm256_setzero_si256(), weights[k],
+                                              load(y[t].quants + 32 * (b + k)));
+            }
+            acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_lanes(sums)),
+                                     _mm256_mul_ps(d, _mm256_loadu_ps(y[t].scales + b)), acc[t]);
+            acc[t] = _mm256_fnmadd_ps(offset, _mm256_loadu_ps(y[t].scaled_sums + b), acc[t]);
+        }
+    }
+    for (int t = 0; t < K; ++t) {
+        float tail = 0.0f;
+        for (size_t rest = b; rest < blocks; ++rest) {
+            const __m256i sum = _mm256_dpbusd_epi32(_mm256_setzero_si256(),
+                                                    _mm256_xor_si256(load(x[rest].quants), sign),
+                                                    load(y[t].quants + 32 * rest));
+            tail += _cvtsh_ss(x[rest].scale) *
+                    (y[t].scales[rest] * horizontal_sum(_mm256_cvtepi32_ps(sum)) -
+                     128.0f * y[t].scaled_sums[rest]);
+        }
+        group.put(t, horizontal_sum(acc[t]) + tail);
+    }
+};
+
 // Q3_K and Q6_K have a scale per 16 elements, and their decode dots put run k (32 elements) of
 // both halves of a super-block in one 512-bit vector. Word i of a permute index: scale (i / 8) of
 // four, the two 16s of run k in each half (half 0: scales 2k, 2k + 1; half 1: 8 + 2k, 9 + 2k).
@@ -436,7 +485,10 @@ constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
 
 }  // namespace
 
-void set_k_quant_kernels(DotTable& table) {
+void set_kernels(DotTable& table) {
+    table.format[kQ8_0] = ActivationFormat::PlanarQ8;
+    table.dot_rows[kQ8_0] = nullptr;
+    set_kernel<q8_0>(table, kQ8_0);
     set_kernel<q3_k>(table, kQ3_K);
     set_kernel<q4_k>(table, kQ4_K);
     set_kernel<q6_k>(table, kQ6_K);
@@ -450,42 +502,6 @@ void set_grid_kernels(DotTable& table) {
     set_kernel<q4_0>(table, kQ4_0);
     set_kernel<iq4_nl>(table, kIQ4_NL);
     set_kernel<mxfp4>(table, kMXFP4);
-}
-
-// A Q8_0 block's 32 quants load directly as one 256-bit vector, so Q8_0 needs no permutes (a
-// 512-bit version gathering four blocks with them measured 38% slower): eight blocks' dpbusd
-// sums, one lane-wise reduction, their eight scales applied at once from planar activations.
-// The quants are read unsigned (+128); the scaled sums take the 128 back out.
-float dot_q8_0(const void* w, const void* a, size_t n) {
-    const auto* x = static_cast<const BlockQ8_0*>(w);
-    const PlanarQ8 y = planar_q8(a, n);
-    const __m256i sign = _mm256_set1_epi8(static_cast<char>(0x80));
-    const size_t blocks = n / 32;
-    __m256 acc = _mm256_setzero_ps();
-    size_t b = 0;
-    for (; b + 8 <= blocks; b += 8) {
-        __m256i sums[8];
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; ++k) {
-            sums[k] = _mm256_dpbusd_epi32(_mm256_setzero_si256(),
-                                          _mm256_xor_si256(load(x[b + k].quants), sign),
-                                          load(y.quants + 32 * (b + k)));
-        }
-        const __m256 d = q8_0_scales(x + b);
-        acc = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_lanes(sums)),
-                              _mm256_mul_ps(d, _mm256_loadu_ps(y.scales + b)), acc);
-        acc = _mm256_fnmadd_ps(_mm256_mul_ps(d, _mm256_set1_ps(128.0f)),
-                               _mm256_loadu_ps(y.scaled_sums + b), acc);
-    }
-    float tail = 0.0f;
-    for (; b < blocks; ++b) {
-        const __m256i sum =
-            _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_xor_si256(load(x[b].quants), sign),
-                                load(y.quants + 32 * b));
-        tail += _cvtsh_ss(x[b].scale) *
-                (y.scales[b] * horizontal_sum(_mm256_cvtepi32_ps(sum)) - 128.0f * y.scaled_sums[b]);
-    }
-    return horizontal_sum(acc) + tail;
 }
 
 }  // namespace hearth::kernels::vnni
