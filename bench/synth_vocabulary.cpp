@@ -6,7 +6,6 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "engine/format/gguf_file.h"
 #include "engine/text/vocabulary.h"
@@ -14,17 +13,13 @@
 namespace hearth::bench {
 namespace {
 
-GgufValue array_of(GgufValueType type, std::vector<GgufValue> items) {
-    return GgufValue(GgufArray{type, std::move(items)});
-}
-
 // Pads the per-token arrays of a copied vocabulary; merges and special ids stay as they were.
 void pad_token_arrays(std::map<std::string, GgufValue>& keys, size_t size) {
     const auto pad = [&](const char* key, auto make_item) {
         const auto found = keys.find(key);
         if (found == keys.end() || found->second.as_array() == nullptr) return;
         GgufArray array = *found->second.as_array();
-        while (array.items.size() < size) array.items.push_back(make_item(array.items.size()));
+        while (array.size() < size) array.push_back(make_item(array.size()));
         found->second = GgufValue(std::move(array));
     };
     pad("tokenizer.ggml.tokens", [](size_t id) { return GgufValue(fmt::format("[PAD{}]", id)); });
@@ -43,22 +38,24 @@ void copy_vocabulary(const std::filesystem::path& source, int size, GgufWriter& 
     }
     const auto* tokens = file.get_array("tokenizer.ggml.tokens");
     if (tokens == nullptr) throw std::runtime_error(source.string() + ": no tokenizer.ggml.tokens");
-    if (tokens->items.size() > static_cast<size_t>(size)) {
+    if (tokens->size() > static_cast<size_t>(size)) {
         throw std::runtime_error(fmt::format("{}: {} tokens, more than the model's {} rows",
-                                             source.string(), tokens->items.size(), size));
+                                             source.string(), tokens->size(), size));
     }
     pad_token_arrays(keys, static_cast<size_t>(size));
     for (auto& [key, value] : keys) writer.set(key, std::move(value));
 }
 
 void write_synthetic_spm_vocabulary(int size, GgufWriter& writer) {
-    std::vector<GgufValue> pieces, scores, kinds;
-    const auto add = [&](std::string piece, TokenKind kind) {
+    GgufArray pieces(GgufValueType::String), scores(GgufValueType::Float32),
+        kinds(GgufValueType::Int32);
+    const auto add = [&](const std::string& piece, TokenKind kind) {
         if (pieces.size() == static_cast<size_t>(size)) return;
         // Earlier pieces score higher, so SentencePiece's merges take short ones first.
-        scores.emplace_back(kind == TokenKind::Normal ? -static_cast<float>(pieces.size()) : 0.0f);
-        pieces.emplace_back(std::move(piece));
-        kinds.emplace_back(static_cast<int32_t>(kind));
+        scores.push_back(
+            GgufValue(kind == TokenKind::Normal ? -static_cast<float>(pieces.size()) : 0.0f));
+        pieces.push_back(piece);
+        kinds.push_back(GgufValue(static_cast<int32_t>(kind)));
     };
     for (const char* special : {"<pad>", "<eos>", "<bos>"}) add(special, TokenKind::Control);
     add("<unk>", TokenKind::Unknown);
@@ -87,9 +84,9 @@ void write_synthetic_spm_vocabulary(int size, GgufWriter& writer) {
     }
     writer.set("tokenizer.ggml.model", GgufValue(std::string("llama")));
     writer.set("tokenizer.ggml.pre", GgufValue(std::string("default")));
-    writer.set("tokenizer.ggml.tokens", array_of(GgufValueType::String, std::move(pieces)));
-    writer.set("tokenizer.ggml.scores", array_of(GgufValueType::Float32, std::move(scores)));
-    writer.set("tokenizer.ggml.token_type", array_of(GgufValueType::Int32, std::move(kinds)));
+    writer.set("tokenizer.ggml.tokens", GgufValue(std::move(pieces)));
+    writer.set("tokenizer.ggml.scores", GgufValue(std::move(scores)));
+    writer.set("tokenizer.ggml.token_type", GgufValue(std::move(kinds)));
     const std::pair<const char*, uint32_t> ids[] = {{"tokenizer.ggml.padding_token_id", 0},
                                                     {"tokenizer.ggml.eos_token_id", 1},
                                                     {"tokenizer.ggml.bos_token_id", 2},

@@ -29,6 +29,10 @@ public:
         throw LoadError(m_file + ": " + message);
     }
 
+    bool has(size_t count) const {
+        return count <= remaining() && count <= m_bytes.size() - m_position;
+    }
+
     void need(size_t count, const std::string& what) const {
         if (count > remaining()) {
             fail("the file ends at byte " + std::to_string(m_file_size) + " while reading " + what +
@@ -46,14 +50,20 @@ public:
         return value;
     }
 
-    std::string read_string(const std::string& what) {
-        const auto length = read<uint64_t>("the length of " + what);
+    std::string read_string(const std::string& what) { return std::string(read_text(what)); }
+
+    // A string's characters where they lie in the bytes read.
+    std::string_view read_text(const std::string& what) {
+        // The message is made only for a length that is not there: a vocabulary has 262,144.
+        if (!has(sizeof(uint64_t))) need(sizeof(uint64_t), "the length of " + what);
+        const auto length = read<uint64_t>(what);
         if (length > remaining()) {
             fail(what + " claims " + std::to_string(length) + " bytes but only " +
                  std::to_string(remaining()) + " remain: truncated or corrupt file");
         }
         need(length, what);
-        std::string text(reinterpret_cast<const char*>(m_bytes.data() + m_position), length);
+        const std::string_view text(reinterpret_cast<const char*>(m_bytes.data() + m_position),
+                                    length);
         m_position += length;
         return text;
     }
@@ -75,51 +85,52 @@ GgufValueType read_value_type(ByteReader& reader, const std::string& what) {
 
 // Smallest encoding of one value of `type`, used to refuse absurd array counts before allocating.
 size_t minimum_encoded_size(GgufValueType type) {
-    switch (type) {
-        case GgufValueType::UInt8:
-        case GgufValueType::Int8:
-        case GgufValueType::Bool:
-            return 1;
-        case GgufValueType::UInt16:
-        case GgufValueType::Int16:
-            return 2;
-        case GgufValueType::UInt32:
-        case GgufValueType::Int32:
-        case GgufValueType::Float32:
-            return 4;
-        case GgufValueType::String:
-        case GgufValueType::UInt64:
-        case GgufValueType::Int64:
-        case GgufValueType::Float64:
-            return 8;
-        case GgufValueType::Array:
-            return 12;
-    }
-    return 1;
+    if (type == GgufValueType::String) return 8;  // its length
+    if (type == GgufValueType::Array) return 12;  // its element type and count
+    return gguf_scalar_size(type);
 }
 
 GgufValue read_value(ByteReader& reader, GgufValueType type, const std::string& what, int depth);
 
-GgufValue read_array(ByteReader& reader, const std::string& what, int depth) {
+// The characters of the `count` strings ahead, read (and checked) by a copy of the reader, so
+// that an array of them is given its whole buffer at once rather than grown into twice its size.
+size_t characters_ahead(const ByteReader& reader, uint64_t count, const std::string& what) {
+    ByteReader scout = reader;
+    size_t characters = 0;
+    for (uint64_t i = 0; i < count; ++i) characters += scout.read_text(what).size();
+    return characters;
+}
+
+GgufArray read_array(ByteReader& reader, const std::string& what, int depth) {
     if (depth >= kMaxArrayDepth) reader.fail(what + " nests arrays too deeply");
-    GgufArray array;
-    array.element_type = read_value_type(reader, "the elements of " + what);
+    GgufArray array(read_value_type(reader, "the elements of " + what));
+    const GgufValueType type = array.element_type();
     const auto count = reader.read<uint64_t>("the element count of " + what);
     if (count > kMaxArrayElements && count <= reader.remaining()) {
         reader.fail(what + " has " + std::to_string(count) +
                     " elements, more than Hearth reads in one array (kMaxArrayElements, " +
                     std::to_string(kMaxArrayElements) + ")");
     }
-    if (count > reader.remaining() / minimum_encoded_size(array.element_type)) {
+    if (count > reader.remaining() / minimum_encoded_size(type)) {
         reader.fail(what + " claims " + std::to_string(count) + " elements but only " +
                     std::to_string(reader.remaining()) +
                     " bytes remain: truncated or corrupt file");
     }
-    array.items.reserve(count);
+    const bool strings = type == GgufValueType::String;
+    // Nested arrays grow as they are read: reserving the count a hostile file claims would cost
+    // about 80 bytes for each 12 of the file.
+    if (type != GgufValueType::Array)
+        array.reserve(count, strings ? characters_ahead(reader, count, what) : 0);
     for (uint64_t i = 0; i < count; ++i) {
-        array.items.push_back(read_value(reader, array.element_type, what, depth + 1));
+        if (strings) {
+            array.push_back(reader.read_text(what));
+        } else if (type == GgufValueType::Array) {
+            array.push_back(read_array(reader, what, depth + 1));
+        } else {
+            array.push_back(read_value(reader, type, what, depth + 1));
+        }
     }
-    return GgufValue(std::move(array));
+    return array;
 }
 
 GgufValue read_value(ByteReader& reader, GgufValueType type, const std::string& what, int depth) {
@@ -153,7 +164,7 @@ GgufValue read_value(ByteReader& reader, GgufValueType type, const std::string& 
         case GgufValueType::String:
             return GgufValue(reader.read_string(what));
         case GgufValueType::Array:
-            return read_array(reader, what, depth);
+            return GgufValue(read_array(reader, what, depth));
     }
     reader.fail(what + " has an unknown value type");
 }

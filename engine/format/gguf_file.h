@@ -21,9 +21,10 @@
 namespace hearth {
 
 inline constexpr int kMaxTensorDims = 4;
-// The most elements one metadata array may hold. Each element becomes a GgufValue of about 40
-// bytes, so without a bound a file of N one-byte elements would cost 40 N bytes of memory; the
-// largest real arrays (vocabularies, BPE merges) hold well under a million.
+// The most elements one metadata array may hold. A string costs 8 bytes beyond its characters
+// and a nested array about 80, so without a bound a file of N empty strings or arrays would
+// cost 8 N to 80 N bytes of memory; the largest real arrays (vocabularies, BPE merges)
+// hold well under a million.
 inline constexpr uint64_t kMaxArrayElements = uint64_t{1} << 24;
 
 struct GgufTensor {

@@ -13,13 +13,13 @@ void write_rewritten(const GgufFile& source, const std::filesystem::path& out,
         if (key == "tokenizer.ggml.tokens" && !rewrite.token_texts.empty()) {
             GgufArray tokens = *value.as_array();
             for (const auto& [id, text] : rewrite.token_texts)
-                tokens.items.at(id) = GgufValue(text);
+                tokens.set(static_cast<size_t>(id), GgufValue(text));
             writer.set(key, GgufValue(std::move(tokens)));
         } else if (key == "tokenizer.ggml.token_type" && !rewrite.control_tokens.empty()) {
             GgufArray kinds = *value.as_array();
             // 3: a control token in GGUF's token_type (TokenKind::Control).
             for (const int32_t id : rewrite.control_tokens)
-                kinds.items.at(id) = GgufValue(int32_t{3});
+                kinds.set(static_cast<size_t>(id), GgufValue(int32_t{3}));
             writer.set(key, GgufValue(std::move(kinds)));
         } else {
             writer.set(key, value);

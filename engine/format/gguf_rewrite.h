@@ -19,8 +19,9 @@ struct GgufRewrite {
     std::set<int32_t> control_tokens;            // ids made control tokens
 };
 
-// Throws std::out_of_range for an id past the vocabulary, std::runtime_error naming `out` when
-// it cannot be written.
+// Throws std::out_of_range for an id past the vocabulary, std::invalid_argument when control
+// tokens are asked of a token_type array that is not int32 (as every converter writes it),
+// std::runtime_error naming `out` when it cannot be written.
 void write_rewritten(const GgufFile& source, const std::filesystem::path& out,
                      const GgufRewrite& rewrite);
 

@@ -1,6 +1,9 @@
 #include "engine/format/gguf_value.h"
 
+#include <cstring>
+#include <functional>
 #include <limits>
+#include <stdexcept>
 
 namespace hearth {
 
@@ -36,6 +39,30 @@ std::string_view gguf_value_type_name(GgufValueType type) {
     return "unknown";
 }
 
+size_t gguf_scalar_size(GgufValueType type) {
+    switch (type) {
+        case GgufValueType::UInt8:
+        case GgufValueType::Int8:
+        case GgufValueType::Bool:
+            return 1;
+        case GgufValueType::UInt16:
+        case GgufValueType::Int16:
+            return 2;
+        case GgufValueType::UInt32:
+        case GgufValueType::Int32:
+        case GgufValueType::Float32:
+            return 4;
+        case GgufValueType::UInt64:
+        case GgufValueType::Int64:
+        case GgufValueType::Float64:
+            return 8;
+        case GgufValueType::String:
+        case GgufValueType::Array:
+            return 0;
+    }
+    return 0;
+}
+
 std::optional<int64_t> GgufValue::as_integer() const {
     return std::visit(
         [](const auto& value) -> std::optional<int64_t> {
@@ -64,6 +91,190 @@ std::optional<double> GgufValue::as_number() const {
 std::optional<bool> GgufValue::as_bool() const {
     if (const auto* b = std::get_if<bool>(&m_storage)) return *b;
     return std::nullopt;
+}
+
+GgufArray::GgufArray(GgufValueType element_type) : m_element_type(element_type) {}
+
+GgufArray::GgufArray(GgufValueType element_type, const std::vector<GgufValue>& items)
+    : m_element_type(element_type) {
+    reserve(items.size());
+    for (const auto& item : items) push_back(item);
+}
+
+size_t GgufArray::size() const {
+    if (m_element_type == GgufValueType::String) return m_string_ends.size();
+    if (m_element_type == GgufValueType::Array) return m_arrays.size();
+    return m_bytes.size() / gguf_scalar_size(m_element_type);
+}
+
+void GgufArray::require(GgufValueType type) const {
+    if (type != m_element_type) {
+        throw std::invalid_argument("a GGUF array of " +
+                                    std::string(gguf_value_type_name(m_element_type)) + " has no " +
+                                    std::string(gguf_value_type_name(type)) + " elements");
+    }
+}
+
+void GgufArray::check_index(size_t index) const {
+    if (index >= size()) {
+        throw std::out_of_range("element " + std::to_string(index) + " of a GGUF array of " +
+                                std::to_string(size()));
+    }
+}
+
+size_t GgufArray::string_begin(size_t index) const {
+    return index == 0 ? 0 : static_cast<size_t>(m_string_ends[index - 1]);
+}
+
+template <typename T>
+T GgufArray::scalar_at(size_t index) const {
+    T value;
+    std::memcpy(&value, m_bytes.data() + index * sizeof(T), sizeof(T));
+    return value;
+}
+
+std::optional<int64_t> GgufArray::integer_at(size_t index) const {
+    check_index(index);
+    if (gguf_scalar_size(m_element_type) == 0) return std::nullopt;
+    return value_at(index).as_integer();
+}
+
+std::optional<double> GgufArray::number_at(size_t index) const {
+    check_index(index);
+    if (gguf_scalar_size(m_element_type) == 0) return std::nullopt;
+    return value_at(index).as_number();
+}
+
+std::string_view GgufArray::string_at(size_t index) const {
+    require(GgufValueType::String);
+    check_index(index);
+    const size_t begin = string_begin(index);
+    return {reinterpret_cast<const char*>(m_bytes.data()) + begin,
+            static_cast<size_t>(m_string_ends[index]) - begin};
+}
+
+const GgufArray& GgufArray::array_at(size_t index) const {
+    require(GgufValueType::Array);
+    check_index(index);
+    return m_arrays[index];
+}
+
+GgufValue GgufArray::value_at(size_t index) const {
+    check_index(index);
+    switch (m_element_type) {
+        case GgufValueType::UInt8:
+            return GgufValue(scalar_at<uint8_t>(index));
+        case GgufValueType::Int8:
+            return GgufValue(scalar_at<int8_t>(index));
+        case GgufValueType::UInt16:
+            return GgufValue(scalar_at<uint16_t>(index));
+        case GgufValueType::Int16:
+            return GgufValue(scalar_at<int16_t>(index));
+        case GgufValueType::UInt32:
+            return GgufValue(scalar_at<uint32_t>(index));
+        case GgufValueType::Int32:
+            return GgufValue(scalar_at<int32_t>(index));
+        case GgufValueType::Float32:
+            return GgufValue(scalar_at<float>(index));
+        case GgufValueType::Bool:
+            return GgufValue(scalar_at<uint8_t>(index) != 0);
+        case GgufValueType::String:
+            return GgufValue(std::string(string_at(index)));
+        case GgufValueType::Array:
+            return GgufValue(m_arrays[index]);
+        case GgufValueType::UInt64:
+            return GgufValue(scalar_at<uint64_t>(index));
+        case GgufValueType::Int64:
+            return GgufValue(scalar_at<int64_t>(index));
+        case GgufValueType::Float64:
+            return GgufValue(scalar_at<double>(index));
+    }
+    throw std::invalid_argument("a GGUF array of an unknown element type");
+}
+
+// Writes a scalar of the array's type over element `index`, in GGUF's encoding (a bool as one
+// byte, 0 or 1).
+void GgufArray::put_scalar(const GgufValue& value, size_t index) {
+    std::visit(
+        [&](const auto& held) {
+            using T = std::decay_t<decltype(held)>;
+            if constexpr (std::is_same_v<T, bool>) {
+                m_bytes[index] = std::byte{held ? uint8_t{1} : uint8_t{0}};
+            } else if constexpr (std::is_arithmetic_v<T>) {
+                std::memcpy(m_bytes.data() + index * sizeof(T), &held, sizeof(T));
+            }
+        },
+        value.storage());
+}
+
+void GgufArray::push_back(const GgufValue& value) {
+    require(value.type());
+    if (const auto* text = value.as_string()) {
+        push_back(std::string_view(*text));
+    } else if (const auto* array = value.as_array()) {
+        m_arrays.push_back(*array);
+    } else {
+        m_bytes.resize(m_bytes.size() + gguf_scalar_size(m_element_type));
+        put_scalar(value, size() - 1);
+    }
+}
+
+// Whether `text` lies in this array's own characters, which move when the buffer changes.
+bool GgufArray::holds(std::string_view text) const {
+    const auto* first = reinterpret_cast<const std::byte*>(text.data());
+    return !text.empty() && std::less_equal<>()(m_bytes.data(), first) &&
+           std::less<>()(first, m_bytes.data() + m_bytes.size());
+}
+
+void GgufArray::push_back(std::string_view text) {
+    require(GgufValueType::String);
+    if (holds(text)) return push_back(std::string_view(std::string(text)));
+    const auto* characters = reinterpret_cast<const std::byte*>(text.data());
+    m_bytes.insert(m_bytes.end(), characters, characters + text.size());
+    m_string_ends.push_back(m_bytes.size());
+}
+
+void GgufArray::push_back(GgufArray array) {
+    require(GgufValueType::Array);
+    m_arrays.push_back(std::move(array));
+}
+
+void GgufArray::set(size_t index, const GgufValue& value) {
+    require(value.type());
+    check_index(index);
+    if (const auto* text = value.as_string()) {
+        replace_string(index, *text);
+    } else if (const auto* array = value.as_array()) {
+        m_arrays[index] = *array;
+    } else {
+        put_scalar(value, index);
+    }
+}
+
+// The characters of the strings after `index` move by the difference in length, and so do
+// their ends.
+void GgufArray::replace_string(size_t index, std::string_view text) {
+    const size_t begin = string_begin(index);
+    const size_t old_length = static_cast<size_t>(m_string_ends[index]) - begin;
+    const auto* characters = reinterpret_cast<const std::byte*>(text.data());
+    m_bytes.erase(m_bytes.begin() + static_cast<ptrdiff_t>(begin),
+                  m_bytes.begin() + static_cast<ptrdiff_t>(begin + old_length));
+    m_bytes.insert(m_bytes.begin() + static_cast<ptrdiff_t>(begin), characters,
+                   characters + text.size());
+    for (size_t later = index; later < m_string_ends.size(); ++later) {
+        m_string_ends[later] = m_string_ends[later] - old_length + text.size();
+    }
+}
+
+void GgufArray::reserve(size_t count, size_t characters) {
+    if (m_element_type == GgufValueType::String) {
+        m_string_ends.reserve(count);
+        m_bytes.reserve(characters);
+    } else if (m_element_type == GgufValueType::Array) {
+        m_arrays.reserve(count);
+    } else {
+        m_bytes.reserve(count * gguf_scalar_size(m_element_type));
+    }
 }
 
 }  // namespace hearth

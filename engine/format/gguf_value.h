@@ -1,6 +1,7 @@
 // A GGUF metadata value: a scalar, a string, or an array of values (arrays may nest).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -28,12 +29,62 @@ enum class GgufValueType : uint32_t {
 };
 
 std::string_view gguf_value_type_name(GgufValueType type);
+// Bytes one value of a scalar type takes in a GGUF file (a bool takes one); 0 for strings and
+// arrays, whose sizes vary.
+size_t gguf_scalar_size(GgufValueType type);
 
 class GgufValue;
 
-struct GgufArray {
-    GgufValueType element_type = GgufValueType::UInt8;
-    std::vector<GgufValue> items;
+// An array of one element type, stored compactly: a vocabulary's 262,144 scores cost their
+// 4 bytes each and its tokens their characters plus 8 bytes each, where one GgufValue per
+// element cost about 40 bytes each (tens of megabytes of a small model's memory). Scalars are
+// kept as GGUF encodes them, side by side; strings as one character buffer and where each ends;
+// only nested arrays as arrays of their own.
+class GgufArray {
+public:
+    explicit GgufArray(GgufValueType element_type = GgufValueType::UInt8);
+    // For arrays written in code; each item must have `element_type`.
+    GgufArray(GgufValueType element_type, const std::vector<GgufValue>& items);
+
+    GgufValueType element_type() const { return m_element_type; }
+    size_t size() const;
+    bool empty() const { return size() == 0; }
+
+    // Element `index`; std::out_of_range past the end. The conversions succeed for the types
+    // and ranges GgufValue::as_integer and as_number accept, and give nullopt otherwise.
+    std::optional<int64_t> integer_at(size_t index) const;
+    std::optional<double> number_at(size_t index) const;
+    // These two throw std::invalid_argument unless the elements are strings (arrays). The view
+    // lasts until the array changes.
+    std::string_view string_at(size_t index) const;
+    const GgufArray& array_at(size_t index) const;
+    // Any element as a value of its own (a copy).
+    GgufValue value_at(size_t index) const;
+
+    // Both throw std::invalid_argument when the value is not of element_type(); set throws
+    // std::out_of_range past the end.
+    void push_back(const GgufValue& value);
+    void set(size_t index, const GgufValue& value);
+    // A string array's or an array of arrays' next element, without a GgufValue around it.
+    void push_back(std::string_view text);
+    void push_back(GgufArray array);
+    // Room for `count` elements and, in a string array, `characters` bytes of text.
+    void reserve(size_t count, size_t characters = 0);
+
+private:
+    void require(GgufValueType type) const;
+    void check_index(size_t index) const;
+    size_t string_begin(size_t index) const;
+    template <typename T>
+    T scalar_at(size_t index) const;
+    void put_scalar(const GgufValue& value, size_t index);
+    void replace_string(size_t index, std::string_view text);
+    bool holds(std::string_view text) const;
+
+    GgufValueType m_element_type;
+    std::vector<std::byte> m_bytes;       // scalars: their encodings; strings: their characters
+    std::vector<uint64_t> m_string_ends;  // strings: where each ends in m_bytes
+    std::vector<GgufArray> m_arrays;      // nested arrays
 };
 
 class GgufValue {

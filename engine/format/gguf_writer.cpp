@@ -26,10 +26,24 @@ public:
         const auto* bytes = reinterpret_cast<const std::byte*>(&value);
         m_out.insert(m_out.end(), bytes, bytes + sizeof(T));
     }
-    void put_string(const std::string& text) {
+    void put_string(std::string_view text) {
         put<uint64_t>(text.size());
         const auto* bytes = reinterpret_cast<const std::byte*>(text.data());
         m_out.insert(m_out.end(), bytes, bytes + text.size());
+    }
+    void put_array(const GgufArray& array) {
+        put<uint32_t>(static_cast<uint32_t>(array.element_type()));
+        put<uint64_t>(array.size());
+        for (size_t i = 0; i < array.size(); ++i) {
+            // Strings and arrays without the copy a value of their own would make.
+            if (array.element_type() == GgufValueType::String) {
+                put_string(array.string_at(i));
+            } else if (array.element_type() == GgufValueType::Array) {
+                put_array(array.array_at(i));
+            } else {
+                put_value(array.value_at(i));
+            }
+        }
     }
     void put_value(const GgufValue& value) {
         std::visit(
@@ -38,9 +52,7 @@ public:
                 if constexpr (std::is_same_v<T, std::string>) {
                     put_string(v);
                 } else if constexpr (std::is_same_v<T, GgufArray>) {
-                    put<uint32_t>(static_cast<uint32_t>(v.element_type));
-                    put<uint64_t>(v.items.size());
-                    for (const auto& item : v.items) put_value(item);
+                    put_array(v);
                 } else if constexpr (std::is_same_v<T, bool>) {
                     put<uint8_t>(v ? 1 : 0);
                 } else {

@@ -69,19 +69,19 @@ Vocabulary Vocabulary::from_gguf(const GgufFile& file) {
     vocab.pre_tokenizer = file.get_string("tokenizer.ggml.pre").value_or("default");
 
     const auto* tokens = file.get_array("tokenizer.ggml.tokens");
-    if (tokens == nullptr || tokens->items.empty()) fail(file, "the vocabulary has no tokens");
-    if (tokens->items.size() > (1u << 22)) fail(file, "the vocabulary is implausibly large");
-    for (const auto& item : tokens->items) {
-        const auto* text = item.as_string();
-        if (text == nullptr) fail(file, "tokenizer.ggml.tokens must hold strings");
-        vocab.tokens.push_back(*text);
-    }
-    const size_t count = vocab.tokens.size();
+    if (tokens == nullptr || tokens->empty()) fail(file, "the vocabulary has no tokens");
+    if (tokens->size() > (1u << 22)) fail(file, "the vocabulary is implausibly large");
+    if (tokens->element_type() != GgufValueType::String)
+        fail(file, "tokenizer.ggml.tokens must hold strings");
+    const size_t count = tokens->size();
+    vocab.tokens.reserve(count);
+    for (size_t id = 0; id < count; ++id) vocab.tokens.emplace_back(tokens->string_at(id));
 
     if (const auto* scores = file.get_array("tokenizer.ggml.scores")) {
-        if (scores->items.size() != count) fail(file, "tokenizer.ggml.scores has the wrong length");
-        for (const auto& item : scores->items) {
-            const auto number = item.as_number();
+        if (scores->size() != count) fail(file, "tokenizer.ggml.scores has the wrong length");
+        vocab.scores.reserve(count);
+        for (size_t id = 0; id < count; ++id) {
+            const auto number = scores->number_at(id);
             if (!number) fail(file, "tokenizer.ggml.scores must hold numbers");
             vocab.scores.push_back(static_cast<float>(*number));
         }
@@ -90,10 +90,10 @@ Vocabulary Vocabulary::from_gguf(const GgufFile& file) {
     }
 
     if (const auto* kinds = file.get_array("tokenizer.ggml.token_type")) {
-        if (kinds->items.size() != count)
-            fail(file, "tokenizer.ggml.token_type has the wrong length");
-        for (const auto& item : kinds->items) {
-            const auto kind = item.as_integer();
+        if (kinds->size() != count) fail(file, "tokenizer.ggml.token_type has the wrong length");
+        vocab.kinds.reserve(count);
+        for (size_t id = 0; id < count; ++id) {
+            const auto kind = kinds->integer_at(id);
             if (!kind || *kind < 0 || *kind > static_cast<int64_t>(TokenKind::Byte)) {
                 fail(file, "tokenizer.ggml.token_type holds an unknown token type");
             }
@@ -104,12 +104,10 @@ Vocabulary Vocabulary::from_gguf(const GgufFile& file) {
     }
 
     if (const auto* merges = file.get_array("tokenizer.ggml.merges")) {
-        vocab.merges.reserve(merges->items.size());
-        for (const auto& item : merges->items) {
-            const auto* text = item.as_string();
-            if (text == nullptr) fail(file, "tokenizer.ggml.merges must hold strings");
-            vocab.merges.push_back(*text);
-        }
+        if (!merges->empty() && merges->element_type() != GgufValueType::String)
+            fail(file, "tokenizer.ggml.merges must hold strings");
+        vocab.merges.reserve(merges->size());
+        for (size_t i = 0; i < merges->size(); ++i) vocab.merges.emplace_back(merges->string_at(i));
     }
 
     const auto size = static_cast<int32_t>(count);

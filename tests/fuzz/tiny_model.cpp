@@ -110,9 +110,9 @@ std::optional<GgufValue> shrunk_value(const Plan& plan, const std::string& key,
         return std::nullopt;
     }
     if (const auto* array = value.as_array()) {
-        GgufArray cut{array->element_type, {}};
-        for (size_t i = 0; i < array->items.size() && i < kMaxArrayItems; ++i) {
-            cut.items.push_back(array->items[i]);
+        GgufArray cut(array->element_type());
+        for (size_t i = 0; i < array->size() && i < kMaxArrayItems; ++i) {
+            cut.push_back(array->value_at(i));
         }
         return GgufValue(std::move(cut));
     }

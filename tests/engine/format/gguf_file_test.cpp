@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstring>
 #include <tuple>
 
@@ -33,9 +34,9 @@ TEST(GgufFile, ReadsTheBundledModel) {
     EXPECT_NEAR(*file->get_number("llama.attention.layer_norm_rms_epsilon"), 1e-5, 1e-12);
     const auto* tokens = file->get_array("tokenizer.ggml.tokens");
     ASSERT_NE(tokens, nullptr);
-    EXPECT_EQ(tokens->element_type, GgufValueType::String);
-    ASSERT_EQ(tokens->items.size(), 512u);
-    EXPECT_EQ(*tokens->items[1].as_string(), "<s>");
+    EXPECT_EQ(tokens->element_type(), GgufValueType::String);
+    ASSERT_EQ(tokens->size(), 512u);
+    EXPECT_EQ(tokens->string_at(1), "<s>");
     ASSERT_EQ(file->tensors().size(), 48u);
     const auto* embedding = file->find_tensor("token_embd.weight");
     ASSERT_NE(embedding, nullptr);
@@ -103,9 +104,9 @@ TEST(GgufFile, ReadsEveryValueTypeAndNestedArraysFromVersions2And3) {
         EXPECT_EQ(file->get_number("f64"), 0.25);
         const auto* nested = file->get_array("nested");
         ASSERT_NE(nested, nullptr);
-        ASSERT_EQ(nested->items.size(), 2u);
-        EXPECT_EQ(nested->items[0].as_array()->items[1].as_integer(), 2);
-        EXPECT_TRUE(nested->items[1].as_array()->items.empty());
+        ASSERT_EQ(nested->size(), 2u);
+        EXPECT_EQ(nested->array_at(0).integer_at(1), 2);
+        EXPECT_TRUE(nested->array_at(1).empty());
         const auto* b = file->find_tensor("b");
         ASSERT_NE(b, nullptr);
         EXPECT_EQ(b->offset % 64, 0u);
@@ -169,6 +170,64 @@ TEST(GgufWriter, WrittenFileReadsBackIdentically) {
     EXPECT_EQ(test::read_bytes(path), writer.serialize());
     const auto file = GgufFile::open(path);
     EXPECT_EQ(file->find_tensor("x")->bytes, 16u);
+}
+
+// Vocabulary-sized arrays of strings (empty ones, long ones, multi-byte UTF-8) and of floats
+// travel through the writer and reader with every value intact: the floats lie in the file as
+// GGUF lays out an array, and the file written again from what was read is the same bytes.
+TEST(GgufWriter, LargeStringAndFloatArraysRoundTrip) {
+    constexpr size_t kCount = 100'000;
+    const auto text_of = [](size_t i) {
+        if (i % 7 == 0) return std::string();
+        return "tok" + std::to_string(i) + std::string(i % 23, 'x') + (i % 5 == 0 ? "é▁" : "");
+    };
+    const auto number_of = [](size_t i) { return static_cast<float>(i) * 0.5f - 1000.25f; };
+    GgufArray texts(GgufValueType::String);
+    GgufArray numbers(GgufValueType::Float32);
+    std::vector<float> raw_numbers;
+    for (size_t i = 0; i < kCount; ++i) {
+        texts.push_back(text_of(i));
+        numbers.push_back(GgufValue(number_of(i)));
+        raw_numbers.push_back(number_of(i));
+    }
+    GgufWriter writer;
+    writer.set("numbers", GgufValue(numbers));
+    writer.set("texts", GgufValue(texts));
+    writer.add_tensor("x", TensorType::F32, {1}, f32_bytes({1}));
+    const auto bytes = writer.serialize();
+
+    std::vector<std::byte> numbers_layout(12);
+    const uint32_t float32 = 6;
+    const uint64_t count = kCount;
+    std::memcpy(numbers_layout.data(), &float32, 4);
+    std::memcpy(numbers_layout.data() + 4, &count, 8);
+    const auto floats = f32_bytes(raw_numbers);
+    numbers_layout.insert(numbers_layout.end(), floats.begin(), floats.end());
+    EXPECT_NE(std::search(bytes.begin(), bytes.end(), numbers_layout.begin(), numbers_layout.end()),
+              bytes.end());
+
+    const test::TempDirectory directory;
+    const auto file = GgufFile::open(directory.write("arrays.gguf", bytes));
+    const auto* read_texts = file->get_array("texts");
+    const auto* read_numbers = file->get_array("numbers");
+    ASSERT_NE(read_texts, nullptr);
+    ASSERT_NE(read_numbers, nullptr);
+    ASSERT_EQ(read_texts->size(), kCount);
+    ASSERT_EQ(read_numbers->size(), kCount);
+    size_t wrong_texts = 0, wrong_numbers = 0;
+    for (size_t i = 0; i < kCount; ++i) {
+        wrong_texts += read_texts->string_at(i) != text_of(i);
+        wrong_numbers += read_numbers->number_at(i) != static_cast<double>(number_of(i));
+    }
+    EXPECT_EQ(wrong_texts, 0u);
+    EXPECT_EQ(wrong_numbers, 0u);
+
+    GgufWriter again;
+    for (const auto& [key, value] : file->metadata()) again.set(key, value);
+    const auto* x = file->find_tensor("x");
+    again.add_tensor(x->name, x->type, x->shape,
+                     std::vector<std::byte>(x->data, x->data + x->bytes));
+    EXPECT_EQ(again.serialize(), bytes);
 }
 
 // A tensor whose bytes are made while the file is written (hearth-synth-model's multi-gigabyte

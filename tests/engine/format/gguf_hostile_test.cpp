@@ -99,7 +99,7 @@ TEST_F(GgufHostileTest, AbsurdCountsAndLengthsAllocateNothing) {
     expect_error(RawGguf().header(0, 1).string("k").u32(8).u64(uint64_t{1} << 62).bytes, "claims");
 }
 
-// An array the file really holds can still cost forty times its bytes as values: past
+// An array the file really holds can still cost several times its bytes in memory: past
 // kMaxArrayElements it is refused by the limit's name before anything is allocated.
 TEST_F(GgufHostileTest, AnArrayPastTheElementLimitIsRefusedByName) {
     const uint64_t count = kMaxArrayElements + 1;
