@@ -118,7 +118,7 @@ GgufArray read_array(ByteReader& reader, const std::string& what, int depth) {
     }
     const bool strings = type == GgufValueType::String;
     // Nested arrays grow as they are read: reserving the count a hostile file claims would cost
-    // about 80 bytes for each 12 of the file.
+    // about 110 bytes for each 12 of the file.
     if (type != GgufValueType::Array)
         array.reserve(count, strings ? characters_ahead(reader, count, what) : 0);
     for (uint64_t i = 0; i < count; ++i) {

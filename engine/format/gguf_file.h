@@ -22,8 +22,8 @@ namespace hearth {
 
 inline constexpr int kMaxTensorDims = 4;
 // The most elements one metadata array may hold. A string costs 8 bytes beyond its characters
-// and a nested array about 80, so without a bound a file of N empty strings or arrays would
-// cost 8 N to 80 N bytes of memory; the largest real arrays (vocabularies, BPE merges)
+// and a nested array about 110, so without a bound a file of N empty strings or arrays would
+// cost 8 N to 110 N bytes of memory; the largest real arrays (vocabularies, BPE merges)
 // hold well under a million.
 inline constexpr uint64_t kMaxArrayElements = uint64_t{1} << 24;
 

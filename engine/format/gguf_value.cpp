@@ -1,7 +1,6 @@
 #include "engine/format/gguf_value.h"
 
 #include <cstring>
-#include <functional>
 #include <limits>
 #include <stdexcept>
 
@@ -102,7 +101,7 @@ GgufArray::GgufArray(GgufValueType element_type, const std::vector<GgufValue>& i
 }
 
 size_t GgufArray::size() const {
-    if (m_element_type == GgufValueType::String) return m_string_ends.size();
+    if (m_element_type == GgufValueType::String) return m_strings.size();
     if (m_element_type == GgufValueType::Array) return m_arrays.size();
     return m_bytes.size() / gguf_scalar_size(m_element_type);
 }
@@ -120,10 +119,6 @@ void GgufArray::check_index(size_t index) const {
         throw std::out_of_range("element " + std::to_string(index) + " of a GGUF array of " +
                                 std::to_string(size()));
     }
-}
-
-size_t GgufArray::string_begin(size_t index) const {
-    return index == 0 ? 0 : static_cast<size_t>(m_string_ends[index - 1]);
 }
 
 template <typename T>
@@ -147,10 +142,12 @@ std::optional<double> GgufArray::number_at(size_t index) const {
 
 std::string_view GgufArray::string_at(size_t index) const {
     require(GgufValueType::String);
-    check_index(index);
-    const size_t begin = string_begin(index);
-    return {reinterpret_cast<const char*>(m_bytes.data()) + begin,
-            static_cast<size_t>(m_string_ends[index]) - begin};
+    return m_strings.at(index);
+}
+
+const StringTable& GgufArray::strings() const {
+    require(GgufValueType::String);
+    return m_strings;
 }
 
 const GgufArray& GgufArray::array_at(size_t index) const {
@@ -219,19 +216,9 @@ void GgufArray::push_back(const GgufValue& value) {
     }
 }
 
-// Whether `text` lies in this array's own characters, which move when the buffer changes.
-bool GgufArray::holds(std::string_view text) const {
-    const auto* first = reinterpret_cast<const std::byte*>(text.data());
-    return !text.empty() && std::less_equal<>()(m_bytes.data(), first) &&
-           std::less<>()(first, m_bytes.data() + m_bytes.size());
-}
-
 void GgufArray::push_back(std::string_view text) {
     require(GgufValueType::String);
-    if (holds(text)) return push_back(std::string_view(std::string(text)));
-    const auto* characters = reinterpret_cast<const std::byte*>(text.data());
-    m_bytes.insert(m_bytes.end(), characters, characters + text.size());
-    m_string_ends.push_back(m_bytes.size());
+    m_strings.push_back(text);
 }
 
 void GgufArray::push_back(GgufArray array) {
@@ -243,7 +230,7 @@ void GgufArray::set(size_t index, const GgufValue& value) {
     require(value.type());
     check_index(index);
     if (const auto* text = value.as_string()) {
-        replace_string(index, *text);
+        m_strings.set(index, *text);
     } else if (const auto* array = value.as_array()) {
         m_arrays[index] = *array;
     } else {
@@ -251,25 +238,9 @@ void GgufArray::set(size_t index, const GgufValue& value) {
     }
 }
 
-// The characters of the strings after `index` move by the difference in length, and so do
-// their ends.
-void GgufArray::replace_string(size_t index, std::string_view text) {
-    const size_t begin = string_begin(index);
-    const size_t old_length = static_cast<size_t>(m_string_ends[index]) - begin;
-    const auto* characters = reinterpret_cast<const std::byte*>(text.data());
-    m_bytes.erase(m_bytes.begin() + static_cast<ptrdiff_t>(begin),
-                  m_bytes.begin() + static_cast<ptrdiff_t>(begin + old_length));
-    m_bytes.insert(m_bytes.begin() + static_cast<ptrdiff_t>(begin), characters,
-                   characters + text.size());
-    for (size_t later = index; later < m_string_ends.size(); ++later) {
-        m_string_ends[later] = m_string_ends[later] - old_length + text.size();
-    }
-}
-
 void GgufArray::reserve(size_t count, size_t characters) {
     if (m_element_type == GgufValueType::String) {
-        m_string_ends.reserve(count);
-        m_bytes.reserve(characters);
+        m_strings.reserve(count, characters);
     } else if (m_element_type == GgufValueType::Array) {
         m_arrays.reserve(count);
     } else {

@@ -9,6 +9,8 @@
 #include <variant>
 #include <vector>
 
+#include "engine/format/string_table.h"
+
 namespace hearth {
 
 // Values serialised in GGUF files: do not change or reuse.
@@ -38,8 +40,8 @@ class GgufValue;
 // An array of one element type, stored compactly: a vocabulary's 262,144 scores cost their
 // 4 bytes each and its tokens their characters plus 8 bytes each, where one GgufValue per
 // element cost about 40 bytes each (tens of megabytes of a small model's memory). Scalars are
-// kept as GGUF encodes them, side by side; strings as one character buffer and where each ends;
-// only nested arrays as arrays of their own.
+// kept as GGUF encodes them, side by side; strings in a StringTable; only nested arrays as
+// arrays of their own.
 class GgufArray {
 public:
     explicit GgufArray(GgufValueType element_type = GgufValueType::UInt8);
@@ -54,9 +56,10 @@ public:
     // and ranges GgufValue::as_integer and as_number accept, and give nullopt otherwise.
     std::optional<int64_t> integer_at(size_t index) const;
     std::optional<double> number_at(size_t index) const;
-    // These two throw std::invalid_argument unless the elements are strings (arrays). The view
-    // lasts until the array changes.
+    // These throw std::invalid_argument unless the elements are strings (arrays). A view lasts
+    // until the array changes.
     std::string_view string_at(size_t index) const;
+    const StringTable& strings() const;
     const GgufArray& array_at(size_t index) const;
     // Any element as a value of its own (a copy).
     GgufValue value_at(size_t index) const;
@@ -74,17 +77,14 @@ public:
 private:
     void require(GgufValueType type) const;
     void check_index(size_t index) const;
-    size_t string_begin(size_t index) const;
     template <typename T>
     T scalar_at(size_t index) const;
     void put_scalar(const GgufValue& value, size_t index);
-    void replace_string(size_t index, std::string_view text);
-    bool holds(std::string_view text) const;
 
     GgufValueType m_element_type;
-    std::vector<std::byte> m_bytes;       // scalars: their encodings; strings: their characters
-    std::vector<uint64_t> m_string_ends;  // strings: where each ends in m_bytes
-    std::vector<GgufArray> m_arrays;      // nested arrays
+    std::vector<std::byte> m_bytes;  // scalars: their encodings
+    StringTable m_strings;
+    std::vector<GgufArray> m_arrays;  // nested arrays
 };
 
 class GgufValue {

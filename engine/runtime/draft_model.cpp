@@ -36,10 +36,11 @@ void check_draft_vocabulary(const Vocabulary& model, const Vocabulary& draft) {
     }
     const int32_t shared = std::min(draft.size(), model.size());
     for (int32_t id = 0; id < shared; ++id) {
-        if (draft.tokens[static_cast<size_t>(id)] != model.tokens[static_cast<size_t>(id)]) {
-            mismatch("its token " + std::to_string(id) + " is '" +
-                     draft.tokens[static_cast<size_t>(id)] + "', the model's '" +
-                     model.tokens[static_cast<size_t>(id)] + "'");
+        const std::string_view drafted = draft.tokens[static_cast<size_t>(id)];
+        const std::string_view own = model.tokens[static_cast<size_t>(id)];
+        if (drafted != own) {
+            mismatch("its token " + std::to_string(id) + " is '" + std::string(drafted) +
+                     "', the model's '" + std::string(own) + "'");
         }
     }
 }

@@ -75,7 +75,7 @@ ChatFamily detect_chat_family(const std::string& source) {
 
 ChatTemplate ChatTemplate::from_model(const GgufFile& file, const Vocabulary& vocabulary) {
     const auto token_text = [&](int32_t id) {
-        return vocabulary.valid(id) ? vocabulary.tokens[id] : std::string{};
+        return vocabulary.valid(id) ? std::string(vocabulary.tokens[id]) : std::string{};
     };
     return ChatTemplate(file.get_string("tokenizer.chat_template").value_or(""),
                         token_text(vocabulary.bos), token_text(vocabulary.eos));

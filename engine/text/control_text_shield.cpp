@@ -15,7 +15,7 @@ constexpr std::string_view kClose = "\xEF\xB7\x91";
 ControlTextShield::ControlTextShield(const Vocabulary& vocabulary)
     : m_vocabulary(vocabulary), m_by_first_byte(256) {
     for (int32_t id = 0; id < vocabulary.size(); ++id) {
-        const std::string& text = vocabulary.tokens[id];
+        const std::string_view text = vocabulary.tokens[id];
         if (vocabulary.kinds[id] != TokenKind::Control || text.empty()) continue;
         m_by_first_byte[static_cast<unsigned char>(text[0])].push_back(id);
     }

@@ -32,7 +32,7 @@ std::vector<Tokenizer::Fragment> Tokenizer::partition(std::string_view text,
     std::vector<Fragment> fragments{{text, -1}};
     for (const int32_t id : m_special_tokens) {
         if (!options.parse_special && m_vocabulary.kinds[id] == TokenKind::Control) continue;
-        const std::string& special = m_vocabulary.tokens[id];
+        const std::string_view special = m_vocabulary.tokens[id];
         std::vector<Fragment> next;
         for (const auto& fragment : fragments) {
             if (fragment.token >= 0 || fragment.text.find(special) == std::string_view::npos) {
@@ -65,10 +65,10 @@ std::string Tokenizer::token_to_piece(int32_t id, bool special) const {
     if (!m_vocabulary.valid(id)) return {};
     switch (m_vocabulary.kinds[id]) {
         case TokenKind::UserDefined:
-            return m_vocabulary.tokens[id];
+            return std::string(m_vocabulary.tokens[id]);
         case TokenKind::Control:
         case TokenKind::Unknown:
-            return special ? m_vocabulary.tokens[id] : std::string{};
+            return special ? std::string(m_vocabulary.tokens[id]) : std::string{};
         case TokenKind::Unused:
             return {};
         case TokenKind::Normal:

@@ -84,7 +84,7 @@ std::string model_proto(const Vocabulary& vocab) {
 }
 
 // Parses "<0xNN>" into its byte value, or -1.
-int byte_token_value(const std::string& text) {
+int byte_token_value(std::string_view text) {
     if (text.size() != 6 || text.compare(0, 3, "<0x") != 0 || text[5] != '>') return -1;
     int value = 0;
     for (int i = 3; i < 5; ++i) {
@@ -145,7 +145,7 @@ std::vector<int32_t> SpmTokenizer::encode(std::string_view text, EncodeOptions o
 }
 
 std::string SpmTokenizer::text_piece(int32_t id) const {
-    const std::string& text = vocabulary().tokens[id];
+    const std::string_view text = vocabulary().tokens[id];
     if (vocabulary().kinds[id] == TokenKind::Byte) {
         const int value = byte_token_value(text);
         return value < 0 ? std::string{} : std::string(1, static_cast<char>(value));

@@ -49,13 +49,8 @@ void add_end_markers(Vocabulary& vocab) {
     // gpt-oss ends a message with <|end|> and goes on (the reasoning on the analysis channel,
     // then the answer on the final one); its turn ends with <|return|> or <|call|>. As in
     // llama.cpp, a vocabulary with both of those does not stop at <|end|>.
-    const auto id_of = [&](std::string_view text) {
-        const auto found = std::find(vocab.tokens.begin(), vocab.tokens.end(), text);
-        return found == vocab.tokens.end() ? -1
-                                           : static_cast<int32_t>(found - vocab.tokens.begin());
-    };
-    const int32_t end = id_of("<|end|>");
-    if (end >= 0 && id_of("<|return|>") >= 0 && id_of("<|call|>") >= 0)
+    const int32_t end = vocab.id_of("<|end|>");
+    if (end >= 0 && vocab.id_of("<|return|>") >= 0 && vocab.id_of("<|call|>") >= 0)
         ends.erase(std::remove(ends.begin(), ends.end(), end), ends.end());
 }
 
@@ -73,9 +68,8 @@ Vocabulary Vocabulary::from_gguf(const GgufFile& file) {
     if (tokens->size() > (1u << 22)) fail(file, "the vocabulary is implausibly large");
     if (tokens->element_type() != GgufValueType::String)
         fail(file, "tokenizer.ggml.tokens must hold strings");
-    const size_t count = tokens->size();
-    vocab.tokens.reserve(count);
-    for (size_t id = 0; id < count; ++id) vocab.tokens.emplace_back(tokens->string_at(id));
+    vocab.tokens = tokens->strings();
+    const size_t count = vocab.tokens.size();
 
     if (const auto* scores = file.get_array("tokenizer.ggml.scores")) {
         if (scores->size() != count) fail(file, "tokenizer.ggml.scores has the wrong length");
@@ -126,6 +120,13 @@ Vocabulary Vocabulary::from_gguf(const GgufFile& file) {
     vocab.add_eos = file.get_bool("tokenizer.ggml.add_eos_token").value_or(false) && vocab.eos >= 0;
     vocab.add_space_prefix = file.get_bool("tokenizer.ggml.add_space_prefix").value_or(spm);
     return vocab;
+}
+
+int32_t Vocabulary::id_of(std::string_view text) const {
+    for (int32_t id = 0; id < size(); ++id) {
+        if (tokens[static_cast<size_t>(id)] == text) return id;
+    }
+    return -1;
 }
 
 }  // namespace hearth

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engine/format/gguf_file.h"
+#include "engine/format/string_table.h"
 
 namespace hearth {
 
@@ -23,7 +24,7 @@ enum class TokenKind : int32_t {
 struct Vocabulary {
     std::string model;          // tokenizer.ggml.model: "llama" (SentencePiece), "gpt2" (BPE), …
     std::string pre_tokenizer;  // tokenizer.ggml.pre
-    std::vector<std::string> tokens;
+    StringTable tokens;         // the text of each token id
     std::vector<float> scores;
     std::vector<TokenKind> kinds;
     std::vector<std::string> merges;  // BPE only: "left right", highest priority first
@@ -42,6 +43,8 @@ struct Vocabulary {
     static Vocabulary from_gguf(const GgufFile& file);
     int32_t size() const { return static_cast<int32_t>(tokens.size()); }
     bool valid(int32_t id) const { return id >= 0 && id < size(); }
+    // The first token with this text, or -1.
+    int32_t id_of(std::string_view text) const;
 };
 
 }  // namespace hearth

@@ -54,21 +54,6 @@ TEST(GgufArray, StringsAreReadAndReplacedInPlace) {
     EXPECT_EQ(*texts.value_at(3).as_string(), "z");
 }
 
-// A view of the array's own characters moves when the buffer grows: it is copied before it is
-// stored again.
-TEST(GgufArray, StringsCopiedFromTheArrayItselfSurvive) {
-    GgufArray texts(GgufValueType::String);
-    texts.push_back("first string, longer than fifteen bytes");
-    texts.push_back("second");
-    for (int i = 0; i < 40; ++i) texts.push_back(texts.string_at(0));
-    EXPECT_EQ(texts.string_at(41), "first string, longer than fifteen bytes");
-    texts.set(0, GgufValue(std::string("x")));
-    texts.set(1, GgufValue(std::string(texts.string_at(2))));
-    EXPECT_EQ(texts.string_at(0), "x");
-    EXPECT_EQ(texts.string_at(1), "first string, longer than fifteen bytes");
-    EXPECT_EQ(texts.string_at(41), "first string, longer than fifteen bytes");
-}
-
 TEST(GgufArray, ArraysNest) {
     GgufArray inner(GgufValueType::Int32, {GgufValue(int32_t{1}), GgufValue(int32_t{2})});
     GgufArray outer(GgufValueType::Array);

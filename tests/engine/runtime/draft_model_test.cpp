@@ -116,7 +116,7 @@ TEST(DraftModel, AnotherVocabularyIsRefusedNamingTheDifference) {
     }
     // Same tokenizer kind, other tokens.
     Vocabulary other = llama;
-    other.tokens[300] = "elsewhere";
+    other.tokens.set(300, "elsewhere");
     try {
         check_draft_vocabulary(llama, other);
         ADD_FAILURE() << "a changed token was accepted";

@@ -265,10 +265,7 @@ protected:
           m_tokenizer(make_tokenizer(*m_file)),
           m_chat(ChatTemplate::from_model(*m_file, m_tokenizer->vocabulary())) {}
 
-    int32_t id_of(const std::string& text) const {
-        const auto& tokens = m_tokenizer->vocabulary().tokens;
-        return static_cast<int32_t>(std::find(tokens.begin(), tokens.end(), text) - tokens.begin());
-    }
+    int32_t id_of(const std::string& text) const { return m_tokenizer->vocabulary().id_of(text); }
 
     std::unique_ptr<GgufFile> m_file;
     std::unique_ptr<Tokenizer> m_tokenizer;
