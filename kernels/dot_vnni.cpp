@@ -99,8 +99,19 @@ constexpr std::array<uint8_t, 64> biased_grid(const int8_t (&grid)[16], int bias
     return table;
 }
 
-// Q4_0: an f16 scale, then the nibbles, which are the values (the "grid" is the nibble mask).
-struct Q4_0Format {
+// Q4_0's and IQ4_NL's blocks: an f16 scale, then the nibbles.
+struct HalfScaledFormat {
+    // The four blocks' scales over the lanes, as floats.
+    static __m512 weight_scales(__m512i head, __m512i index) {
+        return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi8(index, head)));
+    }
+    static __m512 scales(__m512 weight, __m512 activation) {
+        return _mm512_mul_ps(weight, activation);
+    }
+};
+
+// Q4_0: the nibbles are the values (the "grid" is the nibble mask).
+struct Q4_0Format : HalfScaledFormat {
     using Block = BlockQ4_0;
     static constexpr int kShift = 0;
     static constexpr std::array<uint8_t, 64> kGrid = [] {
@@ -111,17 +122,10 @@ struct Q4_0Format {
     static constexpr auto kQuants = quant_index(sizeof(Block), 16);
     static constexpr auto kScales = scale_index(sizeof(Block));
     static __m512i values(__m512i nibbles, __m512i mask) { return _mm512_and_si512(nibbles, mask); }
-    // The four blocks' scales over the lanes, as floats.
-    static __m512 weight_scales(__m512i head, __m512i index) {
-        return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi8(index, head)));
-    }
-    static __m512 scales(__m512 weight, __m512 activation) {
-        return _mm512_mul_ps(weight, activation);
-    }
 };
 
 // IQ4_NL: Q4_0's block (an f16 scale, then the nibbles); values -127..113 become 1..241.
-struct Iq4NlFormat {
+struct Iq4NlFormat : HalfScaledFormat {
     using Block = BlockIQ4_NL;
     static constexpr int kShift = 4;
     static constexpr auto kGrid = biased_grid(kIq4Values, 8 << kShift);
@@ -129,13 +133,6 @@ struct Iq4NlFormat {
     static constexpr auto kScales = scale_index(sizeof(Block));
     static __m512i values(__m512i nibbles, __m512i grid) {
         return _mm512_permutexvar_epi8(nibbles, grid);
-    }
-    // The four blocks' scales over the lanes, as floats.
-    static __m512 weight_scales(__m512i head, __m512i index) {
-        return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi8(index, head)));
-    }
-    static __m512 scales(__m512 weight, __m512 activation) {
-        return _mm512_mul_ps(weight, activation);
     }
 };
 

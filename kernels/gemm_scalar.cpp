@@ -101,63 +101,58 @@ struct Q4_KFormat {
     }
 };
 
-// A Q6_K super-block over eight panel blocks: unit k takes the low (k % 4 < 2) or high nibbles
-// of 32 low-bit bytes and two of the high-bit bytes' bit pairs; each 16 elements have their own
-// signed scale, and the values carry an offset of 32.
-struct Q6_KFormat {
-    static constexpr size_t kPanelBlocks = 8;
-    static int value(const BlockQ6_K& w, int unit, int i) {
-        const int half = unit / 4, k = unit % 4;
-        const uint8_t low = w.low_bits[64 * half + 32 * (k % 2) + i];
-        const uint8_t high = w.high_bits[32 * half + i];
-        return ((low >> (4 * (k / 2))) & 0x0f) | (((high >> (2 * k)) & 3) << 4);
-    }
-    static float block(const void* row, size_t index, const PanelBlock* panel, size_t lane,
-                       float acc) {
-        const auto& w = static_cast<const BlockQ6_K*>(row)[index];
-        const float d = half_to_float(w.scale);
-        for (int unit = 0; unit < 8; ++unit) {
-            const PanelBlock& p = panel[unit];
-            int32_t first = -32 * p.first_half[lane];
-            int32_t second = -32 * (p.sum[lane] - p.first_half[lane]);
-            for (int i = 0; i < 32; ++i) {
-                (i < 16 ? first : second) += value(w, unit, i) * panel_quant(p, lane, i);
-            }
-            const int8_t* scales = w.scales + 8 * (unit / 4) + 2 * (unit % 4);
-            acc = std::fma(static_cast<float>(first), d * scales[0] * p.scale[lane], acc);
-            acc = std::fma(static_cast<float>(second), d * scales[1] * p.scale[lane], acc);
-        }
-        return acc;
-    }
-};
-
-// A Q3_K super-block over eight panel blocks: unit u is elements 32u..32u+31, each 16 with its
-// own signed scale; the values are read unsigned (0..7, two_bit_quant plus 4 where the high bit
-// is set) and carry an offset of 4.
-struct Q3_KFormat {
+// The formats with a signed scale per 16 elements, over eight panel blocks: unit u is elements
+// 32u..32u+31, with scales 2u and 2u + 1. Values gives value(block, unit, i), read unsigned, their
+// offset kOffset, and scale(block, index).
+template <typename Values>
+struct HalvesFormat {
     static constexpr size_t kPanelBlocks = 8;
     static float block(const void* row, size_t index, const PanelBlock* panel, size_t lane,
                        float acc) {
-        const auto& w = static_cast<const BlockQ3_K*>(row)[index];
+        const auto& w = static_cast<const typename Values::Block*>(row)[index];
         const float d = half_to_float(w.scale);
         for (int unit = 0; unit < 8; ++unit) {
             const PanelBlock& p = panel[unit];
-            int32_t first = -4 * p.first_half[lane];
-            int32_t second = -4 * (p.sum[lane] - p.first_half[lane]);
+            int32_t first = -Values::kOffset * p.first_half[lane];
+            int32_t second = -Values::kOffset * (p.sum[lane] - p.first_half[lane]);
             for (int i = 0; i < 32; ++i) {
-                const int element = 32 * unit + i;
-                const int value = q3_k_value(w, element) + 4;
-                (i < 16 ? first : second) += value * panel_quant(p, lane, i);
+                (i < 16 ? first : second) += Values::value(w, unit, i) * panel_quant(p, lane, i);
             }
-            const float first_scale = d * static_cast<float>(unpack_scale_q3_k(2 * unit, w.scales));
-            const float second_scale =
-                d * static_cast<float>(unpack_scale_q3_k(2 * unit + 1, w.scales));
+            const float first_scale = d * static_cast<float>(Values::scale(w, 2 * unit));
+            const float second_scale = d * static_cast<float>(Values::scale(w, 2 * unit + 1));
             acc = std::fma(static_cast<float>(first), first_scale * p.scale[lane], acc);
             acc = std::fma(static_cast<float>(second), second_scale * p.scale[lane], acc);
         }
         return acc;
     }
 };
+
+// Q3_K: two_bit_quant plus 4 where the high bit is set (0..7), offset by 4.
+struct Q3_KValues {
+    using Block = BlockQ3_K;
+    static constexpr int32_t kOffset = 4;
+    static int value(const BlockQ3_K& w, int unit, int i) {
+        return q3_k_value(w, 32 * unit + i) + 4;
+    }
+    static int scale(const BlockQ3_K& w, int index) { return unpack_scale_q3_k(index, w.scales); }
+};
+
+// Q6_K: unit k takes the low (k % 4 < 2) or high nibbles of 32 low-bit bytes and two of the
+// high-bit bytes' bit pairs, offset by 32.
+struct Q6_KValues {
+    using Block = BlockQ6_K;
+    static constexpr int32_t kOffset = 32;
+    static int value(const BlockQ6_K& w, int unit, int i) {
+        const int half = unit / 4, k = unit % 4;
+        const uint8_t low = w.low_bits[64 * half + 32 * (k % 2) + i];
+        const uint8_t high = w.high_bits[32 * half + i];
+        return ((low >> (4 * (k / 2))) & 0x0f) | (((high >> (2 * k)) & 3) << 4);
+    }
+    static int scale(const BlockQ6_K& w, int index) { return w.scales[index]; }
+};
+
+using Q3_KFormat = HalvesFormat<Q3_KValues>;
+using Q6_KFormat = HalvesFormat<Q6_KValues>;
 
 template <typename Format>
 void gemm(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,

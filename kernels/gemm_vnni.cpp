@@ -315,73 +315,72 @@ struct Q4_KKernel {
     }
 };
 
-// Unit k of a Q6_K super-block (see gemm_scalar.cpp): a nibble of the low-bit bytes with a bit
-// pair of the high-bit bytes as bits 4-5; a signed scale per 16 elements; values offset by 32.
-struct Q6_KKernel {
+// The formats with a signed scale per 16 elements: unit u of a super-block is elements
+// 32u..32u+31, with scales 2u and 2u + 1. Words gives the Block, its values' offset 2^kShift,
+// scale(block, i) and word(block, unit, q), the unit's quad q of unsigned values.
+template <typename Words>
+struct HalvesKernel {
     static constexpr size_t kPanelBlocks = 8;
-    static constexpr size_t kBlockBytes = sizeof(BlockQ6_K);
+    static constexpr size_t kBlockBytes = sizeof(typename Words::Block);
     template <int R, int G>
     static void block(const std::byte* const* rows, size_t index, const PanelBlock* panel,
                       size_t stride, __m512 (&acc)[R][G]) {
-        const BlockQ6_K* blocks[R];
+        const typename Words::Block* blocks[R];
         float d[R];
         locate(rows, index, blocks, d);
         for (int unit = 0; unit < 8; ++unit) {
-            const int part = unit / 4, k = unit % 4;
             __m512 first_scale[R], second_scale[R];
 #pragma GCC unroll 8
             for (int r = 0; r < R; ++r) {
-                const int8_t* scales = blocks[r]->scales + 8 * part + 2 * k;
-                first_scale[r] = _mm512_set1_ps(d[r] * scales[0]);
-                second_scale[r] = _mm512_set1_ps(d[r] * scales[1]);
+                first_scale[r] =
+                    _mm512_set1_ps(d[r] * static_cast<float>(Words::scale(*blocks[r], 2 * unit)));
+                second_scale[r] = _mm512_set1_ps(
+                    d[r] * static_cast<float>(Words::scale(*blocks[r], 2 * unit + 1)));
             }
-            const auto word = [&](int r, int q) {
-                const __m512i low =
-                    nibbles(blocks[r]->low_bits + 64 * part + 32 * (k % 2) + 4 * q, k / 2);
-                const __m512i bits = broadcast_word(blocks[r]->high_bits + 32 * part + 4 * q);
-                const __m512i placed =
-                    k < 3 ? _mm512_slli_epi32(bits, 4 - 2 * k) : _mm512_srli_epi32(bits, 2);
-                return _mm512_or_si512(low, _mm512_and_si512(placed, _mm512_set1_epi8(0x30)));
-            };
-            accumulate_halves<R, G>(word, first_scale, second_scale, 5, panel + unit, stride, acc);
+            const auto word = [&](int r, int q) { return Words::word(*blocks[r], unit, q); };
+            accumulate_halves<R, G>(word, first_scale, second_scale, Words::kShift, panel + unit,
+                                    stride, acc);
         }
     }
 };
 
-// Unit u of a Q3_K super-block (elements 32u..32u+31): bit pair u % 4 of quant bytes
-// 32(u/4)..+32 and bit u of the 32 high-bit bytes as bit 2 (the element is 4 lower without it);
-// a signed 6-bit scale per 16 elements; the unsigned values (0..7) are offset by 4.
-struct Q3_KKernel {
-    static constexpr size_t kPanelBlocks = 8;
-    static constexpr size_t kBlockBytes = sizeof(BlockQ3_K);
-    template <int R, int G>
-    static void block(const std::byte* const* rows, size_t index, const PanelBlock* panel,
-                      size_t stride, __m512 (&acc)[R][G]) {
-        const BlockQ3_K* blocks[R];
-        float d[R];
-        locate(rows, index, blocks, d);
-        for (int unit = 0; unit < 8; ++unit) {
-            __m512 first_scale[R], second_scale[R];
-#pragma GCC unroll 8
-            for (int r = 0; r < R; ++r) {
-                first_scale[r] = _mm512_set1_ps(
-                    d[r] * static_cast<float>(unpack_scale_q3_k(2 * unit, blocks[r]->scales)));
-                second_scale[r] = _mm512_set1_ps(
-                    d[r] * static_cast<float>(unpack_scale_q3_k(2 * unit + 1, blocks[r]->scales)));
-            }
-            const auto word = [&](int r, int q) {
-                const __m512i pairs = _mm512_srli_epi32(
-                    broadcast_word(blocks[r]->quants + 32 * (unit / 4) + 4 * q), 2 * (unit % 4));
-                const __m512i high = broadcast_word(blocks[r]->high_bits + 4 * q);
-                const __m512i placed = unit < 2 ? _mm512_slli_epi32(high, 2 - unit)
-                                                : _mm512_srli_epi32(high, unit - 2);
-                return _mm512_or_si512(_mm512_and_si512(pairs, _mm512_set1_epi8(0x03)),
-                                       _mm512_and_si512(placed, _mm512_set1_epi8(0x04)));
-            };
-            accumulate_halves<R, G>(word, first_scale, second_scale, 2, panel + unit, stride, acc);
-        }
+// Q6_K (see gemm_scalar.cpp): unit u is a nibble of the low-bit bytes with a bit pair of the
+// high-bit bytes as bits 4-5; values offset by 32.
+struct Q6_KWords {
+    using Block = BlockQ6_K;
+    static constexpr int kShift = 5;
+    static int scale(const BlockQ6_K& block, int index) { return block.scales[index]; }
+    static __m512i word(const BlockQ6_K& block, int unit, int q) {
+        const int part = unit / 4, k = unit % 4;
+        const __m512i low = nibbles(block.low_bits + 64 * part + 32 * (k % 2) + 4 * q, k / 2);
+        const __m512i bits = broadcast_word(block.high_bits + 32 * part + 4 * q);
+        const __m512i placed =
+            k < 3 ? _mm512_slli_epi32(bits, 4 - 2 * k) : _mm512_srli_epi32(bits, 2);
+        return _mm512_or_si512(low, _mm512_and_si512(placed, _mm512_set1_epi8(0x30)));
     }
 };
+
+// Q3_K: unit u is bit pair u % 4 of quant bytes 32(u/4)..+32 and bit u of the 32 high-bit
+// bytes as bit 2 (the element is 4 lower without it); values (0..7) offset by 4.
+struct Q3_KWords {
+    using Block = BlockQ3_K;
+    static constexpr int kShift = 2;
+    static int scale(const BlockQ3_K& block, int index) {
+        return unpack_scale_q3_k(index, block.scales);
+    }
+    static __m512i word(const BlockQ3_K& block, int unit, int q) {
+        const __m512i pairs = _mm512_srli_epi32(
+            broadcast_word(block.quants + 32 * (unit / 4) + 4 * q), 2 * (unit % 4));
+        const __m512i high = broadcast_word(block.high_bits + 4 * q);
+        const __m512i placed =
+            unit < 2 ? _mm512_slli_epi32(high, 2 - unit) : _mm512_srli_epi32(high, unit - 2);
+        return _mm512_or_si512(_mm512_and_si512(pairs, _mm512_set1_epi8(0x03)),
+                               _mm512_and_si512(placed, _mm512_set1_epi8(0x04)));
+    }
+};
+
+using Q6_KKernel = HalvesKernel<Q6_KWords>;
+using Q3_KKernel = HalvesKernel<Q3_KWords>;
 
 // R rows of a tile over blocks [begin, end), their sums carried in `partial` between chunks.
 template <typename Kernel, int R, int G>

@@ -66,8 +66,8 @@ inline __m256 exp(__m256 x) {
     return _mm256_mul_ps(p, _mm256_castsi256_ps(exponent));
 }
 
-// A Q4_K/Q5_K super-block's eight 6-bit scales (bytes 0-7) and minimums (bytes 8-15), in
-// vector operations (a third of the scalar word version's, which was a tenth of a decode dot):
+// A Q4_K/Q5_K super-block's eight 6-bit scales (bytes 0-7) and minimums (bytes 8-15), in eight
+// vector operations instead of about twenty scalar ones (the Q4_K dot measured level with either):
 // sub-blocks 0-3 keep six bits in bytes 0-3 (scales) and 4-7 (minimums); 4-7 take their low
 // four bits from the nibbles of bytes 8-11 and their top two from the spare bits of bytes 0-7.
 // Reads 16 bytes: the block's quants follow its 12 scale bytes in both formats.

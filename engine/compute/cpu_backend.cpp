@@ -274,22 +274,19 @@ void CpuBackend::forward_step(std::span<Segment<Element>> segments) {
     }
     const size_t dim = static_cast<size_t>(m_config.embedding_length);
     const auto& weights = m_model.weights();
-    const auto grow = [count](std::vector<float>& buffer, size_t width) {
-        if (buffer.size() < width * count) buffer.resize(width * count);
-    };
-    grow(m_x, dim);
-    grow(m_normed, dim);
-    grow(m_query, static_cast<size_t>(m_config.query_dim()));
-    grow(m_key, static_cast<size_t>(m_config.kv_dim()));
-    grow(m_value, static_cast<size_t>(m_config.kv_dim()));
-    grow(m_attended, static_cast<size_t>(m_config.query_dim()));
-    const auto grow_slice = [count](std::vector<float>& buffer, size_t width) {
-        const size_t rows = static_cast<size_t>(std::min(count, kFeedForwardSlice));
+    const auto grow = [](std::vector<float>& buffer, size_t width, int rows) {
         if (buffer.size() < width * rows) buffer.resize(width * rows);
     };
-    grow_slice(m_gate, static_cast<size_t>(m_config.feed_forward_length));
-    grow_slice(m_up, static_cast<size_t>(m_config.feed_forward_length));
-    grow(m_projected, dim);
+    grow(m_x, dim, count);
+    grow(m_normed, dim, count);
+    grow(m_query, static_cast<size_t>(m_config.query_dim()), count);
+    grow(m_key, static_cast<size_t>(m_config.kv_dim()), count);
+    grow(m_value, static_cast<size_t>(m_config.kv_dim()), count);
+    grow(m_attended, static_cast<size_t>(m_config.query_dim()), count);
+    const int slice = std::min(count, kFeedForwardSlice);
+    grow(m_gate, static_cast<size_t>(m_config.feed_forward_length), slice);
+    grow(m_up, static_cast<size_t>(m_config.feed_forward_length), slice);
+    grow(m_projected, dim, count);
 
     for (const auto& segment : ordered) {
         for (size_t t = 0; t < segment.tokens.size(); ++t) {
