@@ -1,7 +1,6 @@
 // AVX2 + FMA + F16C attention blocks over F16 and Q8_0 caches (compiled with those instructions
-// alone; chosen at run time). Keys are stored transposed so a query's scores for 32 positions come
-// out of four vector accumulators with no horizontal sums; values stay row-major so each weighted
-// row adds into up to 64 output dimensions held in registers.
+// alone; chosen at run time). Each score is one chain of FMAs along the head and a fixed lane sum;
+// each weighted value row adds into up to 64 output dimensions held in registers.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -15,8 +14,10 @@
 namespace hearth::kernels::avx2 {
 namespace {
 
-constexpr size_t kScoreLanes = 32;  // positions scored per pass: four 8-lane accumulators
-constexpr size_t kScoreRows = 3;    // query rows scored together
+constexpr size_t kScoreRows = 3;  // query rows scored together
+// Rows up to which a block is read as stored: converting it first paid only past 16 rows in a
+// microbenchmark (decode's 2-8 rows per KV head ran 1.4-3.5x faster without it).
+constexpr size_t kDirectRows = 16;
 
 // A block's cached rows as floats, eight dimensions at a time: F16 halves, or Q8_0 blocks
 // (head_dim a multiple of 32, so eight dimensions never straddle two blocks).
@@ -48,96 +49,85 @@ struct Q8_0Rows {
     }
 };
 
-// rows[i] (position i, eight dimensions) -> rows[j] (dimension j, eight positions).
-void transpose8(__m256* rows) {
-    __m256 pairs[8], quads[8];
-    for (int i = 0; i < 8; i += 2) {
-        pairs[i] = _mm256_unpacklo_ps(rows[i], rows[i + 1]);
-        pairs[i + 1] = _mm256_unpackhi_ps(rows[i], rows[i + 1]);
-    }
-    for (int i = 0; i < 8; i += 4) {
-        for (int j = 0; j < 2; ++j) {
-            quads[i + j] = _mm256_shuffle_ps(pairs[i + j], pairs[i + j + 2], 0x44);
-            quads[i + j + 2] = _mm256_shuffle_ps(pairs[i + j], pairs[i + j + 2], 0xee);
-        }
-    }
-    // quads[0..3] hold dimensions 0,4 / 1,5 / 2,6 / 3,7 of positions 0-3 (low) and 4-7 (high).
-    const int order[4] = {0, 2, 1, 3};
-    for (int j = 0; j < 4; ++j) {
-        rows[j] = _mm256_permute2f128_ps(quads[order[j]], quads[order[j] + 4], 0x20);
-        rows[j + 4] = _mm256_permute2f128_ps(quads[order[j]], quads[order[j] + 4], 0x31);
-    }
-}
+// A block converted to floats once, for blocks that many rows read: converting is exact, so a
+// row's arithmetic over these is the same as over the cache's own halves or blocks.
+struct FloatRows {
+    const float* data;
+    size_t stride;  // floats between positions
 
-// Keys [count] rows -> [head_dim][padded] f32, positions past `count` zero; eight positions ×
-// eight dimensions at a time through registers.
-template <typename Rows>
-void transpose_keys(const Rows& keys, size_t count, size_t padded, size_t head_dim, float* out) {
-    const size_t whole = head_dim / 8 * 8;
-    for (size_t p = 0; p < padded; p += 8) {
-        for (size_t d = 0; d < whole; d += 8) {
-            __m256 rows[8];
-#pragma GCC unroll 8
-            for (int i = 0; i < 8; ++i) {
-                rows[i] = p + i < count ? keys.load8(p + i, d) : _mm256_setzero_ps();
-            }
-            transpose8(rows);
-#pragma GCC unroll 8
-            for (int j = 0; j < 8; ++j) _mm256_store_ps(out + (d + j) * padded + p, rows[j]);
-        }
-        for (size_t d = whole; d < head_dim; ++d) {
-            for (size_t i = p; i < p + 8; ++i) {
-                out[d * padded + i] = i < count ? keys.at(i, d) : 0.0f;
-            }
-        }
-    }
-}
+    __m256 load8(size_t p, size_t d) const { return _mm256_loadu_ps(data + p * stride + d); }
+    float at(size_t p, size_t d) const { return data[p * stride + d]; }
+};
 
 template <typename Rows>
-void convert_values(const Rows& values, size_t count, size_t head_dim, float* out) {
+void convert_rows(const Rows& rows, size_t count, size_t head_dim, float* out) {
     for (size_t p = 0; p < count; ++p) {
         float* row = out + p * head_dim;
         size_t d = 0;
-        for (; d + 8 <= head_dim; d += 8) _mm256_storeu_ps(row + d, values.load8(p, d));
-        for (; d < head_dim; ++d) row[d] = values.at(p, d);
+        for (; d + 8 <= head_dim; d += 8) _mm256_storeu_ps(row + d, rows.load8(p, d));
+        for (; d < head_dim; ++d) row[d] = rows.at(p, d);
     }
 }
 
-// scores[i][p] = scale * query i · key p for every padded position, for R query rows at once:
-// one row's four accumulator chains leave the FMA units waiting on latency, three rows' twelve
-// keep them busy (15% off the block in isolation). Each row's arithmetic is the same whatever R
-// is, so a row's result does not depend on which rows share its block.
-template <int R>
-void score(const float* const* queries, const float* keys, size_t padded, size_t head_dim,
+// The lane sums of four accumulators, each added in the same order, ((0+1)+(2+3))+((4+5)+(6+7)),
+// so a score does not depend on which positions share its group.
+__m128 lane_sums(__m256 a0, __m256 a1, __m256 a2, __m256 a3) {
+    const __m256 sums = _mm256_hadd_ps(_mm256_hadd_ps(a0, a1), _mm256_hadd_ps(a2, a3));
+    return _mm_add_ps(_mm256_castps256_ps128(sums), _mm256_extractf128_ps(sums, 1));
+}
+
+// scores[i][p] = scale * query i · key p for R query rows, four positions at a time: each
+// (row, position) is one chain of FMAs over the head's dimensions in order, then its lanes'
+// sum, then the dimensions past the last eight in order. Keys are read straight from the block
+// (a decode step's two to eight rows would spend more converting it than scoring), and every
+// score's arithmetic is the same whatever R is and whichever rows share the block. Scores past
+// `count`, up to the next multiple of eight, are zero.
+template <int R, typename Rows>
+void score(const float* const* queries, const Rows& keys, size_t count, size_t head_dim,
            float scale, float (*scores)[64]) {
-    for (size_t first = 0; first < padded; first += kScoreLanes) {
-        __m256 acc[R][4];
+    constexpr size_t kGroup = 4;
+    const size_t whole = head_dim / 8 * 8;
+    for (size_t first = 0; first < count; first += kGroup) {
+        // A group's positions past `count` repeat its last; their scores are overwritten.
+        size_t position[kGroup];
+        for (size_t j = 0; j < kGroup; ++j) position[j] = std::min(first + j, count - 1);
+        __m256 acc[R][kGroup];
 #pragma GCC unroll 8
         for (int i = 0; i < R; ++i) {
 #pragma GCC unroll 4
-            for (int j = 0; j < 4; ++j) acc[i][j] = _mm256_setzero_ps();
+            for (size_t j = 0; j < kGroup; ++j) acc[i][j] = _mm256_setzero_ps();
         }
-        const float* column = keys + first;
-        for (size_t d = 0; d < head_dim; ++d, column += padded) {
-            __m256 k[4];
-#pragma GCC unroll 4
-            for (int j = 0; j < 4; ++j) k[j] = _mm256_load_ps(column + 8 * j);
+        for (size_t d = 0; d < whole; d += 8) {
+            __m256 query[R];
 #pragma GCC unroll 8
-            for (int i = 0; i < R; ++i) {
-                const __m256 q = _mm256_broadcast_ss(queries[i] + d);
+            for (int i = 0; i < R; ++i) query[i] = _mm256_loadu_ps(queries[i] + d);
 #pragma GCC unroll 4
-                for (int j = 0; j < 4; ++j) acc[i][j] = _mm256_fmadd_ps(q, k[j], acc[i][j]);
+            for (size_t j = 0; j < kGroup; ++j) {
+                const __m256 key = keys.load8(position[j], d);
+#pragma GCC unroll 8
+                for (int i = 0; i < R; ++i) acc[i][j] = _mm256_fmadd_ps(query[i], key, acc[i][j]);
             }
         }
 #pragma GCC unroll 8
         for (int i = 0; i < R; ++i) {
-#pragma GCC unroll 4
-            for (int j = 0; j < 4; ++j) {
-                _mm256_store_ps(scores[i] + first + 8 * j,
-                                _mm256_mul_ps(acc[i][j], _mm256_set1_ps(scale)));
+            const __m128 sums = lane_sums(acc[i][0], acc[i][1], acc[i][2], acc[i][3]);
+            if (whole == head_dim) {
+                _mm_store_ps(scores[i] + first, _mm_mul_ps(sums, _mm_set1_ps(scale)));
+                continue;
+            }
+            alignas(16) float lanes[kGroup];
+            _mm_store_ps(lanes, sums);
+            for (size_t j = 0; j < kGroup; ++j) {
+                float sum = lanes[j];
+                for (size_t d = whole; d < head_dim; ++d) {
+                    sum += queries[i][d] * keys.at(position[j], d);
+                }
+                scores[i][first + j] = sum * scale;
             }
         }
     }
+    const size_t padded = (count + 7) / 8 * 8;
+    for (int i = 0; i < R; ++i) std::fill(scores[i] + count, scores[i] + padded, 0.0f);
 }
 
 // For R rows i: out_i[d .. d + 8N) = out_i * correction_i + sum over p < visible of
@@ -145,9 +135,9 @@ void score(const float* const* queries, const float* keys, size_t padded, size_t
 // empty asm stops GCC from folding the load into every row's FMA, which would make the loads
 // the limit again. A row's weights past its own window are zero, so its sums are the same as
 // alone.
-template <int R, int N>
+template <int R, int N, typename Rows>
 void add_weighted(float* const* out, const float* const* weights, const float* correction,
-                  const float* values, size_t head_dim, size_t visible, size_t d) {
+                  const Rows& values, size_t visible, size_t d) {
     __m256 acc[R][N];
 #pragma GCC unroll 8
     for (int i = 0; i < R; ++i) {
@@ -161,10 +151,9 @@ void add_weighted(float* const* out, const float* const* weights, const float* c
         __m256 w[R];
 #pragma GCC unroll 8
         for (int i = 0; i < R; ++i) w[i] = _mm256_broadcast_ss(weights[i] + p);
-        const float* row = values + p * head_dim + d;
 #pragma GCC unroll 8
         for (int j = 0; j < N; ++j) {
-            __m256 value = _mm256_loadu_ps(row + 8 * j);
+            __m256 value = values.load8(p, d + 8 * j);
             if constexpr (R > 1) asm("" : "+x"(value));
 #pragma GCC unroll 8
             for (int i = 0; i < R; ++i) acc[i][j] = _mm256_fmadd_ps(w[i], value, acc[i][j]);
@@ -179,30 +168,30 @@ void add_weighted(float* const* out, const float* const* weights, const float* c
 
 // add_weighted over every dimension, as many vectors at a time as R rows' accumulators leave
 // registers for (16 in AVX2).
-template <int R>
+template <int R, typename Rows>
 void add_weighted_values(float* const* out, const float* const* weights, const float* correction,
-                         const float* values, size_t head_dim, size_t visible) {
+                         const Rows& values, size_t head_dim, size_t visible) {
     constexpr int kVectors = R == 1 ? 8 : 4;
-    using AddWeighted = void (*)(float* const*, const float* const*, const float*, const float*,
-                                 size_t, size_t, size_t);
+    using AddWeighted =
+        void (*)(float* const*, const float* const*, const float*, const Rows&, size_t, size_t);
     constexpr AddWeighted kWidths[8] = {nullptr,
-                                        add_weighted<R, 1>,
-                                        add_weighted<R, 2>,
-                                        add_weighted<R, 3>,
-                                        add_weighted<R, 4>,
-                                        add_weighted<R, 5>,
-                                        add_weighted<R, 6>,
-                                        add_weighted<R, 7>};
+                                        add_weighted<R, 1, Rows>,
+                                        add_weighted<R, 2, Rows>,
+                                        add_weighted<R, 3, Rows>,
+                                        add_weighted<R, 4, Rows>,
+                                        add_weighted<R, 5, Rows>,
+                                        add_weighted<R, 6, Rows>,
+                                        add_weighted<R, 7, Rows>};
     size_t d = 0;
     for (; d + 8 * kVectors <= head_dim; d += 8 * kVectors) {
-        add_weighted<R, kVectors>(out, weights, correction, values, head_dim, visible, d);
+        add_weighted<R, kVectors>(out, weights, correction, values, visible, d);
     }
     const size_t vectors = (head_dim - d) / 8;
-    if (vectors > 0) kWidths[vectors](out, weights, correction, values, head_dim, visible, d);
+    if (vectors > 0) kWidths[vectors](out, weights, correction, values, visible, d);
     for (d += vectors * 8; d < head_dim; ++d) {
         for (int i = 0; i < R; ++i) {
             float sum = out[i][d] * correction[i];
-            for (size_t p = 0; p < visible; ++p) sum += weights[i][p] * values[p * head_dim + d];
+            for (size_t p = 0; p < visible; ++p) sum += weights[i][p] * values.at(p, d);
             out[i][d] = sum;
         }
     }
@@ -256,31 +245,28 @@ float weigh(AttentionRow& row, float* scores, size_t padded) {
     return correction;
 }
 
-// The block of attention_block, over rows of either cache format.
+// Folds the block into every row's state, three rows at a time, reading keys and values as
+// `Rows` give them.
 template <typename Rows>
-void attend(AttentionRow* rows, size_t row_count, const Rows& keys, const Rows& values,
-            size_t count, size_t head_dim, AttentionScoring scoring, float* scratch) {
-    const size_t padded = (count + kScoreLanes - 1) / kScoreLanes * kScoreLanes;
-    float* key_columns = scratch;                     // [head_dim][padded]
-    float* value_rows = scratch + head_dim * padded;  // [count][head_dim]
-    transpose_keys(keys, count, padded, head_dim, key_columns);
-    convert_values(values, count, head_dim, value_rows);
+void fold_rows(AttentionRow* rows, size_t row_count, const Rows& keys, const Rows& values,
+               size_t count, size_t head_dim, AttentionScoring scoring) {
+    const size_t padded = (count + 7) / 8 * 8;
     alignas(32) float scores[kScoreRows][64];
     for (size_t r = 0; r < row_count; r += kScoreRows) {
         const size_t group = std::min(kScoreRows, row_count - r);
         const float* queries[kScoreRows];
         for (size_t i = 0; i < group; ++i) queries[i] = rows[r + i].query;
-        if (group == kScoreRows) {
-            score<kScoreRows>(queries, key_columns, padded, head_dim, scoring.scale, scores);
+        if (group == 3) {
+            score<3>(queries, keys, count, head_dim, scoring.scale, scores);
+        } else if (group == 2) {
+            score<2>(queries, keys, count, head_dim, scoring.scale, scores);
         } else {
-            for (size_t i = 0; i < group; ++i) {
-                score<1>(queries + i, key_columns, padded, head_dim, scoring.scale, scores + i);
-            }
+            score<1>(queries, keys, count, head_dim, scoring.scale, scores);
         }
         // Gemma 2's cap: rare enough among models to stay scalar.
         if (scoring.softcap > 0.0f) {
             for (size_t i = 0; i < group; ++i) {
-                for (size_t p = 0; p < padded; ++p) {
+                for (size_t p = 0; p < count; ++p) {
                     scores[i][p] = softcap_score(scores[i][p], scoring.softcap);
                 }
             }
@@ -299,13 +285,31 @@ void attend(AttentionRow* rows, size_t row_count, const Rows& keys, const Rows& 
             visible = std::max(visible, row.visible);
         }
         if (seeing == 3) {
-            add_weighted_values<3>(out, weights, correction, value_rows, head_dim, visible);
+            add_weighted_values<3>(out, weights, correction, values, head_dim, visible);
         } else if (seeing == 2) {
-            add_weighted_values<2>(out, weights, correction, value_rows, head_dim, visible);
+            add_weighted_values<2>(out, weights, correction, values, head_dim, visible);
         } else if (seeing == 1) {
-            add_weighted_values<1>(out, weights, correction, value_rows, head_dim, visible);
+            add_weighted_values<1>(out, weights, correction, values, head_dim, visible);
         }
     }
+}
+
+// The block of attention_block, over rows of either cache format. A block that many rows read
+// (a prompt's tokens) is converted to floats once; a decode step's few rows read it as stored.
+// Both give each row the same result.
+template <typename Rows>
+void attend(AttentionRow* rows, size_t row_count, const Rows& keys, const Rows& values,
+            size_t count, size_t head_dim, AttentionScoring scoring, float* scratch) {
+    if (row_count <= kDirectRows) {
+        fold_rows(rows, row_count, keys, values, count, head_dim, scoring);
+        return;
+    }
+    float* key_rows = scratch;                       // [count][head_dim]
+    float* value_rows = scratch + count * head_dim;  // [count][head_dim]
+    convert_rows(keys, count, head_dim, key_rows);
+    convert_rows(values, count, head_dim, value_rows);
+    fold_rows(rows, row_count, FloatRows{key_rows, head_dim}, FloatRows{value_rows, head_dim},
+              count, head_dim, scoring);
 }
 
 }  // namespace
