@@ -1,4 +1,10 @@
-// A read-only memory map of a whole file, released on destruction.
+// A whole file's bytes, read-only, released on destruction: a private copy in transparent huge
+// pages where the kernel offers them and the file is loaded whole, else a memory map. Decode
+// reads every weight once per token, and on 4 KiB pages the hardware prefetchers stop at every
+// page boundary: one core streamed 24 GB/s from 4 KiB pages and 33 GB/s from 2 MiB ones here,
+// and Qwen3-0.6B Q4_0 decoded 13-18% faster from the copy. The copy costs what the pre-faulted
+// map did (the same resident bytes); only the page cache may hold the file a second time, and
+// the kernel drops that first when memory runs short.
 #pragma once
 
 #include <cstddef>
@@ -15,6 +21,9 @@ struct MapOptions {
     // Told the bytes made resident so far while pre-faulting; returning false cancels the load
     // (LoadCancelled).
     std::function<bool(size_t done, size_t total)> progress;
+    // With `prefault`: copy the file into transparent huge pages where the kernel offers them
+    // (its setting is not "never" and it has the memory), else map it.
+    bool huge_pages = true;
 };
 
 class MappedFile final {
@@ -27,10 +36,22 @@ public:
 
     std::span<const std::byte> bytes() const { return {m_data, m_size}; }
     size_t size() const { return m_size; }
+    // Whether the bytes are a copy in memory advised for huge pages rather than a map of the file.
+    bool copied_to_huge_pages() const { return m_copied; }
 
 private:
+    bool copy_to_huge_pages(int fd, const std::filesystem::path& path, const MapOptions& options);
+    void map(int fd, const std::filesystem::path& path, const MapOptions& options);
+
     const std::byte* m_data = nullptr;
     size_t m_size = 0;
+    void* m_region = nullptr;  // what to unmap: the map, or the copy's whole allocation
+    size_t m_region_size = 0;
+    bool m_copied = false;
 };
+
+// Whether this kernel gives transparent huge pages to memory that asks for them (its setting,
+// /sys/kernel/mm/transparent_hugepage/enabled, is "always" or "madvise").
+bool transparent_huge_pages_offered();
 
 }  // namespace hearth
