@@ -58,9 +58,9 @@ void ServerWorker::start(const ServerLaunch& launch) {
     emit started(m_api->port(), text(m_engine->backend_report().name));
 }
 
-// A second Engine on the same file. Its weights are not held twice: the file is mapped
-// read-only and shared, so the kernel keeps one copy of its pages for both engines (the CPU
-// backend reads the weights in place). Only a GPU backend uploads its own copy to the device,
+// A second Engine on the same file. Its weights are not held twice: loads of an unchanged file
+// in one process share one copy (MappedFile), as maps of it share the kernel's pages, and the
+// CPU backend reads the weights in place. Only a GPU backend uploads its own copy to the device,
 // which the engine's memory check counts. What the server adds is its rows' KV caches.
 void ServerWorker::serve(const ServerLaunch& launch) {
     m_engine = std::make_unique<Engine>(

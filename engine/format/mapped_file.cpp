@@ -9,7 +9,10 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <string>
+#include <tuple>
 
 #include "engine/model/load_error.h"
 
@@ -43,6 +46,92 @@ bool transparent_huge_pages_offered() {
            line.find('[') != std::string::npos;
 }
 
+// A file read whole into anonymous memory aligned to 2 MiB and advised for huge pages.
+class MappedFile::HugePageCopy final {
+public:
+    // Null where the memory cannot be had (the caller then maps the file).
+    static std::shared_ptr<const HugePageCopy> read(int fd, size_t size,
+                                                    const std::filesystem::path& path,
+                                                    const MapOptions& options) {
+        constexpr size_t kHugePage = size_t{2} << 20;
+        const size_t length = (size + kHugePage - 1) / kHugePage * kHugePage + kHugePage;
+        void* region =
+            ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (region == MAP_FAILED) return nullptr;
+        std::shared_ptr<HugePageCopy> copy(new HugePageCopy(region, length));
+        const auto base = reinterpret_cast<uintptr_t>(region);
+        const auto start = (base + kHugePage - 1) / kHugePage * kHugePage;
+        copy->m_data = reinterpret_cast<std::byte*>(start);
+        ::madvise(copy->m_data, length - (start - base), MADV_HUGEPAGE);
+        // About every percent, as the map's pre-faulting reports.
+        const size_t chunk = std::max<size_t>(size_t{64} << 10, size / 100);
+        for (size_t done = 0; done < size;) {
+            if (options.progress && !options.progress(done, size)) {
+                throw LoadCancelled(path.string() + ": loading was cancelled");
+            }
+            const ssize_t got = ::pread(fd, copy->m_data + done, std::min(chunk, size - done),
+                                        static_cast<off_t>(done));
+            if (got < 0 && errno == EINTR) continue;
+            if (got == 0) throw LoadError(path.string() + ": the file got shorter while loading");
+            if (got < 0) fail(path, "cannot read", errno);
+            done += static_cast<size_t>(got);
+        }
+        if (::mprotect(region, length, PROT_READ) != 0) return nullptr;
+        return copy;
+    }
+
+    ~HugePageCopy() { ::munmap(m_region, m_length); }
+    HugePageCopy(const HugePageCopy&) = delete;
+    HugePageCopy& operator=(const HugePageCopy&) = delete;
+
+    const std::byte* data() const { return m_data; }
+
+private:
+    HugePageCopy(void* region, size_t length) : m_region(region), m_length(length) {}
+
+    void* m_region;
+    size_t m_length;
+    std::byte* m_data = nullptr;
+};
+
+namespace {
+
+// A file as it was when read: the same device, inode, size and change time.
+using FileIdentity = std::tuple<dev_t, ino_t, off_t, time_t, long>;
+
+FileIdentity identity_of(const struct stat& info) {
+    return {info.st_dev, info.st_ino, info.st_size, info.st_mtim.tv_sec, info.st_mtim.tv_nsec};
+}
+
+// The copies alive in this process, so that a second load of an unchanged file shares the
+// first's bytes as a second map of it would share its pages: the one process-wide table in the
+// engine, standing in for the page cache that a map would have used.
+class LiveCopies final {
+public:
+    std::shared_ptr<const MappedFile::HugePageCopy> find(const FileIdentity& file) {
+        const std::lock_guard lock(m_mutex);
+        const auto found = m_copies.find(file);
+        return found == m_copies.end() ? nullptr : found->second.lock();
+    }
+    void add(const FileIdentity& file,
+             const std::shared_ptr<const MappedFile::HugePageCopy>& copy) {
+        const std::lock_guard lock(m_mutex);
+        std::erase_if(m_copies, [](const auto& entry) { return entry.second.expired(); });
+        m_copies[file] = copy;
+    }
+
+private:
+    std::mutex m_mutex;
+    std::map<FileIdentity, std::weak_ptr<const MappedFile::HugePageCopy>> m_copies;
+};
+
+LiveCopies& live_copies() {
+    static LiveCopies copies;
+    return copies;
+}
+
+}  // namespace
+
 MappedFile::MappedFile(const std::filesystem::path& path, const MapOptions& options) {
     const FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
     if (fd.get() < 0) fail(path, "cannot open", errno);
@@ -51,60 +140,28 @@ MappedFile::MappedFile(const std::filesystem::path& path, const MapOptions& opti
     if (!S_ISREG(info.st_mode)) throw LoadError(path.string() + ": not a regular file");
     if (info.st_size == 0) throw LoadError(path.string() + ": the file is empty");
     m_size = static_cast<size_t>(info.st_size);
-    const bool copy = options.prefault && options.huge_pages && transparent_huge_pages_offered();
-    if (!copy || !copy_to_huge_pages(fd.get(), path, options)) map(fd.get(), path, options);
-}
-
-// Reads the file into anonymous memory aligned to 2 MiB and advised for huge pages; false
-// (nothing kept) where the memory cannot be had, so that the caller maps the file instead.
-bool MappedFile::copy_to_huge_pages(int fd, const std::filesystem::path& path,
-                                    const MapOptions& options) {
-    constexpr size_t kHugePage = size_t{2} << 20;
-    const size_t length = (m_size + kHugePage - 1) / kHugePage * kHugePage + kHugePage;
-    void* region =
-        ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (region == MAP_FAILED) return false;
-    const auto release = [&] { ::munmap(region, length); };
-    const auto start =
-        (reinterpret_cast<uintptr_t>(region) + kHugePage - 1) / kHugePage * kHugePage;
-    auto* copy = reinterpret_cast<std::byte*>(start);
-    ::madvise(copy, length - (start - reinterpret_cast<uintptr_t>(region)), MADV_HUGEPAGE);
-    // About every percent, as the map's pre-faulting reports.
-    const size_t chunk = std::max<size_t>(size_t{64} << 10, m_size / 100);
-    for (size_t done = 0; done < m_size;) {
-        if (options.progress && !options.progress(done, m_size)) {
-            release();
-            throw LoadCancelled(path.string() + ": loading was cancelled");
+    if (options.prefault && options.huge_pages && transparent_huge_pages_offered()) {
+        const FileIdentity file = identity_of(info);
+        m_copy = live_copies().find(file);
+        if (m_copy != nullptr) {
+            if (options.progress) options.progress(m_size, m_size);
+        } else if ((m_copy = HugePageCopy::read(fd.get(), m_size, path, options)) != nullptr) {
+            live_copies().add(file, m_copy);
+            if (options.progress) options.progress(m_size, m_size);
         }
-        const ssize_t got =
-            ::pread(fd, copy + done, std::min(chunk, m_size - done), static_cast<off_t>(done));
-        if (got < 0 && errno == EINTR) continue;
-        if (got <= 0) {
-            const int error = errno;
-            release();
-            if (got == 0) throw LoadError(path.string() + ": the file got shorter while loading");
-            fail(path, "cannot read", error);
+        if (m_copy != nullptr) {
+            m_data = m_copy->data();
+            return;
         }
-        done += static_cast<size_t>(got);
     }
-    if (::mprotect(region, length, PROT_READ) != 0) {
-        release();
-        return false;
-    }
-    if (options.progress) options.progress(m_size, m_size);
-    m_region = region;
-    m_region_size = length;
-    m_data = copy;
-    m_copied = true;
-    return true;
+    map(fd.get(), path, options);
 }
 
 void MappedFile::map(int fd, const std::filesystem::path& path, const MapOptions& options) {
     const int populate = options.prefault && !options.progress ? MAP_POPULATE : 0;
     void* address = ::mmap(nullptr, m_size, PROT_READ, MAP_PRIVATE | populate, fd, 0);
     if (address == MAP_FAILED) fail(path, "cannot map file into memory", errno);
-    m_region = address;
-    m_region_size = m_size;
+    m_map = address;
     m_data = static_cast<const std::byte*>(address);
     if (!options.prefault) return;
     ::madvise(address, m_size, MADV_WILLNEED);
@@ -118,7 +175,7 @@ void MappedFile::map(int fd, const std::filesystem::path& path, const MapOptions
         if (options.progress && offset % report_every == 0 && !options.progress(offset, m_size)) {
             ::munmap(address, m_size);
             m_data = nullptr;
-            m_region = nullptr;
+            m_map = nullptr;
             throw LoadCancelled(path.string() + ": loading was cancelled");
         }
     }
@@ -127,7 +184,7 @@ void MappedFile::map(int fd, const std::filesystem::path& path, const MapOptions
 }
 
 MappedFile::~MappedFile() {
-    if (m_region != nullptr) ::munmap(m_region, m_region_size);
+    if (m_map != nullptr) ::munmap(m_map, m_size);
 }
 
 }  // namespace hearth

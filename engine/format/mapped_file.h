@@ -4,12 +4,15 @@
 // page boundary: one core streamed 24 GB/s from 4 KiB pages and 33 GB/s from 2 MiB ones here,
 // and Qwen3-0.6B Q4_0 decoded 13-18% faster from the copy. The copy costs what the pre-faulted
 // map did (the same resident bytes); only the page cache may hold the file a second time, and
-// the kernel drops that first when memory runs short.
+// the kernel drops that first when memory runs short. Loads of the same unchanged file in one
+// process share one copy, as they would share a map's pages (the app's chat engine and its
+// in-app server hold the same model).
 #pragma once
 
 #include <cstddef>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <span>
 
 namespace hearth {
@@ -37,17 +40,17 @@ public:
     std::span<const std::byte> bytes() const { return {m_data, m_size}; }
     size_t size() const { return m_size; }
     // Whether the bytes are a copy in memory advised for huge pages rather than a map of the file.
-    bool copied_to_huge_pages() const { return m_copied; }
+    bool copied_to_huge_pages() const { return m_copy != nullptr; }
+
+    class HugePageCopy;
 
 private:
-    bool copy_to_huge_pages(int fd, const std::filesystem::path& path, const MapOptions& options);
     void map(int fd, const std::filesystem::path& path, const MapOptions& options);
 
     const std::byte* m_data = nullptr;
     size_t m_size = 0;
-    void* m_region = nullptr;  // what to unmap: the map, or the copy's whole allocation
-    size_t m_region_size = 0;
-    bool m_copied = false;
+    void* m_map = nullptr;  // the file's map, when not copied
+    std::shared_ptr<const HugePageCopy> m_copy;
 };
 
 // Whether this kernel gives transparent huge pages to memory that asks for them (its setting,

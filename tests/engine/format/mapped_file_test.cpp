@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 
@@ -69,6 +70,26 @@ TEST_F(MappedFileTest, AFileLoadedWholeIsACopyInHugePagesWhereTheKernelOffersThe
     EXPECT_GE(huge_kibibytes_at(file.bytes().data()), 2048u);
 }
 
+// The app's chat engine and its in-app server load the same model: one copy serves both, as
+// one set of page-cache pages served two maps of it. A changed file is read again.
+TEST_F(MappedFileTest, LoadsOfTheSameUnchangedFileShareOneCopy) {
+    if (!transparent_huge_pages_offered()) GTEST_SKIP() << "this kernel offers no huge pages";
+    const auto first = std::make_unique<MappedFile>(path);
+    const MappedFile second(path);
+    EXPECT_EQ(second.bytes().data(), first->bytes().data());
+    expect_same_bytes(second);
+
+    expected[1000] ^= std::byte{0xff};
+    expected.resize(expected.size() + 1);
+    directory.write("weights.bin", expected);
+    const MappedFile changed(path);
+    EXPECT_NE(changed.bytes().data(), first->bytes().data());
+    EXPECT_TRUE(changed.copied_to_huge_pages());
+    EXPECT_TRUE(std::equal(expected.begin(), expected.end(), changed.bytes().begin()));
+    // The first copy outlives the file's change for those holding it.
+    EXPECT_EQ(second.bytes()[1000], pattern(kFileBytes)[1000]);
+}
+
 TEST_F(MappedFileTest, WithoutHugePagesOrForItsHeaderAloneTheFileIsMapped) {
     const MappedFile mapped(path, {.huge_pages = false});
     EXPECT_FALSE(mapped.copied_to_huge_pages());
@@ -82,14 +103,27 @@ TEST_F(MappedFileTest, BothWaysReportProgressAndCanBeCancelled) {
     for (const bool huge_pages : {true, false}) {
         SCOPED_TRACE(huge_pages ? "huge pages" : "mapped");
         std::vector<size_t> reports;
-        const MappedFile file(path, {.progress =
-                                         [&](size_t done, size_t total) {
-                                             EXPECT_EQ(total, kFileBytes);
-                                             reports.push_back(done);
-                                             return true;
-                                         },
-                                     .huge_pages = huge_pages});
-        expect_same_bytes(file);
+        {
+            const MappedFile file(path, {.progress =
+                                             [&](size_t done, size_t total) {
+                                                 EXPECT_EQ(total, kFileBytes);
+                                                 reports.push_back(done);
+                                                 return true;
+                                             },
+                                         .huge_pages = huge_pages});
+            expect_same_bytes(file);
+            // A load that finds the copy alive reads nothing and reports it whole at once.
+            std::vector<size_t> shared;
+            const MappedFile again(path, {.progress =
+                                              [&](size_t done, size_t) {
+                                                  shared.push_back(done);
+                                                  return true;
+                                              },
+                                          .huge_pages = huge_pages});
+            if (huge_pages) {
+                EXPECT_EQ(shared, std::vector<size_t>{kFileBytes});
+            }
+        }
         EXPECT_GE(reports.size(), 50u);
         EXPECT_TRUE(std::is_sorted(reports.begin(), reports.end()));
         EXPECT_EQ(reports.back(), kFileBytes);
