@@ -58,7 +58,7 @@ public:
         void* region =
             ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
         if (region == MAP_FAILED) return nullptr;
-        std::shared_ptr<HugePageCopy> copy(new HugePageCopy(region, length));
+        const auto copy = std::make_shared<HugePageCopy>(Region{region, length});
         const auto base = reinterpret_cast<uintptr_t>(region);
         const auto start = (base + kHugePage - 1) / kHugePage * kHugePage;
         copy->m_data = reinterpret_cast<std::byte*>(start);
@@ -80,6 +80,15 @@ public:
         return copy;
     }
 
+    // What read() mapped; only read() makes one.
+    class Region {
+        friend class HugePageCopy;
+        Region(void* start, size_t length) : start(start), length(length) {}
+        void* start;
+        size_t length;
+    };
+
+    explicit HugePageCopy(Region region) : m_region(region.start), m_length(region.length) {}
     ~HugePageCopy() { ::munmap(m_region, m_length); }
     HugePageCopy(const HugePageCopy&) = delete;
     HugePageCopy& operator=(const HugePageCopy&) = delete;
@@ -87,8 +96,6 @@ public:
     const std::byte* data() const { return m_data; }
 
 private:
-    HugePageCopy(void* region, size_t length) : m_region(region), m_length(length) {}
-
     void* m_region;
     size_t m_length;
     std::byte* m_data = nullptr;
