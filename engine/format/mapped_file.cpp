@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <tuple>
 
 #include "engine/model/load_error.h"
@@ -39,30 +40,45 @@ private:
 
 }  // namespace
 
+bool transparent_huge_pages_offered(std::string_view setting) {
+    return setting.find('[') != std::string_view::npos &&
+           setting.find("[never]") == std::string_view::npos;
+}
+
 bool transparent_huge_pages_offered() {
-    std::ifstream setting("/sys/kernel/mm/transparent_hugepage/enabled");
-    std::string line;
-    return std::getline(setting, line) && line.find("[never]") == std::string::npos &&
-           line.find('[') != std::string::npos;
+    std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
+    std::string setting;
+    return std::getline(file, setting) && transparent_huge_pages_offered(setting);
 }
 
 // A file read whole into anonymous memory aligned to 2 MiB and advised for huge pages.
 class MappedFile::HugePageCopy final {
 public:
-    // Null where the memory cannot be had (the caller then maps the file).
+    // Room for `size` bytes from a 2 MiB boundary on; allocated() is false where the memory
+    // cannot be had.
+    explicit HugePageCopy(size_t size)
+        : m_length((size + kHugePage - 1) / kHugePage * kHugePage + kHugePage),
+          m_region(::mmap(nullptr, m_length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                          -1, 0)) {
+        if (m_region == MAP_FAILED) return;
+        const auto base = reinterpret_cast<uintptr_t>(m_region);
+        const auto start = (base + kHugePage - 1) / kHugePage * kHugePage;
+        m_data = reinterpret_cast<std::byte*>(start);
+        ::madvise(m_data, m_length - (start - base), MADV_HUGEPAGE);
+    }
+    ~HugePageCopy() {
+        if (allocated()) ::munmap(m_region, m_length);
+    }
+    HugePageCopy(const HugePageCopy&) = delete;
+    HugePageCopy& operator=(const HugePageCopy&) = delete;
+
+    // The file's `size` bytes read into a new copy, then made read-only; null where the memory
+    // cannot be had (the caller then maps the file).
     static std::shared_ptr<const HugePageCopy> read(int fd, size_t size,
                                                     const std::filesystem::path& path,
                                                     const MapOptions& options) {
-        constexpr size_t kHugePage = size_t{2} << 20;
-        const size_t length = (size + kHugePage - 1) / kHugePage * kHugePage + kHugePage;
-        void* region =
-            ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (region == MAP_FAILED) return nullptr;
-        const auto copy = std::make_shared<HugePageCopy>(Region{region, length});
-        const auto base = reinterpret_cast<uintptr_t>(region);
-        const auto start = (base + kHugePage - 1) / kHugePage * kHugePage;
-        copy->m_data = reinterpret_cast<std::byte*>(start);
-        ::madvise(copy->m_data, length - (start - base), MADV_HUGEPAGE);
+        const auto copy = std::make_shared<HugePageCopy>(size);
+        if (!copy->allocated()) return nullptr;
         // About every percent, as the map's pre-faulting reports.
         const size_t chunk = std::max<size_t>(size_t{64} << 10, size / 100);
         for (size_t done = 0; done < size;) {
@@ -76,28 +92,18 @@ public:
             if (got < 0) fail(path, "cannot read", errno);
             done += static_cast<size_t>(got);
         }
-        if (::mprotect(region, length, PROT_READ) != 0) return nullptr;
+        if (::mprotect(copy->m_region, copy->m_length, PROT_READ) != 0) return nullptr;
         return copy;
     }
 
-    // What read() mapped; only read() makes one.
-    class Region {
-        friend class HugePageCopy;
-        Region(void* start, size_t length) : start(start), length(length) {}
-        void* start;
-        size_t length;
-    };
-
-    explicit HugePageCopy(Region region) : m_region(region.start), m_length(region.length) {}
-    ~HugePageCopy() { ::munmap(m_region, m_length); }
-    HugePageCopy(const HugePageCopy&) = delete;
-    HugePageCopy& operator=(const HugePageCopy&) = delete;
-
+    bool allocated() const { return m_region != MAP_FAILED; }
     const std::byte* data() const { return m_data; }
 
 private:
-    void* m_region;
+    static constexpr size_t kHugePage = size_t{2} << 20;
+
     size_t m_length;
+    void* m_region;
     std::byte* m_data = nullptr;
 };
 
@@ -150,13 +156,11 @@ MappedFile::MappedFile(const std::filesystem::path& path, const MapOptions& opti
     if (options.prefault && options.huge_pages && transparent_huge_pages_offered()) {
         const FileIdentity file = identity_of(info);
         m_copy = live_copies().find(file);
-        if (m_copy != nullptr) {
-            if (options.progress) options.progress(m_size, m_size);
-        } else if ((m_copy = HugePageCopy::read(fd.get(), m_size, path, options)) != nullptr) {
+        if (m_copy == nullptr && (m_copy = HugePageCopy::read(fd.get(), m_size, path, options))) {
             live_copies().add(file, m_copy);
-            if (options.progress) options.progress(m_size, m_size);
         }
         if (m_copy != nullptr) {
+            if (options.progress) options.progress(m_size, m_size);
             m_data = m_copy->data();
             return;
         }

@@ -14,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string_view>
 
 namespace hearth {
 
@@ -56,5 +57,7 @@ private:
 // Whether this kernel gives transparent huge pages to memory that asks for them (its setting,
 // /sys/kernel/mm/transparent_hugepage/enabled, is "always" or "madvise").
 bool transparent_huge_pages_offered();
+// The same decision from a line of that file ("always [madvise] never" is offered).
+bool transparent_huge_pages_offered(std::string_view setting);
 
 }  // namespace hearth
