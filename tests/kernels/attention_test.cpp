@@ -97,6 +97,14 @@ Cache<BlockQ8_0> q8_0_cache(size_t values_count, std::mt19937& random) {
     return cache;
 }
 
+// How far each row of case `c` sees: from one position to all of them, ending inside and at the
+// edges of blocks.
+std::vector<size_t> row_windows(const Case& c) {
+    std::vector<size_t> windows(c.rows);
+    for (size_t r = 0; r < c.rows; ++r) windows[r] = 1 + (r * 37 + c.positions) % c.positions;
+    return windows;
+}
+
 // Both kernels of a format on case `c`: the twin against the softmax in double precision, the
 // machine's kernel against the twin. `stride` is in values; `per_element` values make one element.
 template <typename Kernel, typename Element>
@@ -104,9 +112,7 @@ void check_kernels(const Case& c, Kernel twin_kernel, Kernel simd_kernel,
                    const Cache<Element>& cache, size_t stride, size_t per_element,
                    std::mt19937& random) {
     const auto queries = random_floats(c.rows * c.head_dim, random, 2.0f);
-    // Windows from one position to all of them, ending inside and at the edges of blocks.
-    std::vector<size_t> windows(c.rows);
-    for (size_t r = 0; r < c.rows; ++r) windows[r] = 1 + (r * 37 + c.positions) % c.positions;
+    std::vector<size_t> windows = row_windows(c);
     windows.back() = c.positions;
 
     const size_t element_stride = stride / per_element;
@@ -199,8 +205,7 @@ template <typename Kernel, typename Element>
 void check_row_alone(Kernel kernel, const Case& c, const Cache<Element>& cache, size_t stride,
                      std::mt19937& random) {
     const auto queries = random_floats(c.rows * c.head_dim, random, 2.0f);
-    std::vector<size_t> windows(c.rows);
-    for (size_t r = 0; r < c.rows; ++r) windows[r] = 1 + (r * 37 + c.positions) % c.positions;
+    const std::vector<size_t> windows = row_windows(c);
     const auto together = attend(kernel, c, queries, cache.keys, cache.values, stride, windows);
     Case one = c;
     one.rows = 1;
