@@ -149,41 +149,65 @@ float dot_q4_0_offset(const void* w, const void* a, size_t n) {
     return sum;
 }
 
-float dot_q4_0_lanes(const void* w, const void* a, size_t n) {
-    float sum = 0.0f;
-    for (size_t b = 0; b < n / 32; ++b) {
-        const auto& x = as<BlockQ4_0>(w)[b];
-        const auto& group = as<LaneGroup>(a)[b / 4];
-        const size_t k = b % 4;
-        int32_t total = 0;
-        for (size_t j = 0; j < 16; ++j) {
-            total += (x.quants[j] & 0x0f) * group.quants[16 * k + j] +
-                     (x.quants[j] >> 4) * group.quants[64 + 16 * k + j];
+// What the AVX-512 grid kernels (dot_vnni.cpp) compute, operation for operation. Each group of
+// four blocks fills 16 lanes, lane 4k + l holding block k's elements 4l..4l+3 and 16+4l..16+4l+3:
+// the lane's exact integer sum (the activations' offsets in it, for Q4_0's unsigned nibbles),
+// converted and fused-multiplied with the two scales' product into one of two accumulators per
+// lane (full groups alternately, the padded last group into the second), which are then added
+// and their lanes summed in the kernels' fixed tree.
+template <typename Block, typename LaneSum, typename Scale>
+float dot_lanes(const void* w, const void* a, size_t n, LaneSum lane_sum, Scale scale_of) {
+    const size_t blocks = n / 32, full = blocks / LaneGroup::kBlocks;
+    float even[16] = {}, odd[16] = {};
+    for (size_t g = 0; g * LaneGroup::kBlocks < blocks; ++g) {
+        const auto& group = as<LaneGroup>(a)[g];
+        float* acc = g < full && g % 2 == 0 ? even : odd;
+        for (size_t lane = 0; lane < 16; ++lane) {
+            const size_t k = lane / 4, b = g * LaneGroup::kBlocks + k;
+            // A padded block's weights read as zeros and its activations are zeros: it adds +0.
+            if (b >= blocks) continue;
+            const Block& x = as<Block>(w)[b];
+            const int32_t total = lane_sum(x, group, k, lane % 4);
+            const float scale = scale_of(x) * group.scales[lane];
+            acc[lane] = std::fma(static_cast<float>(total), scale, acc[lane]);
         }
-        for (size_t lane = 4 * k; lane < 4 * k + 4; ++lane) total += group.offsets[lane];
-        sum += half_to_float(x.scale) * group.scales[4 * k] * static_cast<float>(total);
     }
-    return sum;
+    float halves[8], quarters[4];
+    for (int i = 0; i < 8; ++i) halves[i] = (even[i] + odd[i]) + (even[i + 8] + odd[i + 8]);
+    for (int i = 0; i < 4; ++i) quarters[i] = halves[i] + halves[i + 4];
+    return (quarters[0] + quarters[2]) + (quarters[1] + quarters[3]);
 }
 
-// IQ4_NL and MXFP4 in lane groups (the AVX-512 kernel's layout): per block, the exact integer
-// dot of the grid's signed values with the activations, which the kernel reaches by way of
-// biased unsigned values and the group's offsets.
+// Lane l of block k of a group: signed values `q` (in element order) times the activations.
+int32_t lane_dot(const int8_t* q, const LaneGroup& group, size_t k, size_t l) {
+    int32_t total = 0;
+    for (size_t j = 0; j < 4; ++j) {
+        total += q[4 * l + j] * group.quants[16 * k + 4 * l + j] +
+                 q[16 + 4 * l + j] * group.quants[64 + 16 * k + 4 * l + j];
+    }
+    return total;
+}
+
+float dot_q4_0_lanes(const void* w, const void* a, size_t n) {
+    const auto nibbles = [](const BlockQ4_0& x, const LaneGroup& group, size_t k, size_t l) {
+        int8_t q[32];
+        unpack_low_bits(x.quants, 0, false, 0, q);
+        return lane_dot(q, group, k, l) + group.offsets[4 * k + l];
+    };
+    return dot_lanes<BlockQ4_0>(w, a, n, nibbles, f16_scale<BlockQ4_0>);
+}
+
+// IQ4_NL and MXFP4 in lane groups: the kernel reaches each lane's exact integer dot of the
+// grid's signed values with the activations by way of biased unsigned values and the offsets.
 template <typename Block, typename Scale>
 float dot_grid_lanes(const void* w, const void* a, size_t n, const int8_t (&grid)[16],
                      Scale scale_of) {
-    float sum = 0.0f;
-    int8_t q[32];
-    for (size_t b = 0; b < n / 32; ++b) {
-        const auto& x = as<Block>(w)[b];
-        const auto& group = as<LaneGroup>(a)[b / 4];
-        const size_t k = b % 4;
+    const auto values = [&grid](const Block& x, const LaneGroup& group, size_t k, size_t l) {
+        int8_t q[32];
         lookup_values(grid, x.quants, q);
-        const int32_t total =
-            int_dot(q, group.quants + 16 * k, 16) + int_dot(q + 16, group.quants + 64 + 16 * k, 16);
-        sum += scale_of(x) * group.scales[4 * k] * static_cast<float>(total);
-    }
-    return sum;
+        return lane_dot(q, group, k, l);
+    };
+    return dot_lanes<Block>(w, a, n, values, scale_of);
 }
 
 float dot_iq4_nl_lanes(const void* w, const void* a, size_t n) {

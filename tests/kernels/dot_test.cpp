@@ -164,7 +164,9 @@ TEST_P(DotTest, RowKernelsGiveEachRowAndTokenItsSingleDotBitForBit) {
         if (isa > best_isa()) continue;
         const auto& table = dot_table(isa);
         if (table.dot_rows[id] == nullptr) continue;
-        for (const size_t blocks : {size_t{1}, size_t{3}, 2048 / row_unit(type)}) {
+        // 20 and 22 units: five whole groups of four blocks (an odd count), then one more partial.
+        for (const size_t blocks :
+             {size_t{1}, size_t{3}, size_t{20}, size_t{22}, 2048 / row_unit(type)}) {
             const size_t n = blocks * row_unit(type);
             const size_t row_bytes = tensor_bytes(type, n) + kRowGap;
             std::vector<std::byte> weights(kRows * row_bytes);
