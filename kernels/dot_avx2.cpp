@@ -471,6 +471,7 @@ constexpr auto iq4_xs = []<int K>(const void* w, const TokenGroup<K>& group, siz
     const __m256i table = grid_table(kIq4Values);
     __m256 acc[K] = {};
     for (size_t b = 0; b < n / 256; ++b) {
+        if constexpr (K == 1) prefetch_ahead(x + b);
         __m256i sums[K];
         for (int t = 0; t < K; ++t) sums[t] = _mm256_setzero_si256();
 #pragma GCC unroll 8

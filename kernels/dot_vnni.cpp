@@ -573,6 +573,7 @@ constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
     __m256 acc[K];
     for (int t = 0; t < K; ++t) acc[t] = _mm256_setzero_ps();
     for (size_t b = 0; b < n / 256; ++b) {
+        if constexpr (K == 1) prefetch_ahead(x + b);
         const __m256i wide_scales =
             _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].scales)));
         const __m512i scales = _mm512_castsi256_si512(wide_scales);
