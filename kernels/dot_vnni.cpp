@@ -384,10 +384,11 @@ template <typename Format, int R, int K>
     }
 }
 
-// The row kernel (DotRowsFunction) of a grid format: tokens in groups of eight, then what is
-// left in halving groups, each group against the rows two at a time (one at a time for one or
-// two tokens, which decode from memory: two rows read side by side measured up to twice as
-// slow there, and a lone token has no activation loads to share).
+// The row kernel (DotRowsFunction) of a grid format: tokens in groups of eight, then the rest
+// in one group of its own size (a verification pass of four drafts is five tokens: as four and
+// one, the rows were unpacked and their sums reduced twice). Each group meets the rows two at a
+// time, or one at a time for one or two tokens, which decode from memory: two rows read side by
+// side measured up to twice as slow there, and a lone token has no activation loads to share.
 template <typename Format>
 void grid_rows(const void* weights, size_t row_bytes, size_t rows, const void* activations,
                size_t activation_stride, size_t tokens, float* out, size_t out_stride,
@@ -398,27 +399,47 @@ void grid_rows(const void* weights, size_t row_bytes, size_t rows, const void* a
     const auto run = [&](auto size) {
         constexpr int K = decltype(size)::value;
         constexpr size_t kStep = K > 2 ? 2 : 1;
-        for (; tokens - done >= K; done += K) {
-            const TokenGroup<K> group{first + done * activation_stride, activation_stride, nullptr,
-                                      0};
-            const auto groups = activation_rows<LaneGroup>(group);
-            for (size_t r = 0; r < rows; r += kStep) {
-                const uint8_t* pair[2] = {
-                    static_cast<const uint8_t*>(weights) + r * row_bytes,
-                    static_cast<const uint8_t*>(weights) + (r + 1) * row_bytes};
-                float* at = out + done * out_stride + r;
-                if (kStep == 2 && rows - r >= 2) {
-                    grid_tile<Format, kStep, K>(reader, pair, groups, count, at, out_stride);
-                } else {
-                    grid_tile<Format, 1, K>(reader, pair, groups, count, at, out_stride);
-                }
+        const TokenGroup<K> group{first + done * activation_stride, activation_stride, nullptr, 0};
+        const auto groups = activation_rows<LaneGroup>(group);
+        for (size_t r = 0; r < rows; r += kStep) {
+            const uint8_t* pair[2] = {static_cast<const uint8_t*>(weights) + r * row_bytes,
+                                      static_cast<const uint8_t*>(weights) + (r + 1) * row_bytes};
+            float* at = out + done * out_stride + r;
+            if (kStep == 2 && rows - r >= 2) {
+                grid_tile<Format, kStep, K>(reader, pair, groups, count, at, out_stride);
+            } else {
+                grid_tile<Format, 1, K>(reader, pair, groups, count, at, out_stride);
             }
         }
+        done += K;
     };
-    run(std::integral_constant<int, kTokenGroup>{});
-    if constexpr (kTokenGroup > 4) run(std::integral_constant<int, 4>{});
-    run(std::integral_constant<int, 2>{});
-    run(std::integral_constant<int, 1>{});
+    while (tokens - done >= kTokenGroup) run(std::integral_constant<int, kTokenGroup>{});
+    static_assert(kTokenGroup == 8, "the sizes below are the ones under a group");
+    switch (tokens - done) {
+        case 7:
+            run(std::integral_constant<int, 7>{});
+            break;
+        case 6:
+            run(std::integral_constant<int, 6>{});
+            break;
+        case 5:
+            run(std::integral_constant<int, 5>{});
+            break;
+        case 4:
+            run(std::integral_constant<int, 4>{});
+            break;
+        case 3:
+            run(std::integral_constant<int, 3>{});
+            break;
+        case 2:
+            run(std::integral_constant<int, 2>{});
+            break;
+        case 1:
+            run(std::integral_constant<int, 1>{});
+            break;
+        default:
+            break;
+    }
 }
 
 constexpr auto q4_0 = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
