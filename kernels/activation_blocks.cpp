@@ -64,15 +64,12 @@ void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count) {
         quantize_row_q8(x + 32 * b, &block, 32);
         LaneGroup& group = out[b / LaneGroup::kBlocks];
         const size_t k = b % LaneGroup::kBlocks;
-        std::copy(block.quants, block.quants + 16, group.quants + 16 * k);
-        std::copy(block.quants + 16, block.quants + 32, group.quants + 64 + 16 * k);
-        for (size_t lane = 0; lane < 4; ++lane) {
-            int sum = 0;
-            for (size_t i = 4 * lane; i < 4 * lane + 4; ++i)
-                sum += block.quants[i] + block.quants[16 + i];
-            group.offsets[4 * k + lane] = -8 * sum;
-            group.scales[4 * k + lane] = block.scale;
+        for (size_t e = 0; e < 32; ++e) {
+            const LanePlace place = lane_place(k, e);
+            group.quants[place.vector][place.at] = block.quants[e];
+            group.offsets[place.at / 4] -= 8 * block.quants[e];
         }
+        group.scales[2 * k] = group.scales[2 * k + 1] = block.scale;
     }
 }
 

@@ -30,18 +30,28 @@ struct BlockQ8K {
 };
 
 // Q8 blocks laid out for the AVX-512 Q4_0 decode kernel (and IQ4_NL's and MXFP4's, whose nibbles
-// lie as Q4_0's): four blocks to a group (a 512-bit vector holds four blocks' nibbles), one product
-// of 16 lanes, four lanes per block. `quants` holds elements 0..15 of each block, then 16..31
-// (where a Q4_0 byte's two nibbles belong), and lane 4k + l meets elements 4l..4l+3 and
-// 16+4l..16+4l+3 of block k. The kernel reads the nibbles unsigned, so `offsets` holds -8 times
-// each lane's activation sum, and `scales` each block's scale per lane. A last partial group is
-// padded with zero blocks.
+// lie as Q4_0's): eight blocks to a group, one product of 16 lanes, two lanes per block. Lane
+// 2k + h of block k meets the 16 elements that bytes 8h..8h+7 of a Q4_0 block's nibbles hold:
+// `quants[v]` has, for lane l = 2k + h and byte i < 4, element 8h + 4v + i of block k for v = 0
+// and 1 (the low nibbles of the lane's two words) and element 16 + 8h + 4(v - 2) + i for v = 2
+// and 3 (the high nibbles), at quants[v][4l + i]. The kernel reads the nibbles unsigned, so
+// `offsets` holds -8 times each lane's activation sum, and `scales` each block's scale per
+// lane. A last partial group is padded with zero blocks.
 struct LaneGroup {
-    static constexpr size_t kBlocks = 4;
-    int8_t quants[128];
+    static constexpr size_t kBlocks = 8;
+    int8_t quants[4][64];
     int32_t offsets[16];
     float scales[16];
 };
+
+// Element e (0..31) of block k of a group: which quants[v][at] holds it.
+struct LanePlace {
+    size_t vector, at;
+};
+inline LanePlace lane_place(size_t k, size_t e) {
+    const size_t high = e / 16, half = e % 16 / 8, word = e % 8 / 4;
+    return {2 * high + word, 4 * (2 * k + half) + e % 4};
+}
 
 // The Q8 blocks in planes, for the AVX-512 Q8_0 kernel, which takes eight blocks' scales at
 // once: `count` quants, then count / 32 scales, then count / 32 scaled sums.

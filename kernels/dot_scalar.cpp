@@ -150,40 +150,41 @@ float dot_q4_0_offset(const void* w, const void* a, size_t n) {
 }
 
 // What the AVX-512 grid kernels (dot_vnni.cpp) compute, operation for operation. Each group of
-// four blocks fills 16 lanes, lane 4k + l holding block k's elements 4l..4l+3 and 16+4l..16+4l+3:
-// the lane's exact integer sum (the activations' offsets in it, for Q4_0's unsigned nibbles),
-// converted and fused-multiplied with the two scales' product into one of two accumulators per
-// lane (full groups alternately, the padded last group into the second), which are then added
-// and their lanes summed in the kernels' fixed tree.
+// eight blocks fills 16 lanes, two per block (LaneGroup): the lane's exact integer sum of 16
+// products (the activations' offsets in it, for Q4_0's unsigned nibbles), converted and
+// fused-multiplied with the two scales' product into the lane's accumulator, whose lanes are
+// summed at the end in the kernels' fixed tree.
 template <typename Block, typename LaneSum, typename Scale>
 float dot_lanes(const void* w, const void* a, size_t n, LaneSum lane_sum, Scale scale_of) {
-    const size_t blocks = n / 32, full = blocks / LaneGroup::kBlocks;
-    float even[16] = {}, odd[16] = {};
+    const size_t blocks = n / 32;
+    float acc[16] = {};
     for (size_t g = 0; g * LaneGroup::kBlocks < blocks; ++g) {
         const auto& group = as<LaneGroup>(a)[g];
-        float* acc = g < full && g % 2 == 0 ? even : odd;
         for (size_t lane = 0; lane < 16; ++lane) {
-            const size_t k = lane / 4, b = g * LaneGroup::kBlocks + k;
+            const size_t k = lane / 2, b = g * LaneGroup::kBlocks + k;
             // A padded block's weights read as zeros and its activations are zeros: it adds +0.
             if (b >= blocks) continue;
             const Block& x = as<Block>(w)[b];
-            const int32_t total = lane_sum(x, group, k, lane % 4);
+            const int32_t total = lane_sum(x, group, k, lane % 2);
             const float scale = scale_of(x) * group.scales[lane];
             acc[lane] = std::fma(static_cast<float>(total), scale, acc[lane]);
         }
     }
     float halves[8], quarters[4];
-    for (int i = 0; i < 8; ++i) halves[i] = (even[i] + odd[i]) + (even[i + 8] + odd[i + 8]);
+    for (int i = 0; i < 8; ++i) halves[i] = acc[i] + acc[i + 8];
     for (int i = 0; i < 4; ++i) quarters[i] = halves[i] + halves[i + 4];
     return (quarters[0] + quarters[2]) + (quarters[1] + quarters[3]);
 }
 
-// Lane l of block k of a group: signed values `q` (in element order) times the activations.
-int32_t lane_dot(const int8_t* q, const LaneGroup& group, size_t k, size_t l) {
+// Lane 2k + h of a group: block k's signed values `q` (in element order) times the activations,
+// over the 16 elements the lane holds (elements 8h..8h+7 and 16+8h..16+8h+7).
+int32_t lane_dot(const int8_t* q, const LaneGroup& group, size_t k, size_t h) {
     int32_t total = 0;
-    for (size_t j = 0; j < 4; ++j) {
-        total += q[4 * l + j] * group.quants[16 * k + 4 * l + j] +
-                 q[16 + 4 * l + j] * group.quants[64 + 16 * k + 4 * l + j];
+    for (size_t i = 0; i < 8; ++i) {
+        for (const size_t e : {8 * h + i, 16 + 8 * h + i}) {
+            const LanePlace place = lane_place(k, e);
+            total += q[e] * group.quants[place.vector][place.at];
+        }
     }
     return total;
 }
@@ -192,7 +193,7 @@ float dot_q4_0_lanes(const void* w, const void* a, size_t n) {
     const auto nibbles = [](const BlockQ4_0& x, const LaneGroup& group, size_t k, size_t l) {
         int8_t q[32];
         unpack_low_bits(x.quants, 0, false, 0, q);
-        return lane_dot(q, group, k, l) + group.offsets[4 * k + l];
+        return lane_dot(q, group, k, l) + group.offsets[2 * k + l];
     };
     return dot_lanes<BlockQ4_0>(w, a, n, nibbles, f16_scale<BlockQ4_0>);
 }

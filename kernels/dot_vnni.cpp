@@ -1,12 +1,13 @@
 // AVX-512 VNNI dot products for decode (this file alone is compiled with AVX-512; it runs only
 // after best_isa() confirmed the CPU has it). Decode streams every weight once per token, so the
-// work per weight byte must stay well under the time memory takes to deliver it. Four Q4_0
-// blocks (72 bytes) are read straight from the file per step: byte permutes pull their nibbles
+// work per weight byte must stay well under the time memory takes to deliver it. Eight Q4_0
+// blocks (144 bytes) are read straight from the file per step: byte permutes pull their nibbles
 // together and spread their f16 scales over the lanes, and the activations come pre-arranged
 // (LaneGroup) so that a group ends in one vector of 16 integer sums, one conversion and one FMA,
 // with no horizontal sums until the end of the row. IQ4_NL and MXFP4 read the same way, their
-// nibbles looked up in a biased grid. All three unpack each group once for up to eight tokens,
-// which is what batched decode (the server's rows, speculative verification) gains from.
+// nibbles looked up in a biased grid. All three unpack each group once for up to eight tokens
+// and two rows, which is what batched decode (the server's rows, speculative verification)
+// gains from.
 #include <immintrin.h>
 
 #include <array>
@@ -22,19 +23,36 @@
 namespace hearth::kernels::vnni {
 namespace {
 
-// Where byte i of the packed quants of a group's blocks sits in its bytes (blocks of
-// `block_bytes`: a `header`-byte scale, then `quant_bytes` quant bytes).
-constexpr std::array<uint8_t, 64> quant_index(int block_bytes, int quant_bytes, int header = 2) {
-    std::array<uint8_t, 64> index{};
-    for (int i = 0; i < 64; ++i)
-        index[i] = static_cast<uint8_t>(block_bytes * (i / quant_bytes) + header + i % quant_bytes);
+// A byte gather from a group of up to 192 bytes held in three vectors: a two-register permute
+// over the first 128, then the bytes past them merged in from the third.
+struct GatherIndex {
+    std::array<uint8_t, 64> first;  // index into bytes 0-127
+    std::array<uint8_t, 64> tail;   // index into bytes 128-191
+    uint64_t from_tail = 0;         // which result bytes come from the tail
+};
+
+// Word `word` (0 or 1) of each lane's eight nibble bytes: lane 2k + h takes bytes 8h + 4 * word
+// to 8h + 4 * word + 3 of block k's nibbles (blocks of `block_bytes`, the nibbles after a
+// `header`-byte scale).
+constexpr GatherIndex nibble_index(int block_bytes, int header, int word) {
+    GatherIndex index{};
+    for (int at = 0; at < 64; ++at) {
+        const int lane = at / 4;
+        const int from = block_bytes * (lane / 2) + header + 8 * (lane % 2) + 4 * word + at % 4;
+        if (from < 128) {
+            index.first[at] = static_cast<uint8_t>(from);
+        } else {
+            index.tail[at] = static_cast<uint8_t>(from - 128);
+            index.from_tail |= uint64_t{1} << at;
+        }
+    }
     return index;
 }
 
-// The bytes of sixteen f16 words, word l holding the scale of block l / 4.
+// The bytes of sixteen f16 words, word l holding the scale of block l / 2.
 constexpr std::array<uint8_t, 64> scale_index(int block_bytes) {
     std::array<uint8_t, 64> index{};
-    for (int i = 0; i < 32; ++i) index[i] = static_cast<uint8_t>(block_bytes * (i / 8) + i % 2);
+    for (int i = 0; i < 32; ++i) index[i] = static_cast<uint8_t>(block_bytes * (i / 4) + i % 2);
     return index;
 }
 
@@ -86,8 +104,10 @@ constexpr std::array<uint8_t, 64> word_index(int first, int second) {
 
 constexpr __mmask64 kEvenBytes = 0x5555555555555555;
 
-// Q4_0, IQ4_NL and MXFP4 read four blocks a group (Q4_0's 72 bytes: one two-register byte
-// permute gathers their 64 nibble bytes). Q4_0's nibbles are its unsigned values as vpdpbusd
+// Q4_0, IQ4_NL and MXFP4 read eight blocks a group, two lanes a block (LaneGroup): each lane's
+// 16 products add up in one integer, so a conversion, a scale product and an FMA serve four
+// vpdpbusd (with four blocks of four lanes they served two, and those three float operations
+// were as many as the products). Q4_0's nibbles are its unsigned values as vpdpbusd
 // wants them, with the group's offsets (-8 times each lane's activation sum) taking the 8 back
 // out. IQ4_NL's and MXFP4's are looked up in the format's grid plus a bias of 8 << kShift, so
 // that every value is unsigned too, and the offsets shifted by kShift take the bias back out,
@@ -101,9 +121,9 @@ constexpr std::array<uint8_t, 64> biased_grid(const int8_t (&grid)[16], int bias
 
 // Q4_0's and IQ4_NL's blocks: an f16 scale, then the nibbles.
 struct HalfScaledFormat {
-    // The four blocks' scales over the lanes, as floats.
-    static __m512 weight_scales(__m512i head, __m512i index) {
-        return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutexvar_epi8(index, head)));
+    // The eight blocks' scales over the lanes, as floats.
+    static __m512 weight_scales(__m512i head, __m512i body, __m512i index) {
+        return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi8(head, index, body)));
     }
     static __m512 scales(__m512 weight, __m512 activation) {
         return _mm512_mul_ps(weight, activation);
@@ -119,7 +139,8 @@ struct Q4_0Format : HalfScaledFormat {
         mask.fill(0x0f);
         return mask;
     }();
-    static constexpr auto kQuants = quant_index(sizeof(Block), 16);
+    static constexpr auto kFirstWords = nibble_index(sizeof(Block), 2, 0);
+    static constexpr auto kSecondWords = nibble_index(sizeof(Block), 2, 1);
     static constexpr auto kScales = scale_index(sizeof(Block));
     static __m512i values(__m512i nibbles, __m512i mask) { return _mm512_and_si512(nibbles, mask); }
 };
@@ -129,7 +150,8 @@ struct Iq4NlFormat : HalfScaledFormat {
     using Block = BlockIQ4_NL;
     static constexpr int kShift = 4;
     static constexpr auto kGrid = biased_grid(kIq4Values, 8 << kShift);
-    static constexpr auto kQuants = quant_index(sizeof(Block), 16);
+    static constexpr auto kFirstWords = nibble_index(sizeof(Block), 2, 0);
+    static constexpr auto kSecondWords = nibble_index(sizeof(Block), 2, 1);
     static constexpr auto kScales = scale_index(sizeof(Block));
     static __m512i values(__m512i nibbles, __m512i grid) {
         return _mm512_permutexvar_epi8(nibbles, grid);
@@ -143,19 +165,21 @@ struct Mxfp4Format {
     using Block = BlockMXFP4;
     static constexpr int kShift = 1;
     static constexpr auto kGrid = biased_grid(kMxfp4Values, 8 << kShift);
-    static constexpr auto kQuants = quant_index(sizeof(Block), 16, 1);
+    static constexpr auto kFirstWords = nibble_index(sizeof(Block), 1, 0);
+    static constexpr auto kSecondWords = nibble_index(sizeof(Block), 1, 1);
     // Each lane's block's exponent in the lane's low byte (the other bytes masked to zero).
     static constexpr std::array<uint8_t, 64> kScales = [] {
         std::array<uint8_t, 64> index{};
-        for (int i = 0; i < 64; i += 4) index[i] = static_cast<uint8_t>(sizeof(Block) * (i / 16));
+        for (int i = 0; i < 64; i += 4) index[i] = static_cast<uint8_t>(sizeof(Block) * (i / 8));
         return index;
     }();
     static __m512i values(__m512i nibbles, __m512i grid) {
         return _mm512_permutexvar_epi8(nibbles, grid);
     }
-    // The four blocks' powers of two over the lanes, as float exponents.
-    static __m512 weight_scales(__m512i head, __m512i index) {
-        const __m512i exponents = _mm512_maskz_permutexvar_epi8(0x1111111111111111, index, head);
+    // The eight blocks' powers of two over the lanes, as float exponents.
+    static __m512 weight_scales(__m512i head, __m512i body, __m512i index) {
+        const __m512i exponents =
+            _mm512_maskz_permutex2var_epi8(0x1111111111111111, head, index, body);
         return _mm512_cvtepi32_ps(_mm512_sub_epi32(exponents, _mm512_set1_epi32(128)));
     }
     static __m512 scales(__m512 weight, __m512 activation) {
@@ -163,10 +187,11 @@ struct Mxfp4Format {
     }
 };
 
-// A group's weights unpacked once for every token: the biased values of the low and high
-// nibbles, and the blocks' scales over the lanes.
+// A group's weights unpacked once for every token and row: the biased values of each lane's
+// four words of nibbles (low nibbles of words 0 and 1, then high), and the blocks' scales over
+// the lanes.
 struct GridWeights {
-    __m512i low, high;
+    __m512i values[4];
     __m512 scales;
 };
 
@@ -174,59 +199,33 @@ template <typename Format>
 class GridReader {
 public:
     [[gnu::always_inline]] GridWeights read(const uint8_t* weights, size_t bytes) const {
-        const __m512i head = load_part(weights, bytes, 0), tail = load_part(weights, bytes, 64);
-        const __m512i packed = _mm512_permutex2var_epi8(head, m_quants, tail);
-        return {Format::values(packed, m_grid),
-                Format::values(_mm512_srli_epi16(packed, 4), m_grid),
-                Format::weight_scales(head, m_scales)};
-    }
-
-    // One token's products with the group, added to its accumulator.
-    [[gnu::always_inline]] static __m512 add(const GridWeights& weights, const LaneGroup& group,
-                                             __m512 acc) {
-        const __m512i offsets =
-            _mm512_slli_epi32(_mm512_loadu_si512(group.offsets), Format::kShift);
-        __m512i sums = _mm512_dpbusd_epi32(offsets, weights.low, _mm512_loadu_si512(group.quants));
-        sums = _mm512_dpbusd_epi32(sums, weights.high, _mm512_loadu_si512(group.quants + 64));
-        const __m512 scales = Format::scales(weights.scales, _mm512_loadu_ps(group.scales));
-        return _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums), scales, acc);
+        const __m512i head = load_part(weights, bytes, 0), body = load_part(weights, bytes, 64),
+                      tail = load_part(weights, bytes, 128);
+        const __m512i first =
+            gather(head, body, tail, m_first, m_first_tail, Format::kFirstWords.from_tail);
+        const __m512i second =
+            gather(head, body, tail, m_second, m_second_tail, Format::kSecondWords.from_tail);
+        return {{Format::values(first, m_grid), Format::values(second, m_grid),
+                 Format::values(_mm512_srli_epi16(first, 4), m_grid),
+                 Format::values(_mm512_srli_epi16(second, 4), m_grid)},
+                Format::weight_scales(head, body, m_scales)};
     }
 
 private:
-    __m512i m_quants = load_index(Format::kQuants);
+    [[gnu::always_inline]] static __m512i gather(__m512i head, __m512i body, __m512i tail,
+                                                 __m512i first, __m512i from_tail,
+                                                 uint64_t tail_bytes) {
+        return _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(head, first, body), tail_bytes,
+                                            from_tail, tail);
+    }
+
+    __m512i m_first = load_index(Format::kFirstWords.first);
+    __m512i m_first_tail = load_index(Format::kFirstWords.tail);
+    __m512i m_second = load_index(Format::kSecondWords.first);
+    __m512i m_second_tail = load_index(Format::kSecondWords.tail);
     __m512i m_scales = load_index(Format::kScales);
     __m512i m_grid = load_index(Format::kGrid);
 };
-
-// K tokens against one row (dot_many.h): each group of weights is unpacked once, and each token
-// runs the single-token kernel's operations in its order (two accumulators, even and odd groups).
-template <typename Format, int K>
-[[gnu::always_inline]] inline void grid_dot(const void* w, const TokenGroup<K>& tokens, size_t n) {
-    constexpr size_t kGroupBytes = LaneGroup::kBlocks * sizeof(typename Format::Block);
-    const auto* weights = static_cast<const uint8_t*>(w);
-    const auto groups = activation_rows<LaneGroup>(tokens);
-    const size_t blocks = n / 32, full = blocks / LaneGroup::kBlocks;
-    const GridReader<Format> reader;
-    __m512 even[K], odd[K];
-    for (int t = 0; t < K; ++t) even[t] = odd[t] = _mm512_setzero_ps();
-    const auto add = [&](size_t g, size_t bytes, __m512(&acc)[K]) {
-        const GridWeights unpacked = reader.read(weights + g * kGroupBytes, bytes);
-        // Unrolled so that the accumulators stay in registers (a loop kept them on the stack,
-        // one store and reload per token and group: batching then saved nothing).
-#pragma GCC unroll 8
-        for (int t = 0; t < K; ++t) acc[t] = reader.add(unpacked, groups[t][g], acc[t]);
-    };
-    size_t g = 0;
-    for (; g + 2 <= full; g += 2) {
-        add(g, kGroupBytes, even);
-        add(g + 1, kGroupBytes, odd);
-    }
-    if (g < full) add(g, kGroupBytes, even), ++g;
-    const size_t rest = blocks - full * LaneGroup::kBlocks;
-    // The padded last group: its missing blocks have zero activations.
-    if (rest != 0) add(g, rest * sizeof(typename Format::Block), odd);
-    for (int t = 0; t < K; ++t) tokens.put(t, sum_of(_mm512_add_ps(even[t], odd[t])));
-}
 
 // A vector loaded into a register of its own: GCC otherwise folds the load into each row's
 // instruction, reading it from L1 once per row. The empty asm claims to change the register.
@@ -237,29 +236,33 @@ template <typename Format, int K>
 
 // One token's activations for a group, loaded once for all the rows of a tile.
 struct LoadedGroup {
-    __m512i offsets, low, high;
+    __m512i offsets, quants[4];
     __m512 scales;
 };
 
 template <int Shift>
 [[gnu::always_inline]] inline LoadedGroup load_group(const LaneGroup& group) {
-    return {own_register(_mm512_slli_epi32(_mm512_loadu_si512(group.offsets), Shift)),
-            own_register(_mm512_loadu_si512(group.quants)),
-            own_register(_mm512_loadu_si512(group.quants + 64)),
-            _mm512_castsi512_ps(own_register(_mm512_castps_si512(_mm512_loadu_ps(group.scales))))};
+    LoadedGroup loaded;
+    loaded.offsets = own_register(_mm512_slli_epi32(_mm512_loadu_si512(group.offsets), Shift));
+#pragma GCC unroll 4
+    for (int v = 0; v < 4; ++v)
+        loaded.quants[v] = own_register(_mm512_loadu_si512(group.quants[v]));
+    loaded.scales = _mm512_loadu_ps(group.scales);
+    return loaded;
 }
 
-// Asks for the lines 2 KiB past a group (72 bytes: two lines cover it wherever it starts). The
-// hardware prefetchers alone left the row kernels waiting on memory: from DRAM, one token went
-// from 35 to 31 GB/s without it, and two rows read side by side, for four or eight tokens, went
-// 1.5 to 1.7 times slower (65536 x 2048 Q4_0, two threads).
+// Asks for the lines 2 KiB past a group (144 bytes at most: three lines cover it wherever it
+// starts). The hardware prefetchers alone left the row kernels waiting on memory: from DRAM,
+// one token went from 35 to 31 GB/s without it, and two rows read side by side, for four or
+// eight tokens, went 1.5 to 1.7 times slower (65536 x 2048 Q4_0, two threads).
 [[gnu::always_inline]] inline void prefetch_group(const uint8_t* group) {
     constexpr size_t kDistance = 2048;
-    _mm_prefetch(reinterpret_cast<const char*>(group + kDistance), _MM_HINT_T0);
-    _mm_prefetch(reinterpret_cast<const char*>(group + kDistance + 64), _MM_HINT_T0);
+    for (size_t line = 0; line < 192; line += 64)
+        _mm_prefetch(reinterpret_cast<const char*>(group + kDistance + line), _MM_HINT_T0);
 }
 
-// Group g of R rows times K tokens, added to the (row, token) accumulators.
+// Group g of R rows times K tokens, added to the (row, token) accumulators: per (row, token)
+// four vpdpbusd from the lanes' offsets, one conversion and one FMA with the scales' product.
 template <typename Format, int R, int K>
 [[gnu::always_inline]] inline void add_group(const GridReader<Format>& reader,
                                              const uint8_t* const* rows,
@@ -277,27 +280,25 @@ template <typename Format, int R, int K>
         const LoadedGroup group = load_group<Format::kShift>(groups[t][g]);
 #pragma GCC unroll 4
         for (int r = 0; r < R; ++r) {
-            __m512i products = _mm512_dpbusd_epi32(group.offsets, unpacked[r].low, group.low);
-            products = _mm512_dpbusd_epi32(products, unpacked[r].high, group.high);
+            __m512i sums = group.offsets;
+#pragma GCC unroll 4
+            for (int v = 0; v < 4; ++v)
+                sums = _mm512_dpbusd_epi32(sums, unpacked[r].values[v], group.quants[v]);
             acc[r][t] =
-                _mm512_fmadd_ps(_mm512_cvtepi32_ps(products),
+                _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums),
                                 Format::scales(unpacked[r].scales, group.scales), acc[r][t]);
         }
     }
 }
 
-// The sums of R rows by K tokens over every other group from `first` on (the padded partial
-// group too, where `partial`), in grid_dot's operations and order for each (row, token).
+// R rows against K tokens, one accumulator per (row, token), its lanes summed at the end in a
+// fixed tree: the single dot is this with one row and one token, so a (row, token)'s result
+// never depends on the rows and tokens beside it.
 template <typename Format, int R, int K>
-struct TileSums {
-    __m512 acc[R][K];
-};
-
-template <typename Format, int R, int K>
-[[gnu::noinline]] TileSums<Format, R, K> grid_pass(const GridReader<Format>& reader,
-                                                   const uint8_t* const* rows,
-                                                   const std::array<const LaneGroup*, K>& groups,
-                                                   size_t n, size_t first, bool partial) {
+[[gnu::always_inline]] inline void grid_tile(const GridReader<Format>& reader,
+                                             const uint8_t* const* rows,
+                                             const std::array<const LaneGroup*, K>& groups,
+                                             size_t n, float* out, size_t out_stride) {
     constexpr size_t kGroupBytes = LaneGroup::kBlocks * sizeof(typename Format::Block);
     const size_t blocks = n / 32, full = blocks / LaneGroup::kBlocks;
     const size_t rest = blocks - full * LaneGroup::kBlocks;
@@ -306,82 +307,27 @@ template <typename Format, int R, int K>
     for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8
         for (int t = 0; t < K; ++t) acc[r][t] = _mm512_setzero_ps();
-    for (size_t g = first; g < full; g += 2)
+    for (size_t g = 0; g < full; ++g)
         add_group<Format, R, K>(reader, rows, groups, g, kGroupBytes, acc);
-    // The padded last group: its missing blocks have zero activations.
-    if (partial && rest != 0) {
-        add_group<Format, R, K>(reader, rows, groups, full, rest * sizeof(typename Format::Block),
-                                acc);
-    }
-    // Copied out only now: accumulating in the returned struct kept it in memory, one store
-    // per (row, token) and group.
-    TileSums<Format, R, K> sums;
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 8
-        for (int t = 0; t < K; ++t) sums.acc[r][t] = acc[r][t];
-    return sums;
-}
-
-// R rows against K tokens in one pass, grid_dot's two accumulators per (row, token) both held:
-// for the tiles whose accumulators fit the registers twice over.
-template <typename Format, int R, int K>
-[[gnu::noinline]] void grid_one_pass(const GridReader<Format>& reader, const uint8_t* const* rows,
-                                     const std::array<const LaneGroup*, K>& groups, size_t n,
-                                     float* out, size_t out_stride) {
-    constexpr size_t kGroupBytes = LaneGroup::kBlocks * sizeof(typename Format::Block);
-    const size_t blocks = n / 32, full = blocks / LaneGroup::kBlocks;
-    const size_t rest = blocks - full * LaneGroup::kBlocks;
-    __m512 even[R][K], odd[R][K];
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 8
-        for (int t = 0; t < K; ++t) even[r][t] = odd[r][t] = _mm512_setzero_ps();
-    size_t g = 0;
-    for (; g + 2 <= full; g += 2) {
-        add_group<Format, R, K>(reader, rows, groups, g, kGroupBytes, even);
-        add_group<Format, R, K>(reader, rows, groups, g + 1, kGroupBytes, odd);
-    }
-    if (g < full) add_group<Format, R, K>(reader, rows, groups, g, kGroupBytes, even);
     // The padded last group: its missing blocks have zero activations.
     if (rest != 0) {
         add_group<Format, R, K>(reader, rows, groups, full, rest * sizeof(typename Format::Block),
-                                odd);
+                                acc);
     }
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
 #pragma GCC unroll 8
-        for (int t = 0; t < K; ++t) {
-            out[static_cast<size_t>(t) * out_stride + r] =
-                sum_of(_mm512_add_ps(even[r][t], odd[r][t]));
-        }
+        for (int t = 0; t < K; ++t)
+            out[static_cast<size_t>(t) * out_stride + r] = sum_of(acc[r][t]);
     }
 }
 
-// R rows against K tokens: each (row, token) runs grid_dot's operations in its order, so its
-// result equals the single dot's bit for bit, and each token's activations are loaded once for
-// the R rows. Where two accumulators per (row, token) do not fit the registers (two rows by
-// eight tokens), the even groups go first and the odd ones second, the second pass reading the
-// rows' weights back from the first-level cache. Memory idles during that pass, so tiles that
-// fit take one pass: for one or two tokens, which decode from memory, two passes measured up
-// to 25% slower.
-template <typename Format, int R, int K>
-[[gnu::always_inline]] inline void grid_tile(const GridReader<Format>& reader,
-                                             const uint8_t* const* rows,
-                                             const std::array<const LaneGroup*, K>& groups,
-                                             size_t n, float* out, size_t out_stride) {
-    if constexpr (R * K <= 8) {
-        grid_one_pass<Format, R, K>(reader, rows, groups, n, out, out_stride);
-    } else {
-        const auto even = grid_pass<Format, R, K>(reader, rows, groups, n, 0, false);
-        const auto odd = grid_pass<Format, R, K>(reader, rows, groups, n, 1, true);
-        for (int r = 0; r < R; ++r) {
-            for (int t = 0; t < K; ++t) {
-                out[static_cast<size_t>(t) * out_stride + r] =
-                    sum_of(_mm512_add_ps(even.acc[r][t], odd.acc[r][t]));
-            }
-        }
-    }
+// K tokens against one row (dot_many.h): the row kernel's tile of one row.
+template <typename Format, int K>
+[[gnu::always_inline]] inline void grid_dot(const void* w, const TokenGroup<K>& tokens, size_t n) {
+    const uint8_t* rows[1] = {static_cast<const uint8_t*>(w)};
+    grid_tile<Format, 1, K>(GridReader<Format>{}, rows, activation_rows<LaneGroup>(tokens), n,
+                            tokens.out, tokens.out_stride);
 }
 
 // The row kernel (DotRowsFunction) of a grid format: tokens in groups of eight, then the rest

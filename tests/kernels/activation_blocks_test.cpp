@@ -43,7 +43,7 @@ TEST(ActivationBlocks, RowQuantiserEqualsTheScalarLoopBitForBit) {
 
 TEST(ActivationBlocks, Q4_0LanesHoldEachBlocksQuantsOffsetsAndScales) {
     std::mt19937 random(8);
-    const size_t count = 32 * 7;  // one full group and a padded one
+    const size_t count = 32 * 11;  // one full group of eight blocks and a padded one of three
     const auto x = random_floats(count, random);
     std::vector<BlockQ8> blocks(count / 32);
     quantize_row_q8(x.data(), blocks.data(), count);
@@ -51,25 +51,30 @@ TEST(ActivationBlocks, Q4_0LanesHoldEachBlocksQuantsOffsetsAndScales) {
     quantize_row_q4_0_lanes(x.data(), groups.data(), count);
     ASSERT_EQ(groups.size(), 2u);
     for (size_t b = 0; b < blocks.size(); ++b) {
-        const LaneGroup& group = groups[b / 4];
-        const size_t k = b % 4;
-        for (size_t lane = 0; lane < 4; ++lane) {
+        const LaneGroup& group = groups[b / 8];
+        const size_t k = b % 8;
+        for (size_t h = 0; h < 2; ++h) {
+            // Lane 2k + h: bytes 8h..8h+7 of a block's nibbles, low nibbles in vectors 0 and 1
+            // (four bytes each), high nibbles in vectors 2 and 3.
+            const size_t lane = 2 * k + h;
             int sum = 0;
-            for (size_t i = 4 * lane; i < 4 * lane + 4; ++i) {
-                EXPECT_EQ(group.quants[16 * k + i], blocks[b].quants[i]);
-                EXPECT_EQ(group.quants[64 + 16 * k + i], blocks[b].quants[16 + i]);
-                sum += blocks[b].quants[i] + blocks[b].quants[16 + i];
+            for (size_t i = 0; i < 4; ++i) {
+                const int8_t* q = blocks[b].quants;
+                EXPECT_EQ(group.quants[0][4 * lane + i], q[8 * h + i]);
+                EXPECT_EQ(group.quants[1][4 * lane + i], q[8 * h + 4 + i]);
+                EXPECT_EQ(group.quants[2][4 * lane + i], q[16 + 8 * h + i]);
+                EXPECT_EQ(group.quants[3][4 * lane + i], q[16 + 8 * h + 4 + i]);
+                sum += q[8 * h + i] + q[8 * h + 4 + i] + q[16 + 8 * h + i] + q[16 + 8 * h + 4 + i];
             }
-            EXPECT_EQ(group.offsets[4 * k + lane], -8 * sum);
-            EXPECT_EQ(group.scales[4 * k + lane], blocks[b].scale);
+            EXPECT_EQ(group.offsets[lane], -8 * sum);
+            EXPECT_EQ(group.scales[lane], blocks[b].scale);
         }
     }
-    // The padding block meets nothing.
-    for (size_t i = 0; i < 16; ++i) {
-        EXPECT_EQ(groups[1].quants[48 + i], 0);
-        EXPECT_EQ(groups[1].quants[112 + i], 0);
-    }
-    for (size_t lane = 12; lane < 16; ++lane) {
+    // The padding blocks meet nothing.
+    for (size_t lane = 6; lane < 16; ++lane) {
+        for (size_t v = 0; v < 4; ++v) {
+            for (size_t i = 0; i < 4; ++i) EXPECT_EQ(groups[1].quants[v][4 * lane + i], 0);
+        }
         EXPECT_EQ(groups[1].offsets[lane], 0);
         EXPECT_EQ(groups[1].scales[lane], 0.0f);
     }

@@ -40,9 +40,10 @@ std::vector<float> dequantized_activations(ActivationFormat format,
     } else if (format == ActivationFormat::Q4_0Lanes) {
         const auto* groups = reinterpret_cast<const LaneGroup*>(prepared.data());
         for (size_t i = 0; i < n; ++i) {
-            const auto& group = groups[i / 128];
-            const size_t k = i / 32 % 4, j = i % 32;
-            values[i] = group.scales[4 * k] * group.quants[(j < 16 ? 0 : 64) + 16 * k + j % 16];
+            const auto& group = groups[i / 256];
+            const size_t k = i / 32 % 8;
+            const LanePlace place = lane_place(k, i % 32);
+            values[i] = group.scales[2 * k] * group.quants[place.vector][place.at];
         }
     } else {
         const auto* blocks = reinterpret_cast<const BlockQ8K*>(prepared.data());
@@ -164,9 +165,9 @@ TEST_P(DotTest, RowKernelsGiveEachRowAndTokenItsSingleDotBitForBit) {
         if (isa > best_isa()) continue;
         const auto& table = dot_table(isa);
         if (table.dot_rows[id] == nullptr) continue;
-        // 20 and 22 units: five whole groups of four blocks (an odd count), then one more partial.
+        // 20 and 24 units: two whole groups of eight blocks and a partial one, and three whole.
         for (const size_t blocks :
-             {size_t{1}, size_t{3}, size_t{20}, size_t{22}, 2048 / row_unit(type)}) {
+             {size_t{1}, size_t{3}, size_t{20}, size_t{24}, 2048 / row_unit(type)}) {
             const size_t n = blocks * row_unit(type);
             const size_t row_bytes = tensor_bytes(type, n) + kRowGap;
             std::vector<std::byte> weights(kRows * row_bytes);
