@@ -79,6 +79,7 @@ DotFunction scalar_twin(const DotTable& table, int type) {
     if (table.format[type] == ActivationFormat::Q4_0Lanes) {
         if (type == kIQ4_NL) return scalar::dot_iq4_nl_lanes;
         if (type == kMXFP4) return scalar::dot_mxfp4_lanes;
+        if (type == kIQ4_XS) return scalar::dot_iq4_xs_lanes;
         return scalar::dot_q4_0_lanes;
     }
     if (table.format[type] == ActivationFormat::Q8Offset) return scalar::dot_q4_0_offset;

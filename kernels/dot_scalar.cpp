@@ -150,12 +150,13 @@ float dot_q4_0_offset(const void* w, const void* a, size_t n) {
 }
 
 // What the AVX-512 grid kernels (dot_vnni.cpp) compute, operation for operation. Each group of
-// eight blocks fills 16 lanes, two per block (LaneGroup): the lane's exact integer sum of 16
-// products (the activations' offsets in it, for Q4_0's unsigned nibbles), converted and
-// fused-multiplied with the two scales' product into the lane's accumulator, whose lanes are
-// summed at the end in the kernels' fixed tree.
-template <typename Block, typename LaneSum, typename Scale>
-float dot_lanes(const void* w, const void* a, size_t n, LaneSum lane_sum, Scale scale_of) {
+// eight 32-element blocks fills 16 lanes, two per block (LaneGroup): the lane's exact integer
+// sum of 16 products (the activations' offsets in it, for Q4_0's unsigned nibbles), converted
+// and fused-multiplied with the two scales' product into the lane's accumulator, whose lanes are
+// summed at the end in the kernels' fixed tree. lane_sum(b, group, k, h) and scale_of(b) give
+// block b's (the k-th of its group) integer sum for lane 2k + h and its weight scale.
+template <typename LaneSum, typename Scale>
+float dot_lanes(const void* a, size_t n, LaneSum lane_sum, Scale scale_of) {
     const size_t blocks = n / 32;
     float acc[16] = {};
     for (size_t g = 0; g * LaneGroup::kBlocks < blocks; ++g) {
@@ -164,9 +165,8 @@ float dot_lanes(const void* w, const void* a, size_t n, LaneSum lane_sum, Scale 
             const size_t k = lane / 2, b = g * LaneGroup::kBlocks + k;
             // A padded block's weights read as zeros and its activations are zeros: it adds +0.
             if (b >= blocks) continue;
-            const Block& x = as<Block>(w)[b];
-            const int32_t total = lane_sum(x, group, k, lane % 2);
-            const float scale = scale_of(x) * group.scales[lane];
+            const int32_t total = lane_sum(b, group, k, lane % 2);
+            const float scale = scale_of(b) * group.scales[lane];
             acc[lane] = std::fma(static_cast<float>(total), scale, acc[lane]);
         }
     }
@@ -190,34 +190,53 @@ int32_t lane_dot(const int8_t* q, const LaneGroup& group, size_t k, size_t h) {
 }
 
 float dot_q4_0_lanes(const void* w, const void* a, size_t n) {
-    const auto nibbles = [](const BlockQ4_0& x, const LaneGroup& group, size_t k, size_t l) {
+    const auto* x = as<BlockQ4_0>(w);
+    const auto nibbles = [x](size_t b, const LaneGroup& group, size_t k, size_t h) {
         int8_t q[32];
-        unpack_low_bits(x.quants, 0, false, 0, q);
-        return lane_dot(q, group, k, l) + group.offsets[2 * k + l];
+        unpack_low_bits(x[b].quants, 0, false, 0, q);
+        return lane_dot(q, group, k, h) + group.offsets[2 * k + h];
     };
-    return dot_lanes<BlockQ4_0>(w, a, n, nibbles, f16_scale<BlockQ4_0>);
+    return dot_lanes(a, n, nibbles, [x](size_t b) { return f16_scale(x[b]); });
 }
 
-// IQ4_NL and MXFP4 in lane groups: the kernel reaches each lane's exact integer dot of the
-// grid's signed values with the activations by way of biased unsigned values and the offsets.
-template <typename Block, typename Scale>
-float dot_grid_lanes(const void* w, const void* a, size_t n, const int8_t (&grid)[16],
+// IQ4_NL, MXFP4 and IQ4_XS in lane groups: the kernel reaches each lane's exact integer dot of
+// the grid's signed values with the activations by way of biased unsigned values and the
+// offsets. `quants(b)` gives block b's 16 bytes of indices.
+template <typename Quants, typename Scale>
+float dot_grid_lanes(const void* a, size_t n, const int8_t (&grid)[16], Quants quants,
                      Scale scale_of) {
-    const auto values = [&grid](const Block& x, const LaneGroup& group, size_t k, size_t l) {
+    const auto values = [&](size_t b, const LaneGroup& group, size_t k, size_t h) {
         int8_t q[32];
-        lookup_values(grid, x.quants, q);
-        return lane_dot(q, group, k, l);
+        lookup_values(grid, quants(b), q);
+        return lane_dot(q, group, k, h);
     };
-    return dot_lanes<Block>(w, a, n, values, scale_of);
+    return dot_lanes(a, n, values, scale_of);
 }
 
 float dot_iq4_nl_lanes(const void* w, const void* a, size_t n) {
-    return dot_grid_lanes<BlockIQ4_NL>(w, a, n, kIq4Values, f16_scale<BlockIQ4_NL>);
+    const auto* x = as<BlockIQ4_NL>(w);
+    return dot_grid_lanes(
+        a, n, kIq4Values, [x](size_t b) { return x[b].quants; },
+        [x](size_t b) { return f16_scale(x[b]); });
 }
 
 float dot_mxfp4_lanes(const void* w, const void* a, size_t n) {
-    return dot_grid_lanes<BlockMXFP4>(w, a, n, kMxfp4Values,
-                                      [](const BlockMXFP4& x) { return mxfp4_scale(x.exponent); });
+    const auto* x = as<BlockMXFP4>(w);
+    return dot_grid_lanes(
+        a, n, kMxfp4Values, [x](size_t b) { return x[b].quants; },
+        [x](size_t b) { return mxfp4_scale(x[b].exponent); });
+}
+
+// IQ4_XS: 32-element block b is sub-block b % 8 of super-block b / 8, its scale d times the
+// sub-block's (exact in a float).
+float dot_iq4_xs_lanes(const void* w, const void* a, size_t n) {
+    const auto* x = as<BlockIQ4_XS>(w);
+    return dot_grid_lanes(
+        a, n, kIq4Values, [x](size_t b) { return x[b / 8].quants + 16 * (b % 8); },
+        [x](size_t b) {
+            return half_to_float(x[b / 8].scale) *
+                   static_cast<float>(unpack_scale_iq4_xs(static_cast<int>(b % 8), x[b / 8]));
+        });
 }
 
 float dot_q4_1(const void* w, const void* a, size_t n) {

@@ -49,6 +49,7 @@ float dot_q8_0_planar(const void* w, const void* a, size_t n);   // PlanarQ8 act
 float dot_q4_0_lanes(const void* w, const void* a, size_t n);    // LaneGroup activations
 float dot_iq4_nl_lanes(const void* w, const void* a, size_t n);  // LaneGroup activations
 float dot_mxfp4_lanes(const void* w, const void* a, size_t n);   // LaneGroup activations
+float dot_iq4_xs_lanes(const void* w, const void* a, size_t n);  // LaneGroup activations
 float dot_q4_0_offset(const void* w, const void* a, size_t n);   // BlockQ8Offset activations
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace scalar
@@ -64,7 +65,8 @@ void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace avx2
 
 namespace vnni {
-// Sets Q4_0's, IQ4_NL's and MXFP4's single- and many-token kernels (LaneGroup activations).
+// Sets Q4_0's, IQ4_NL's, MXFP4's and IQ4_XS's single-token, many-token and row kernels
+// (LaneGroup activations).
 void set_grid_kernels(DotTable& table);
 // Sets Q8_0's (PlanarQ8 activations), Q3_K's, Q4_K's and Q6_K's (BlockQ8K, as the AVX2 ones)
 // single- and many-token kernels.

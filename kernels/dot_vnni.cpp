@@ -133,6 +133,8 @@ struct HalfScaledFormat {
 // Q4_0: the nibbles are the values (the "grid" is the nibble mask).
 struct Q4_0Format : HalfScaledFormat {
     using Block = BlockQ4_0;
+    static constexpr size_t kBlockBytes = sizeof(Block);
+    static constexpr size_t kGroupBytes = LaneGroup::kBlocks * kBlockBytes;
     static constexpr int kShift = 0;
     static constexpr std::array<uint8_t, 64> kGrid = [] {
         std::array<uint8_t, 64> mask{};
@@ -148,6 +150,8 @@ struct Q4_0Format : HalfScaledFormat {
 // IQ4_NL: Q4_0's block (an f16 scale, then the nibbles); values -127..113 become 1..241.
 struct Iq4NlFormat : HalfScaledFormat {
     using Block = BlockIQ4_NL;
+    static constexpr size_t kBlockBytes = sizeof(Block);
+    static constexpr size_t kGroupBytes = LaneGroup::kBlocks * kBlockBytes;
     static constexpr int kShift = 4;
     static constexpr auto kGrid = biased_grid(kIq4Values, 8 << kShift);
     static constexpr auto kFirstWords = nibble_index(sizeof(Block), 2, 0);
@@ -158,11 +162,45 @@ struct Iq4NlFormat : HalfScaledFormat {
     }
 };
 
+// IQ4_XS: IQ4_NL's values, a super-block of 256 making one group. It holds an f16 scale d, the
+// eight sub-blocks' 6-bit scales (high bit pairs in a 16-bit word, low nibbles in four bytes),
+// then the sub-blocks' nibbles laid out as IQ4_NL blocks'. A lane's scale is d times its
+// sub-block's scale less 32, exact in a float. Rows are whole super-blocks: no partial group.
+struct Iq4XsFormat : Iq4NlFormat {
+    static constexpr size_t kBlockBytes = 0;
+    static constexpr size_t kGroupBytes = sizeof(BlockIQ4_XS);
+    static constexpr auto kFirstWords = nibble_index(16, 8, 0);
+    static constexpr auto kSecondWords = nibble_index(16, 8, 1);
+    // Per lane, the shift that brings its sub-block's low scale nibble down: 4 * (lane / 2).
+    static constexpr std::array<uint8_t, 64> kScales = [] {
+        std::array<uint8_t, 64> shifts{};
+        for (int lane = 0; lane < 16; ++lane)
+            shifts[4 * lane] = static_cast<uint8_t>(4 * (lane / 2));
+        return shifts;
+    }();
+    static __m512 weight_scales(__m512i head, __m512i, __m512i low_shifts) {
+        const __m512i scale_and_high = _mm512_broadcastd_epi32(_mm512_castsi512_si128(head));
+        const __m512i low_nibbles = _mm512_permutexvar_epi32(_mm512_set1_epi32(1), head);
+        const __m512i low =
+            _mm512_and_si512(_mm512_srlv_epi32(low_nibbles, low_shifts), _mm512_set1_epi32(0x0f));
+        const __m512i high_shifts =
+            _mm512_add_epi32(_mm512_srli_epi32(low_shifts, 1), _mm512_set1_epi32(16));
+        const __m512i high =
+            _mm512_and_si512(_mm512_srlv_epi32(scale_and_high, high_shifts), _mm512_set1_epi32(3));
+        const __m512i six_bits = _mm512_or_si512(low, _mm512_slli_epi32(high, 4));
+        const __m512 scale = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(scale_and_high));
+        return _mm512_mul_ps(scale,
+                             _mm512_cvtepi32_ps(_mm512_sub_epi32(six_bits, _mm512_set1_epi32(32))));
+    }
+};
+
 // MXFP4: a one-byte exponent, then the nibbles; the doubled E2M1 values -12..12 become 4..28.
 // The block's scale 2^(exponent - 128) is applied to the activations' with vscalefps: the
 // product rounds once, as the scalar twin's does, and the subnormal scales come out exact.
 struct Mxfp4Format {
     using Block = BlockMXFP4;
+    static constexpr size_t kBlockBytes = sizeof(Block);
+    static constexpr size_t kGroupBytes = LaneGroup::kBlocks * kBlockBytes;
     static constexpr int kShift = 1;
     static constexpr auto kGrid = biased_grid(kMxfp4Values, 8 << kShift);
     static constexpr auto kFirstWords = nibble_index(sizeof(Block), 1, 0);
@@ -268,7 +306,7 @@ template <typename Format, int R, int K>
                                              const uint8_t* const* rows,
                                              const std::array<const LaneGroup*, K>& groups,
                                              size_t g, size_t bytes, __m512 (&acc)[R][K]) {
-    constexpr size_t kGroupBytes = LaneGroup::kBlocks * sizeof(typename Format::Block);
+    constexpr size_t kGroupBytes = Format::kGroupBytes;
     GridWeights unpacked[R];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
@@ -299,7 +337,7 @@ template <typename Format, int R, int K>
                                              const uint8_t* const* rows,
                                              const std::array<const LaneGroup*, K>& groups,
                                              size_t n, float* out, size_t out_stride) {
-    constexpr size_t kGroupBytes = LaneGroup::kBlocks * sizeof(typename Format::Block);
+    constexpr size_t kGroupBytes = Format::kGroupBytes;
     const size_t blocks = n / 32, full = blocks / LaneGroup::kBlocks;
     const size_t rest = blocks - full * LaneGroup::kBlocks;
     __m512 acc[R][K];
@@ -311,8 +349,7 @@ template <typename Format, int R, int K>
         add_group<Format, R, K>(reader, rows, groups, g, kGroupBytes, acc);
     // The padded last group: its missing blocks have zero activations.
     if (rest != 0) {
-        add_group<Format, R, K>(reader, rows, groups, full, rest * sizeof(typename Format::Block),
-                                acc);
+        add_group<Format, R, K>(reader, rows, groups, full, rest * Format::kBlockBytes, acc);
     }
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
@@ -398,6 +435,10 @@ constexpr auto iq4_nl = []<int K>(const void* w, const TokenGroup<K>& tokens, si
 
 constexpr auto mxfp4 = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
     grid_dot<Mxfp4Format>(w, tokens, n);
+};
+
+constexpr auto iq4_xs = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
+    grid_dot<Iq4XsFormat>(w, tokens, n);
 };
 
 // A Q8_0 block's 32 quants load directly as one 256-bit vector, so Q8_0 needs no permutes (a
@@ -653,14 +694,16 @@ void set_kernels(DotTable& table) {
 }
 
 void set_grid_kernels(DotTable& table) {
-    for (const int type : {kQ4_0, kIQ4_NL, kMXFP4})
+    for (const int type : {kQ4_0, kIQ4_NL, kMXFP4, kIQ4_XS})
         table.format[type] = ActivationFormat::Q4_0Lanes;
     set_kernel<q4_0>(table, kQ4_0);
     set_kernel<iq4_nl>(table, kIQ4_NL);
     set_kernel<mxfp4>(table, kMXFP4);
+    set_kernel<iq4_xs>(table, kIQ4_XS);
     table.dot_rows[kQ4_0] = grid_rows<Q4_0Format>;
     table.dot_rows[kIQ4_NL] = grid_rows<Iq4NlFormat>;
     table.dot_rows[kMXFP4] = grid_rows<Mxfp4Format>;
+    table.dot_rows[kIQ4_XS] = grid_rows<Iq4XsFormat>;
 }
 
 }  // namespace hearth::kernels::vnni
