@@ -47,7 +47,9 @@ TEST(ActivationBlocks, Q4_0LanesHoldEachBlocksQuantsOffsetsAndScales) {
     const auto x = random_floats(count, random);
     std::vector<BlockQ8> blocks(count / 32);
     quantize_row_q8(x.data(), blocks.data(), count);
+    // Stale bytes first, as in a reused buffer: every byte must be written or cleared.
     std::vector<LaneGroup> groups(lane_groups(count));
+    std::memset(groups.data(), 0x5a, groups.size() * sizeof(LaneGroup));
     quantize_row_q4_0_lanes(x.data(), groups.data(), count);
     ASSERT_EQ(groups.size(), 2u);
     for (size_t b = 0; b < blocks.size(); ++b) {
