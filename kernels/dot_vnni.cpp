@@ -290,9 +290,9 @@ template <int Shift>
 }
 
 // Asks for the lines 2 KiB past a group (144 bytes at most: three lines cover it wherever it
-// starts). The hardware prefetchers alone left the row kernels waiting on memory: from DRAM,
-// one token went from 35 to 31 GB/s without it, and two rows read side by side, for four or
-// eight tokens, went 1.5 to 1.7 times slower (65536 x 2048 Q4_0, two threads).
+// starts). The hardware prefetchers alone left the row kernels waiting on memory: with groups
+// of four blocks, one token from DRAM went from 35 to 31 GB/s without it, and two rows read side
+// by side, for four or eight tokens, 1.5 to 1.7 times slower (65536 x 2048 Q4_0, two threads).
 [[gnu::always_inline]] inline void prefetch_group(const uint8_t* group) {
     constexpr size_t kDistance = 2048;
     for (size_t line = 0; line < 192; line += 64)
@@ -367,11 +367,22 @@ template <typename Format, int K>
                             tokens.out, tokens.out_stride);
 }
 
+// Calls run(std::integral_constant<int, K>{}) for K = size, 1 <= size <= Most: a kernel compiled
+// for each group size.
+template <int Most, typename Run>
+void with_size(size_t size, const Run& run) {
+    if (size == Most) {
+        run(std::integral_constant<int, Most>{});
+    } else if constexpr (Most > 1) {
+        with_size<Most - 1>(size, run);
+    }
+}
+
 // The row kernel (DotRowsFunction) of a grid format: tokens in groups of eight, then the rest
 // in one group of its own size (a verification pass of four drafts is five tokens: as four and
 // one, the rows were unpacked and their sums reduced twice). Each group meets the rows two at a
 // time, or one at a time for one or two tokens, which decode from memory: two rows read side by
-// side measured up to twice as slow there, and a lone token has no activation loads to share.
+// side measured 1.3 to 1.5 times slower there, and a lone token has no activation loads to share.
 template <typename Format>
 void grid_rows(const void* weights, size_t row_bytes, size_t rows, const void* activations,
                size_t activation_stride, size_t tokens, float* out, size_t out_stride,
@@ -397,32 +408,7 @@ void grid_rows(const void* weights, size_t row_bytes, size_t rows, const void* a
         done += K;
     };
     while (tokens - done >= kTokenGroup) run(std::integral_constant<int, kTokenGroup>{});
-    static_assert(kTokenGroup == 8, "the sizes below are the ones under a group");
-    switch (tokens - done) {
-        case 7:
-            run(std::integral_constant<int, 7>{});
-            break;
-        case 6:
-            run(std::integral_constant<int, 6>{});
-            break;
-        case 5:
-            run(std::integral_constant<int, 5>{});
-            break;
-        case 4:
-            run(std::integral_constant<int, 4>{});
-            break;
-        case 3:
-            run(std::integral_constant<int, 3>{});
-            break;
-        case 2:
-            run(std::integral_constant<int, 2>{});
-            break;
-        case 1:
-            run(std::integral_constant<int, 1>{});
-            break;
-        default:
-            break;
-    }
+    if (tokens > done) with_size<kTokenGroup - 1>(tokens - done, run);
 }
 
 constexpr auto q4_0 = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
