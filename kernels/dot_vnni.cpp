@@ -4,8 +4,8 @@
 // blocks (144 bytes) are read straight from the file per step: byte permutes pull their nibbles
 // together and spread their f16 scales over the lanes, and the activations come pre-arranged
 // (LaneGroup) so that a group ends in one vector of 16 integer sums, one conversion and one FMA,
-// with no horizontal sums until the end of the row. IQ4_NL and MXFP4 read the same way, their
-// nibbles looked up in a biased grid. All three unpack each group once for up to eight tokens
+// with no horizontal sums until the end of the row. IQ4_NL, IQ4_XS and MXFP4 read the same way,
+// their nibbles looked up in a biased grid. All four unpack each group once for up to eight tokens
 // and two rows, which is what batched decode (the server's rows, speculative verification)
 // gains from.
 #include <immintrin.h>
@@ -104,15 +104,16 @@ constexpr std::array<uint8_t, 64> word_index(int first, int second) {
 
 constexpr __mmask64 kEvenBytes = 0x5555555555555555;
 
-// Q4_0, IQ4_NL and MXFP4 read eight blocks a group, two lanes a block (LaneGroup): each lane's
-// 16 products add up in one integer, so a conversion, a scale product and an FMA serve four
-// vpdpbusd (with four blocks of four lanes they served two, and those three float operations
-// were as many as the products). Q4_0's nibbles are its unsigned values as vpdpbusd
-// wants them, with the group's offsets (-8 times each lane's activation sum) taking the 8 back
-// out. IQ4_NL's and MXFP4's are looked up in the format's grid plus a bias of 8 << kShift, so
-// that every value is unsigned too, and the offsets shifted by kShift take the bias back out,
-// exactly. The 64-byte table repeats the grid four times: vpermb reads six index bits, and the
-// two above the nibble (from the byte's other nibble) then change nothing, so no mask is needed.
+// Q4_0, IQ4_NL and MXFP4 read eight blocks a group (IQ4_XS a super-block's eight), two lanes a
+// block (LaneGroup): each lane's 16 products add up in one integer, so a conversion, a scale
+// product and an FMA serve four vpdpbusd (with four blocks of four lanes they served two, and
+// those three float operations were as many as the products). Q4_0's nibbles are its unsigned
+// values as vpdpbusd wants them, with the group's offsets (-8 times each lane's activation sum)
+// taking the 8 back out. The others' are looked up in the format's grid plus a bias of
+// 8 << kShift, so that every value is unsigned too, and the offsets shifted by kShift take the
+// bias back out, exactly. The 64-byte table repeats the grid four times: vpermb reads six index
+// bits, and the two above the nibble (from the byte's other nibble) then change nothing, so no
+// mask is needed.
 constexpr std::array<uint8_t, 64> biased_grid(const int8_t (&grid)[16], int bias) {
     std::array<uint8_t, 64> table{};
     for (int i = 0; i < 64; ++i) table[i] = static_cast<uint8_t>(grid[i % 16] + bias);
