@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <sstream>
@@ -43,7 +45,26 @@ struct Format {
     void (*quantize)(const float*, void*, size_t);
 };
 
+// Q3_K and IQ4_XS have no quantiser in kernels/: their blocks are random bytes from the row's
+// values, with each super-block's f16 scale set to 1/128 (a finite, ordinary value). The kernels'
+// speed does not depend on the values.
+template <size_t BlockBytes, size_t ScaleOffset>
+void random_blocks(const float* x, void* out, size_t count) {
+    auto* bytes = static_cast<uint8_t*>(out);
+    const size_t blocks = count / 256;
+    for (size_t i = 0; i < blocks * BlockBytes; ++i) {
+        uint32_t bits;
+        std::memcpy(&bits, &x[i % count], sizeof bits);
+        bytes[i] = static_cast<uint8_t>(bits ^ (bits >> 13) ^ i);
+    }
+    const uint16_t scale = 0x2000;  // f16 2^-7
+    for (size_t b = 0; b < blocks; ++b)
+        std::memcpy(bytes + b * BlockBytes + ScaleOffset, &scale, sizeof scale);
+}
+
 const std::map<std::string, Format> kFormats{
+    {"q3_k", {TensorType::Q3_K, random_blocks<110, 108>}},
+    {"iq4_xs", {TensorType::IQ4_XS, random_blocks<136, 0>}},
     {"q4_0", {TensorType::Q4_0, kernels::quantize_q4_0}},
     {"q4_k", {TensorType::Q4_K, kernels::quantize_q4_k}},
     {"q6_k", {TensorType::Q6_K, kernels::quantize_q6_k}},
