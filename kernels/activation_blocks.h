@@ -29,9 +29,9 @@ struct BlockQ8K {
     int16_t sums[16];
 };
 
-// Q8 blocks laid out for the AVX-512 Q4_0 decode kernel (and IQ4_NL's and MXFP4's, whose nibbles
-// lie as Q4_0's): eight blocks to a group, one product of 16 lanes, two lanes per block. Lane
-// 2k + h of block k meets the 16 elements that bytes 8h..8h+7 of a Q4_0 block's nibbles hold:
+// Q8 blocks laid out for the AVX-512 Q4_0 decode kernel (and IQ4_NL's, IQ4_XS's and MXFP4's, whose
+// nibbles lie as Q4_0's): eight blocks to a group, one product of 16 lanes, two lanes per block.
+// Lane 2k + h of block k meets the 16 elements that bytes 8h..8h+7 of a Q4_0 block's nibbles hold:
 // `quants[v]` has, for lane l = 2k + h and byte i < 4, element 8h + 4v + i of block k for v = 0
 // and 1 (the low nibbles of the lane's two words) and element 16 + 8h + 4(v - 2) + i for v = 2
 // and 3 (the high nibbles), at quants[v][4l + i]. The kernel reads the nibbles unsigned, so
