@@ -290,16 +290,6 @@ template <int Shift>
     return loaded;
 }
 
-// Asks for the lines 2 KiB past a group (144 bytes at most: three lines cover it wherever it
-// starts). The hardware prefetchers alone left the row kernels waiting on memory: with groups
-// of four blocks, one token from DRAM went from 35 to 31 GB/s without it, and two rows read side
-// by side, for four or eight tokens, 1.5 to 1.7 times slower (65536 x 2048 Q4_0, two threads).
-[[gnu::always_inline]] inline void prefetch_group(const uint8_t* group) {
-    constexpr size_t kDistance = 2048;
-    for (size_t line = 0; line < 192; line += 64)
-        _mm_prefetch(reinterpret_cast<const char*>(group + kDistance + line), _MM_HINT_T0);
-}
-
 // Group g of R rows times K tokens, added to the (row, token) accumulators: per (row, token)
 // four vpdpbusd from the lanes' offsets, one conversion and one FMA with the scales' product.
 template <typename Format, int R, int K>
@@ -311,7 +301,11 @@ template <typename Format, int R, int K>
     GridWeights unpacked[R];
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
-        prefetch_group(rows[r] + g * kGroupBytes);
+        // The hardware prefetchers alone left the row kernels waiting on memory: with groups of
+        // four blocks, one token from DRAM went from 35 to 31 GB/s without this, and two rows
+        // read side by side, for four or eight tokens, 1.5 to 1.7 times slower (65536 x 2048
+        // Q4_0, two threads).
+        prefetch_bytes_ahead(rows[r] + g * kGroupBytes, kGroupBytes);
         unpacked[r] = reader.read(rows[r] + g * kGroupBytes, bytes);
     }
 #pragma GCC unroll 8
