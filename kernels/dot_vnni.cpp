@@ -521,22 +521,6 @@ template <int K>
     }
 }
 
-// A Q3_K super-block's sixteen 6-bit scales less 32, as q3_k_scales (simd_helpers.h) gives
-// them, in vector operations: the low nibbles of bytes 0-7 are scales 0-7 and their high
-// nibbles scales 8-15; bits 2j..2j+1 of byte 8 + m are the top of scale 4j + m, so one dword
-// shifted by 0, 2, 4 and 6 lines them up. (The scalar unpacking and its four inserts were a
-// third of the kernel's instructions.)
-inline __m128i q3_k_scales_vector(const uint8_t* packed) {
-    const __m128i bytes = _mm_maskz_loadu_epi8(0x0fff, packed);
-    const __m128i nibble = _mm_set1_epi8(0x0f);
-    const __m128i low = _mm_unpacklo_epi64(_mm_and_si128(bytes, nibble),
-                                           _mm_and_si128(_mm_srli_epi16(bytes, 4), nibble));
-    const __m128i tops =
-        _mm_and_si128(_mm_srlv_epi32(_mm_shuffle_epi32(bytes, 0xaa), _mm_setr_epi32(0, 2, 4, 6)),
-                      _mm_set1_epi8(0x03));
-    return _mm_sub_epi8(_mm_or_si128(low, _mm_slli_epi16(tops, 4)), _mm_set1_epi8(32));
-}
-
 // Q3_K: the AVX2 kernel's runs two at a time, run k of both halves of the super-block in one
 // 512-bit vector: the 64 quant bytes load whole, the high bits once with the second half's
 // pre-shifted by four, and each half's activations are joined to match. Values are read
@@ -549,7 +533,7 @@ constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
     for (int t = 0; t < K; ++t) acc[t] = _mm256_setzero_ps();
     for (size_t b = 0; b < n / 256; ++b) {
         if constexpr (K == 1) prefetch_ahead(x + b);
-        const __m256i wide_scales = _mm256_cvtepi8_epi16(q3_k_scales_vector(x[b].scales));
+        const __m256i wide_scales = _mm256_cvtepi8_epi16(q3_k_scales(x[b].scales));
         const __m512i scales = _mm512_castsi256_si512(wide_scales);
         const __m512i packed = _mm512_loadu_si512(x[b].quants);
         const __m512i both = _mm512_broadcast_i64x4(load(x[b].high_bits));
