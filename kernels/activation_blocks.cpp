@@ -65,18 +65,13 @@ void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count) {
         quantize_row_q8(x + 32 * b, &block, 32);
         LaneGroup& group = out[b / LaneGroup::kBlocks];
         const size_t k = b % LaneGroup::kBlocks;
-        // Lane 2k + h takes four consecutive elements into each of the four vectors.
-        for (size_t h = 0; h < 2; ++h) {
-            const size_t at = 4 * (2 * k + h);
-            int sum = 0;
-            for (size_t v = 0; v < 4; ++v) {
-                const int8_t* from = block.quants + lane_place_first(h, v);
-                std::copy(from, from + 4, group.quants[v] + at);
-                sum += from[0] + from[1] + from[2] + from[3];
-            }
-            group.offsets[2 * k + h] = -8 * sum;
-            group.scales[2 * k + h] = block.scale;
+        group.offsets[2 * k] = group.offsets[2 * k + 1] = 0;
+        for (size_t e = 0; e < 32; ++e) {
+            const LanePlace place = lane_place(k, e);
+            group.quants[place.vector][place.at] = block.quants[e];
+            group.offsets[place.at / 4] -= 8 * block.quants[e];
         }
+        group.scales[2 * k] = group.scales[2 * k + 1] = block.scale;
     }
 }
 

@@ -52,10 +52,6 @@ inline LanePlace lane_place(size_t k, size_t e) {
     const size_t high = e / 16, half = e % 16 / 8, word = e % 8 / 4;
     return {2 * high + word, 4 * (2 * k + half) + e % 4};
 }
-// The first of the four consecutive elements of a block that vector v of lane 2k + h holds.
-inline size_t lane_place_first(size_t h, size_t v) {
-    return 16 * (v / 2) + 8 * h + 4 * (v % 2);
-}
 
 // The Q8 blocks in planes, for the AVX-512 Q8_0 kernel, which takes eight blocks' scales at
 // once: `count` quants, then count / 32 scales, then count / 32 scaled sums.
