@@ -1,13 +1,7 @@
-// AVX-512 VNNI dot products for decode (this file alone is compiled with AVX-512; it runs only
-// after best_isa() confirmed the CPU has it). Decode streams every weight once per token, so the
-// work per weight byte must stay well under the time memory takes to deliver it. Eight Q4_0
-// blocks (144 bytes) are read straight from the file per step: byte permutes pull their nibbles
-// together and spread their f16 scales over the lanes, and the activations come pre-arranged
-// (LaneGroup) so that a group ends in one vector of 16 integer sums, one conversion and one FMA,
-// with no horizontal sums until the end of the row. IQ4_NL, IQ4_XS and MXFP4 read the same way,
-// their nibbles looked up in a biased grid. All four unpack each group once for up to eight tokens
-// and two rows, which is what batched decode (the server's rows, speculative verification)
-// gains from.
+// AVX-512 VNNI dot products for decode of Q8_0 and the k-quants Q3_K, Q4_K and Q6_K (this file
+// is compiled with AVX-512; it runs only after best_isa() confirmed the CPU has it). Each kernel
+// is written for a group of K tokens (dot_many.h), unpacking a block once for all of them; the
+// 4-bit grid formats are in dot_grid_vnni.cpp.
 #include <immintrin.h>
 
 #include <array>
@@ -15,6 +9,7 @@
 #include <initializer_list>
 
 #include "kernels/activation_blocks.h"
+#include "kernels/avx512_helpers.h"
 #include "kernels/dot_many.h"
 #include "kernels/dot_variants.h"
 #include "kernels/quant_blocks.h"
@@ -22,59 +17,6 @@
 
 namespace hearth::kernels::vnni {
 namespace {
-
-// A byte gather from a group of up to 192 bytes held in three vectors: a two-register permute
-// over the first 128, then the bytes past them merged in from the third.
-struct GatherIndex {
-    std::array<uint8_t, 64> first;  // index into bytes 0-127
-    std::array<uint8_t, 64> tail;   // index into bytes 128-191
-    uint64_t from_tail = 0;         // which result bytes come from the tail
-};
-
-// Word `word` (0 or 1) of each lane's eight nibble bytes: lane 2k + h takes bytes 8h + 4 * word
-// to 8h + 4 * word + 3 of block k's nibbles (blocks of `block_bytes`, the nibbles after a
-// `header`-byte scale).
-constexpr GatherIndex nibble_index(int block_bytes, int header, int word) {
-    GatherIndex index{};
-    for (int at = 0; at < 64; ++at) {
-        const int lane = at / 4;
-        const int from = block_bytes * (lane / 2) + header + 8 * (lane % 2) + 4 * word + at % 4;
-        if (from < 128) {
-            index.first[at] = static_cast<uint8_t>(from);
-        } else {
-            index.tail[at] = static_cast<uint8_t>(from - 128);
-            index.from_tail |= uint64_t{1} << at;
-        }
-    }
-    return index;
-}
-
-// The bytes of sixteen f16 words, word l holding the scale of block l / 2.
-constexpr std::array<uint8_t, 64> scale_index(int block_bytes) {
-    std::array<uint8_t, 64> index{};
-    for (int i = 0; i < 32; ++i) index[i] = static_cast<uint8_t>(block_bytes * (i / 4) + i % 2);
-    return index;
-}
-
-__mmask64 first_bytes(size_t count) {
-    return count >= 64 ? ~__mmask64{0} : (__mmask64{1} << count) - 1;
-}
-
-// Up to 64 bytes from `offset` on of a group of `bytes` bytes, nothing past it (masked loads:
-// a short last group reads nothing past the row).
-__m512i load_part(const uint8_t* group, size_t bytes, size_t offset) {
-    return _mm512_maskz_loadu_epi8(first_bytes(bytes > offset ? bytes - offset : 0),
-                                   group + offset);
-}
-
-__m512i load_index(const std::array<uint8_t, 64>& index) {
-    return _mm512_loadu_si512(index.data());
-}
-
-float sum_of(__m512 v) {
-    const __m512 halves = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0x4e));
-    return horizontal_sum(_mm512_castps512_ps256(halves));
-}
 
 // Lane k of the result is the sum of v[k]'s eight lanes.
 __m256i sum_lanes(const __m256i* v) {
@@ -103,324 +45,6 @@ constexpr std::array<uint8_t, 64> word_index(int first, int second) {
 }
 
 constexpr __mmask64 kEvenBytes = 0x5555555555555555;
-
-// Q4_0, IQ4_NL and MXFP4 read eight blocks a group (IQ4_XS a super-block's eight), two lanes a
-// block (LaneGroup): each lane's 16 products add up in one integer, so a conversion, a scale
-// product and an FMA serve four vpdpbusd (with four blocks of four lanes they served two, and
-// those three float operations were as many as the products). Q4_0's nibbles are its unsigned
-// values as vpdpbusd wants them, with the group's offsets (-8 times each lane's activation sum)
-// taking the 8 back out. The others' are looked up in the format's grid plus a bias of
-// 8 << kShift, so that every value is unsigned too, and the offsets shifted by kShift take the
-// bias back out, exactly. The 64-byte table repeats the grid four times: vpermb reads six index
-// bits, and the two above the nibble (from the byte's other nibble) then change nothing, so no
-// mask is needed.
-constexpr std::array<uint8_t, 64> biased_grid(const int8_t (&grid)[16], int bias) {
-    std::array<uint8_t, 64> table{};
-    for (int i = 0; i < 64; ++i) table[i] = static_cast<uint8_t>(grid[i % 16] + bias);
-    return table;
-}
-
-// Q4_0's and IQ4_NL's blocks: an f16 scale, then the nibbles.
-struct HalfScaledFormat {
-    // The eight blocks' scales over the lanes, as floats.
-    static __m512 weight_scales(__m512i head, __m512i body, __m512i index) {
-        return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi8(head, index, body)));
-    }
-    static __m512 scales(__m512 weight, __m512 activation) {
-        return _mm512_mul_ps(weight, activation);
-    }
-};
-
-// Q4_0: the nibbles are the values (the "grid" is the nibble mask).
-struct Q4_0Format : HalfScaledFormat {
-    using Block = BlockQ4_0;
-    static constexpr size_t kBlockBytes = sizeof(Block);
-    static constexpr size_t kGroupBytes = LaneGroup::kBlocks * kBlockBytes;
-    static constexpr int kShift = 0;
-    static constexpr std::array<uint8_t, 64> kGrid = [] {
-        std::array<uint8_t, 64> mask{};
-        mask.fill(0x0f);
-        return mask;
-    }();
-    static constexpr auto kFirstWords = nibble_index(sizeof(Block), 2, 0);
-    static constexpr auto kSecondWords = nibble_index(sizeof(Block), 2, 1);
-    static constexpr auto kScales = scale_index(sizeof(Block));
-    static __m512i values(__m512i nibbles, __m512i mask) { return _mm512_and_si512(nibbles, mask); }
-};
-
-// IQ4_NL: Q4_0's block (an f16 scale, then the nibbles); values -127..113 become 1..241.
-struct Iq4NlFormat : HalfScaledFormat {
-    using Block = BlockIQ4_NL;
-    static constexpr size_t kBlockBytes = sizeof(Block);
-    static constexpr size_t kGroupBytes = LaneGroup::kBlocks * kBlockBytes;
-    static constexpr int kShift = 4;
-    static constexpr auto kGrid = biased_grid(kIq4Values, 8 << kShift);
-    static constexpr auto kFirstWords = nibble_index(sizeof(Block), 2, 0);
-    static constexpr auto kSecondWords = nibble_index(sizeof(Block), 2, 1);
-    static constexpr auto kScales = scale_index(sizeof(Block));
-    static __m512i values(__m512i nibbles, __m512i grid) {
-        return _mm512_permutexvar_epi8(nibbles, grid);
-    }
-};
-
-// IQ4_XS: IQ4_NL's values, a super-block of 256 making one group. It holds an f16 scale d, the
-// eight sub-blocks' 6-bit scales (high bit pairs in a 16-bit word, low nibbles in four bytes),
-// then the sub-blocks' nibbles laid out as IQ4_NL blocks'. A lane's scale is d times its
-// sub-block's scale less 32, exact in a float. Rows are whole super-blocks: no partial group.
-struct Iq4XsFormat : Iq4NlFormat {
-    static constexpr size_t kBlockBytes = 0;
-    static constexpr size_t kGroupBytes = sizeof(BlockIQ4_XS);
-    static constexpr auto kFirstWords = nibble_index(16, 8, 0);
-    static constexpr auto kSecondWords = nibble_index(16, 8, 1);
-    // Per lane, the shift that brings its sub-block's low scale nibble down: 4 * (lane / 2).
-    static constexpr std::array<uint8_t, 64> kScales = [] {
-        std::array<uint8_t, 64> shifts{};
-        for (int lane = 0; lane < 16; ++lane)
-            shifts[4 * lane] = static_cast<uint8_t>(4 * (lane / 2));
-        return shifts;
-    }();
-    static __m512 weight_scales(__m512i head, __m512i, __m512i low_shifts) {
-        const __m512i scale_and_high = _mm512_broadcastd_epi32(_mm512_castsi512_si128(head));
-        const __m512i low_nibbles = _mm512_permutexvar_epi32(_mm512_set1_epi32(1), head);
-        const __m512i low =
-            _mm512_and_si512(_mm512_srlv_epi32(low_nibbles, low_shifts), _mm512_set1_epi32(0x0f));
-        const __m512i high_shifts =
-            _mm512_add_epi32(_mm512_srli_epi32(low_shifts, 1), _mm512_set1_epi32(16));
-        const __m512i high =
-            _mm512_and_si512(_mm512_srlv_epi32(scale_and_high, high_shifts), _mm512_set1_epi32(3));
-        const __m512i six_bits = _mm512_or_si512(low, _mm512_slli_epi32(high, 4));
-        const __m512 scale = _mm512_cvtph_ps(_mm512_cvtepi32_epi16(scale_and_high));
-        return _mm512_mul_ps(scale,
-                             _mm512_cvtepi32_ps(_mm512_sub_epi32(six_bits, _mm512_set1_epi32(32))));
-    }
-};
-
-// MXFP4: a one-byte exponent, then the nibbles; the doubled E2M1 values -12..12 become 4..28.
-// The block's scale 2^(exponent - 128) is applied to the activations' with vscalefps: the
-// product rounds once, as the scalar twin's does, and the subnormal scales come out exact.
-struct Mxfp4Format {
-    using Block = BlockMXFP4;
-    static constexpr size_t kBlockBytes = sizeof(Block);
-    static constexpr size_t kGroupBytes = LaneGroup::kBlocks * kBlockBytes;
-    static constexpr int kShift = 1;
-    static constexpr auto kGrid = biased_grid(kMxfp4Values, 8 << kShift);
-    static constexpr auto kFirstWords = nibble_index(sizeof(Block), 1, 0);
-    static constexpr auto kSecondWords = nibble_index(sizeof(Block), 1, 1);
-    // Each lane's block's exponent in the lane's low byte (the other bytes masked to zero).
-    static constexpr std::array<uint8_t, 64> kScales = [] {
-        std::array<uint8_t, 64> index{};
-        for (int i = 0; i < 64; i += 4) index[i] = static_cast<uint8_t>(sizeof(Block) * (i / 8));
-        return index;
-    }();
-    static __m512i values(__m512i nibbles, __m512i grid) {
-        return _mm512_permutexvar_epi8(nibbles, grid);
-    }
-    // The eight blocks' powers of two over the lanes, as float exponents.
-    static __m512 weight_scales(__m512i head, __m512i body, __m512i index) {
-        const __m512i exponents =
-            _mm512_maskz_permutex2var_epi8(0x1111111111111111, head, index, body);
-        return _mm512_cvtepi32_ps(_mm512_sub_epi32(exponents, _mm512_set1_epi32(128)));
-    }
-    static __m512 scales(__m512 weight, __m512 activation) {
-        return _mm512_scalef_ps(activation, weight);
-    }
-};
-
-// A group's weights unpacked once for every token and row: the biased values of each lane's
-// four words of nibbles (low nibbles of words 0 and 1, then high), and the blocks' scales over
-// the lanes.
-struct GridWeights {
-    __m512i values[4];
-    __m512 scales;
-};
-
-template <typename Format>
-class GridReader {
-public:
-    [[gnu::always_inline]] GridWeights read(const uint8_t* weights, size_t bytes) const {
-        const __m512i head = load_part(weights, bytes, 0), body = load_part(weights, bytes, 64),
-                      tail = load_part(weights, bytes, 128);
-        const __m512i first =
-            gather(head, body, tail, m_first, m_first_tail, Format::kFirstWords.from_tail);
-        const __m512i second =
-            gather(head, body, tail, m_second, m_second_tail, Format::kSecondWords.from_tail);
-        return {{Format::values(first, m_grid), Format::values(second, m_grid),
-                 Format::values(_mm512_srli_epi16(first, 4), m_grid),
-                 Format::values(_mm512_srli_epi16(second, 4), m_grid)},
-                Format::weight_scales(head, body, m_scales)};
-    }
-
-private:
-    [[gnu::always_inline]] static __m512i gather(__m512i head, __m512i body, __m512i tail,
-                                                 __m512i first, __m512i from_tail,
-                                                 uint64_t tail_bytes) {
-        return _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(head, first, body), tail_bytes,
-                                            from_tail, tail);
-    }
-
-    __m512i m_first = load_index(Format::kFirstWords.first);
-    __m512i m_first_tail = load_index(Format::kFirstWords.tail);
-    __m512i m_second = load_index(Format::kSecondWords.first);
-    __m512i m_second_tail = load_index(Format::kSecondWords.tail);
-    __m512i m_scales = load_index(Format::kScales);
-    __m512i m_grid = load_index(Format::kGrid);
-};
-
-// A vector loaded into a register of its own: GCC otherwise folds the load into each row's
-// instruction, reading it from L1 once per row. The empty asm claims to change the register.
-[[gnu::always_inline]] inline __m512i own_register(__m512i value) {
-    asm("" : "+v"(value));
-    return value;
-}
-
-// One token's activations for a group, loaded once for all the rows of a tile.
-struct LoadedGroup {
-    __m512i offsets, quants[4];
-    __m512 scales;
-};
-
-template <int Shift>
-[[gnu::always_inline]] inline LoadedGroup load_group(const LaneGroup& group) {
-    LoadedGroup loaded;
-    loaded.offsets = own_register(_mm512_slli_epi32(_mm512_loadu_si512(group.offsets), Shift));
-#pragma GCC unroll 4
-    for (int v = 0; v < 4; ++v)
-        loaded.quants[v] = own_register(_mm512_loadu_si512(group.quants[v]));
-    loaded.scales = _mm512_loadu_ps(group.scales);
-    return loaded;
-}
-
-// Group g of R rows times K tokens, added to the (row, token) accumulators: per (row, token)
-// four vpdpbusd from the lanes' offsets, one conversion and one FMA with the scales' product.
-template <typename Format, int R, int K>
-[[gnu::always_inline]] inline void add_group(const GridReader<Format>& reader,
-                                             const uint8_t* const* rows,
-                                             const std::array<const LaneGroup*, K>& groups,
-                                             size_t g, size_t bytes, __m512 (&acc)[R][K]) {
-    constexpr size_t kGroupBytes = Format::kGroupBytes;
-    GridWeights unpacked[R];
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-        // The hardware prefetchers alone left the row kernels waiting on memory: with groups of
-        // four blocks, one token from DRAM went from 35 to 31 GB/s without this, and two rows
-        // read side by side, for four or eight tokens, 1.5 to 1.7 times slower (65536 x 2048
-        // Q4_0, two threads).
-        prefetch_bytes_ahead(rows[r] + g * kGroupBytes, kGroupBytes);
-        unpacked[r] = reader.read(rows[r] + g * kGroupBytes, bytes);
-    }
-#pragma GCC unroll 8
-    for (int t = 0; t < K; ++t) {
-        const LoadedGroup group = load_group<Format::kShift>(groups[t][g]);
-#pragma GCC unroll 4
-        for (int r = 0; r < R; ++r) {
-            __m512i sums = group.offsets;
-#pragma GCC unroll 4
-            for (int v = 0; v < 4; ++v)
-                sums = _mm512_dpbusd_epi32(sums, unpacked[r].values[v], group.quants[v]);
-            acc[r][t] =
-                _mm512_fmadd_ps(_mm512_cvtepi32_ps(sums),
-                                Format::scales(unpacked[r].scales, group.scales), acc[r][t]);
-        }
-    }
-}
-
-// R rows against K tokens, one accumulator per (row, token), its lanes summed at the end in a
-// fixed tree: the single dot is this with one row and one token, so a (row, token)'s result
-// never depends on the rows and tokens beside it.
-template <typename Format, int R, int K>
-[[gnu::always_inline]] inline void grid_tile(const GridReader<Format>& reader,
-                                             const uint8_t* const* rows,
-                                             const std::array<const LaneGroup*, K>& groups,
-                                             size_t n, float* out, size_t out_stride) {
-    constexpr size_t kGroupBytes = Format::kGroupBytes;
-    const size_t blocks = n / 32, full = blocks / LaneGroup::kBlocks;
-    const size_t rest = blocks - full * LaneGroup::kBlocks;
-    __m512 acc[R][K];
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r)
-#pragma GCC unroll 8
-        for (int t = 0; t < K; ++t) acc[r][t] = _mm512_setzero_ps();
-    for (size_t g = 0; g < full; ++g)
-        add_group<Format, R, K>(reader, rows, groups, g, kGroupBytes, acc);
-    // The padded last group: its missing blocks have zero activations.
-    if (rest != 0) {
-        add_group<Format, R, K>(reader, rows, groups, full, rest * Format::kBlockBytes, acc);
-    }
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-#pragma GCC unroll 8
-        for (int t = 0; t < K; ++t)
-            out[static_cast<size_t>(t) * out_stride + r] = sum_of(acc[r][t]);
-    }
-}
-
-// K tokens against one row (dot_many.h): the row kernel's tile of one row.
-template <typename Format, int K>
-[[gnu::always_inline]] inline void grid_dot(const void* w, const TokenGroup<K>& tokens, size_t n) {
-    const uint8_t* rows[1] = {static_cast<const uint8_t*>(w)};
-    grid_tile<Format, 1, K>(GridReader<Format>{}, rows, activation_rows<LaneGroup>(tokens), n,
-                            tokens.out, tokens.out_stride);
-}
-
-// Calls run(std::integral_constant<int, K>{}) for K = size, 1 <= size <= Most: a kernel compiled
-// for each group size.
-template <int Most, typename Run>
-void with_size(size_t size, const Run& run) {
-    if (size == Most) {
-        run(std::integral_constant<int, Most>{});
-    } else if constexpr (Most > 1) {
-        with_size<Most - 1>(size, run);
-    }
-}
-
-// The row kernel (DotRowsFunction) of a grid format: tokens in groups of eight, then the rest
-// in one group of its own size (a verification pass of four drafts is five tokens: as four and
-// one, the rows were unpacked and their sums reduced twice). Each group meets the rows two at a
-// time, or one at a time for one or two tokens, which decode from memory: two rows read side by
-// side measured 1.3 to 1.5 times slower there, and a lone token has no activation loads to share.
-template <typename Format>
-void grid_rows(const void* weights, size_t row_bytes, size_t rows, const void* activations,
-               size_t activation_stride, size_t tokens, float* out, size_t out_stride,
-               size_t count) {
-    const GridReader<Format> reader;
-    const auto* first = static_cast<const std::byte*>(activations);
-    size_t done = 0;
-    const auto run = [&](auto size) {
-        constexpr int K = decltype(size)::value;
-        constexpr size_t kStep = K > 2 ? 2 : 1;
-        const TokenGroup<K> group{first + done * activation_stride, activation_stride, nullptr, 0};
-        const auto groups = activation_rows<LaneGroup>(group);
-        for (size_t r = 0; r < rows; r += kStep) {
-            const uint8_t* pair[2] = {static_cast<const uint8_t*>(weights) + r * row_bytes,
-                                      static_cast<const uint8_t*>(weights) + (r + 1) * row_bytes};
-            float* at = out + done * out_stride + r;
-            if (kStep == 2 && rows - r >= 2) {
-                grid_tile<Format, kStep, K>(reader, pair, groups, count, at, out_stride);
-            } else {
-                grid_tile<Format, 1, K>(reader, pair, groups, count, at, out_stride);
-            }
-        }
-        done += K;
-    };
-    while (tokens - done >= kTokenGroup) run(std::integral_constant<int, kTokenGroup>{});
-    if (tokens > done) with_size<kTokenGroup - 1>(tokens - done, run);
-}
-
-constexpr auto q4_0 = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
-    grid_dot<Q4_0Format>(w, tokens, n);
-};
-
-constexpr auto iq4_nl = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
-    grid_dot<Iq4NlFormat>(w, tokens, n);
-};
-
-constexpr auto mxfp4 = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
-    grid_dot<Mxfp4Format>(w, tokens, n);
-};
-
-constexpr auto iq4_xs = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
-    grid_dot<Iq4XsFormat>(w, tokens, n);
-};
 
 // A Q8_0 block's 32 quants load directly as one 256-bit vector, so Q8_0 needs no permutes (a
 // 512-bit version gathering four blocks with them measured 38% slower): eight blocks' dpbusd
@@ -572,9 +196,8 @@ constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
         // Runs 0 and 2 of each half read bytes 0-31 of its 64 low-bit bytes, runs 1 and 3 bytes
         // 32-63; the high-bit bytes of both halves are 64 in a row. Loaded in address order, once
         // each (out of order, a single stream from memory ran slower than the AVX2 kernel's).
-        __m512i head = _mm512_loadu_si512(x[b].low_bits),
-                tail = _mm512_loadu_si512(x[b].low_bits + 64);
-        asm("" : "+v"(head), "+v"(tail));
+        const __m512i head = own_register(_mm512_loadu_si512(x[b].low_bits)),
+                      tail = own_register(_mm512_loadu_si512(x[b].low_bits + 64));
         const __m512i first = _mm512_shuffle_i64x2(head, tail, 0x44);
         const __m512i second = _mm512_shuffle_i64x2(head, tail, 0xee);
         const __m512i high = _mm512_loadu_si512(x[b].high_bits);
@@ -627,8 +250,7 @@ constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
         for (int c = 0; c < 2; ++c) {
             // Each vector loaded once: GCC otherwise folds the loads into both of their uses,
             // reading every weight and activation byte twice (8% of the dot in L2).
-            __m512i packed = _mm512_loadu_si512(x[b].quants + 64 * c);
-            asm("" : "+v"(packed));
+            const __m512i packed = own_register(_mm512_loadu_si512(x[b].quants + 64 * c));
             const __m512i low = _mm512_and_si512(packed, nibble);
             const __m512i high = _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
             const __m512i low_scales = _mm512_maskz_permutexvar_epi8(
@@ -637,9 +259,9 @@ constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
                 kEvenBytes, _mm512_loadu_si512(kPairs[2 * c + 1].data()), unpacked);
 #pragma GCC unroll 8
             for (int t = 0; t < K; ++t) {
-                __m512i first = _mm512_loadu_si512(y[t][b].quants + 128 * c);
-                __m512i second = _mm512_loadu_si512(y[t][b].quants + 128 * c + 64);
-                asm("" : "+v"(first), "+v"(second));
+                const __m512i first = own_register(_mm512_loadu_si512(y[t][b].quants + 128 * c));
+                const __m512i second =
+                    own_register(_mm512_loadu_si512(y[t][b].quants + 128 * c + 64));
                 low_sum[t] = _mm512_dpwssd_epi32(
                     low_sum[t],
                     _mm512_maddubs_epi16(low, _mm512_shuffle_i64x2(first, second, 0x44)),
@@ -676,19 +298,6 @@ void set_kernels(DotTable& table) {
     set_kernel<q3_k>(table, kQ3_K);
     set_kernel<q4_k>(table, kQ4_K);
     set_kernel<q6_k>(table, kQ6_K);
-}
-
-void set_grid_kernels(DotTable& table) {
-    for (const int type : {kQ4_0, kIQ4_NL, kMXFP4, kIQ4_XS})
-        table.format[type] = ActivationFormat::Q4_0Lanes;
-    set_kernel<q4_0>(table, kQ4_0);
-    set_kernel<iq4_nl>(table, kIQ4_NL);
-    set_kernel<mxfp4>(table, kMXFP4);
-    set_kernel<iq4_xs>(table, kIQ4_XS);
-    table.dot_rows[kQ4_0] = grid_rows<Q4_0Format>;
-    table.dot_rows[kIQ4_NL] = grid_rows<Iq4NlFormat>;
-    table.dot_rows[kMXFP4] = grid_rows<Mxfp4Format>;
-    table.dot_rows[kIQ4_XS] = grid_rows<Iq4XsFormat>;
 }
 
 }  // namespace hearth::kernels::vnni
