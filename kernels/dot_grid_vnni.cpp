@@ -89,8 +89,28 @@ constexpr std::array<uint8_t, 64> biased_grid(const int8_t (&grid)[16], int bias
     return table;
 }
 
+// What a format of 32-element blocks (a `Header`-byte scale, then 16 bytes of nibbles) reads as
+// groups of eight.
+template <typename BlockType, int Header>
+struct BlockGroups {
+    using Block = BlockType;
+    static constexpr size_t kBlockBytes = sizeof(Block);
+    static constexpr size_t kGroupBytes = LaneGroup::kBlocks * kBlockBytes;
+    static constexpr auto kFirstWords = nibble_index(sizeof(Block), Header, 0);
+    static constexpr auto kSecondWords = nibble_index(sizeof(Block), Header, 1);
+};
+
+// The formats whose nibbles index a grid: their biased values, looked up.
+struct GridValues {
+    static __m512i values(__m512i nibbles, __m512i grid) {
+        return _mm512_permutexvar_epi8(nibbles, grid);
+    }
+};
+
 // Q4_0's and IQ4_NL's blocks: an f16 scale, then the nibbles.
-struct HalfScaledFormat {
+template <typename BlockType>
+struct HalfScaledFormat : BlockGroups<BlockType, 2> {
+    static constexpr auto kScales = scale_index(sizeof(BlockType));
     // The eight blocks' scales over the lanes, as floats.
     static __m512 weight_scales(__m512i head, __m512i body, __m512i index) {
         return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi8(head, index, body)));
@@ -101,35 +121,20 @@ struct HalfScaledFormat {
 };
 
 // Q4_0: the nibbles are the values (the "grid" is the nibble mask).
-struct Q4_0Format : HalfScaledFormat {
-    using Block = BlockQ4_0;
-    static constexpr size_t kBlockBytes = sizeof(Block);
-    static constexpr size_t kGroupBytes = LaneGroup::kBlocks * kBlockBytes;
+struct Q4_0Format : HalfScaledFormat<BlockQ4_0> {
     static constexpr int kShift = 0;
     static constexpr std::array<uint8_t, 64> kGrid = [] {
         std::array<uint8_t, 64> mask{};
         mask.fill(0x0f);
         return mask;
     }();
-    static constexpr auto kFirstWords = nibble_index(sizeof(Block), 2, 0);
-    static constexpr auto kSecondWords = nibble_index(sizeof(Block), 2, 1);
-    static constexpr auto kScales = scale_index(sizeof(Block));
     static __m512i values(__m512i nibbles, __m512i mask) { return _mm512_and_si512(nibbles, mask); }
 };
 
 // IQ4_NL: Q4_0's block (an f16 scale, then the nibbles); values -127..113 become 1..241.
-struct Iq4NlFormat : HalfScaledFormat {
-    using Block = BlockIQ4_NL;
-    static constexpr size_t kBlockBytes = sizeof(Block);
-    static constexpr size_t kGroupBytes = LaneGroup::kBlocks * kBlockBytes;
+struct Iq4NlFormat : HalfScaledFormat<BlockIQ4_NL>, GridValues {
     static constexpr int kShift = 4;
     static constexpr auto kGrid = biased_grid(kIq4Values, 8 << kShift);
-    static constexpr auto kFirstWords = nibble_index(sizeof(Block), 2, 0);
-    static constexpr auto kSecondWords = nibble_index(sizeof(Block), 2, 1);
-    static constexpr auto kScales = scale_index(sizeof(Block));
-    static __m512i values(__m512i nibbles, __m512i grid) {
-        return _mm512_permutexvar_epi8(nibbles, grid);
-    }
 };
 
 // IQ4_XS: IQ4_NL's values, a super-block of 256 making one group. It holds an f16 scale d, the
@@ -167,23 +172,15 @@ struct Iq4XsFormat : Iq4NlFormat {
 // MXFP4: a one-byte exponent, then the nibbles; the doubled E2M1 values -12..12 become 4..28.
 // The block's scale 2^(exponent - 128) is applied to the activations' with vscalefps: the
 // product rounds once, as the scalar twin's does, and the subnormal scales come out exact.
-struct Mxfp4Format {
-    using Block = BlockMXFP4;
-    static constexpr size_t kBlockBytes = sizeof(Block);
-    static constexpr size_t kGroupBytes = LaneGroup::kBlocks * kBlockBytes;
+struct Mxfp4Format : BlockGroups<BlockMXFP4, 1>, GridValues {
     static constexpr int kShift = 1;
     static constexpr auto kGrid = biased_grid(kMxfp4Values, 8 << kShift);
-    static constexpr auto kFirstWords = nibble_index(sizeof(Block), 1, 0);
-    static constexpr auto kSecondWords = nibble_index(sizeof(Block), 1, 1);
     // Each lane's block's exponent in the lane's low byte (the other bytes masked to zero).
     static constexpr std::array<uint8_t, 64> kScales = [] {
         std::array<uint8_t, 64> index{};
         for (int i = 0; i < 64; i += 4) index[i] = static_cast<uint8_t>(sizeof(Block) * (i / 8));
         return index;
     }();
-    static __m512i values(__m512i nibbles, __m512i grid) {
-        return _mm512_permutexvar_epi8(nibbles, grid);
-    }
     // The eight blocks' powers of two over the lanes, as float exponents.
     static __m512 weight_scales(__m512i head, __m512i body, __m512i index) {
         const __m512i exponents =
