@@ -149,8 +149,8 @@ float dot_q4_0_offset(const void* w, const void* a, size_t n) {
     return sum;
 }
 
-// What the AVX-512 grid kernels (dot_vnni.cpp) compute, operation for operation. Each group of
-// eight 32-element blocks fills 16 lanes, two per block (LaneGroup): the lane's exact integer
+// What the AVX-512 grid kernels (dot_grid_vnni.cpp) compute, operation for operation. Each group
+// of eight 32-element blocks fills 16 lanes, two per block (LaneGroup): the lane's exact integer
 // sum of 16 products (the activations' offsets in it, for Q4_0's unsigned nibbles), converted
 // and fused-multiplied with the two scales' product into the lane's accumulator, whose lanes are
 // summed at the end in the kernels' fixed tree. lane_sum(b, group, k, h) and scale_of(b) give
