@@ -31,15 +31,23 @@ private:
     void work();
     void run_share();
 
+    // Three cache lines, each written by different threads: the dispatch (written by the caller,
+    // then only read), the claim counter (every thread) and the count of workers still busy. On
+    // one line, every claim by one core took the line away from the cores reading the dispatch
+    // or spinning on the generation, a cost that grows with the number of cores (SmolLM-135M
+    // decode on 16 Xeon cores: 222-255 tok/s on one line, 277-380 on three). The alignment also
+    // rounds the pool's size up, so nothing else shares the last line.
+    static constexpr size_t kCacheLine = 64;
+
     std::vector<std::thread> m_workers;
-    std::atomic<uint64_t> m_generation{0};
-    std::atomic<int> m_pending{0};
+    alignas(kCacheLine) std::atomic<uint64_t> m_generation{0};
     std::atomic<bool> m_stopping{false};
     const std::function<void(size_t, size_t)>* m_task = nullptr;
     size_t m_count = 0;
     size_t m_grain = 1;
     size_t m_least_items = 1;
-    std::atomic<size_t> m_next_item{0};
+    alignas(kCacheLine) std::atomic<size_t> m_next_item{0};
+    alignas(kCacheLine) std::atomic<int> m_pending{0};
 };
 
 }  // namespace hearth
