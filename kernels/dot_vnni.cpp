@@ -63,6 +63,9 @@ constexpr auto q8_0 = []<int K>(const void* w, const TokenGroup<K>& group, size_
     for (int t = 0; t < K; ++t) acc[t] = _mm256_setzero_ps();
     size_t b = 0;
     for (; b + 8 <= blocks; b += 8) {
+        // Nothing measured on two AMD cores, but a Xeon core reads only about 9 GB/s from memory
+        // unless asked ahead: TinyLlama Q8_0 decode at 16 threads went from 60-64 to 76-84 tok/s.
+        if constexpr (K == 1) prefetch_bytes_ahead(x + b, 8 * sizeof(BlockQ8_0));
         __m256i weights[8];
 #pragma GCC unroll 8
         for (int k = 0; k < 8; ++k) weights[k] = _mm256_xor_si256(load(x[b + k].quants), sign);
