@@ -35,6 +35,9 @@ layout(std430, binding = 0) readonly buffer Weights {
 layout(std430, binding = 1) readonly buffer Input {
     float x[];
 };
+layout(std430, binding = 1) readonly buffer InputQuads {
+    vec4 x4[];  // the same activations, four at a time
+};
 layout(std430, binding = 2) buffer Output {
     float y[];
 };
@@ -127,22 +130,41 @@ void main() {
     const uint out_column = shape.first_row + row;
     const uint bias_row = out_column;
 #endif
+    // Every loop over tokens or a group's elements has a fixed length, so the compiler can unroll
+    // it and keep v, sums and sources in registers: indexed under a bound known only at run
+    // time, such arrays can be put in local memory. Whole groups read the activations in eight
+    // vec4 loads, not 32 scalar ones: a lane's loads are 128 bytes from the next lane's, so on a
+    // GPU each load of the subgroup touches 32 cache lines, and a quarter of the loads is a
+    // quarter of those requests (an H100 decoded at the same 7 ms a token whether it read 0.6 or
+    // 1.2 GB of weights).
     uint sources[TILE];
-    for (uint t = 0; t < count; ++t) sources[t] = input_row(first_entry + t) * shape.columns;
+    for (uint t = 0; t < TILE; ++t)
+        sources[t] = t < count ? input_row(first_entry + t) * shape.columns : 0;
     float sums[TILE];
     for (uint t = 0; t < TILE; ++t) sums[t] = 0.0;
     if (row < shape.rows) {
         const uint base = matrix_row * row_bytes(shape.columns);
         const uint groups = (shape.columns + 31) / 32;
+        const bool quads = (shape.columns & 3u) == 0;  // every row starts on a vec4
         float v[32];
         for (uint group = lane; group < groups; group += lanes) {
             dequantize_group(base, group, shape.columns, v);
             const uint width = min(32, shape.columns - group * 32);
-            for (uint t = 0; t < count; ++t) {
+            for (uint t = 0; t < TILE; ++t) {
+                if (t >= count) break;
                 const uint source = sources[t] + group * 32;
-                float dot = 0.0;
-                for (uint i = 0; i < width; ++i) dot += v[i] * x[source + i];
-                sums[t] += dot;
+                float product = 0.0;
+                if (width == 32 && quads) {
+                    for (uint q = 0; q < 8; ++q) {
+                        const vec4 weights = vec4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+                        product += dot(weights, x4[source / 4 + q]);
+                    }
+                } else {
+                    for (uint i = 0; i < 32; ++i) {
+                        if (i < width) product += v[i] * x[source + i];
+                    }
+                }
+                sums[t] += product;
             }
         }
     }

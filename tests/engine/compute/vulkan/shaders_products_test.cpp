@@ -13,6 +13,7 @@
 #include "engine/model/model.h"
 #include "kernels/attention.h"
 #include "shaders/embedding_mxfp4_spv.h"
+#include "shaders/matmul_f32_spv.h"
 #include "shaders/matmul_mxfp4_spv.h"
 #include "shaders/matmul_shared_f32_spv.h"
 #include "shaders/matmul_shared_mxfp4_spv.h"
@@ -173,6 +174,27 @@ TEST_F(ShaderTest, TheSharedMemoryProductMatchesTheCpu) {
                     expected += double(w[r * columns + c]) * x[t * columns + c];
                 ASSERT_NEAR(y[t * rows + r], expected, 1e-4 * std::sqrt(double(columns)));
             }
+        }
+    }
+}
+
+// Rows of any length through both variants: a partial last group (7, 36, 100 columns) takes the
+// element-by-element path, whole groups on rows that start on a vec4 the four-at-a-time one (96,
+// 100), and 38 columns put every other row off a vec4.
+TEST_F(ShaderTest, ProductsOfAnyRowLengthMatchTheCpu) {
+    const auto& info = s_device->info();
+    for (const uint32_t columns : {7u, 36u, 38u, 96u, 100u}) {
+        const uint32_t rows = 37;
+        const auto values = random_floats(size_t{rows} * columns);
+        const WeightMatrix w{TensorType::F32, reinterpret_cast<const std::byte*>(values.data()),
+                             rows, columns, size_t{columns} * 4};
+        const auto name = std::to_string(columns) + " columns";
+        Pipeline shared(*s_device, "matmul_shared F32", matmul_shared_f32_spv, 4,
+                        sizeof(MatmulPush));
+        check_products(shared, w, 1, name);
+        if (info.subgroup_arithmetic && 64 % info.subgroup_size == 0) {
+            Pipeline subgroups(*s_device, "matmul F32", matmul_f32_spv, 4, sizeof(MatmulPush));
+            check_products(subgroups, w, 64 / info.subgroup_size, name);
         }
     }
 }
