@@ -78,6 +78,19 @@ protected:
 
     // Rows of `table` looked up by an embedding pipeline for token ids read from the ring
     // (wrapping around its end), each element times `scale`, against the CPU's, exactly.
+    // Through the shared-memory variant, and the subgroup one where the device has subgroup
+    // arithmetic in subgroups that divide a workgroup.
+    void check_both_variants(const WeightMatrix& w, std::span<const uint32_t> shared_spirv,
+                             std::span<const uint32_t> subgroup_spirv, const std::string& what) {
+        Pipeline shared(*s_device, "matmul_shared", shared_spirv, 4, sizeof(MatmulPush));
+        check_products(shared, w, 1, what);
+        const auto& info = s_device->info();
+        if (info.subgroup_arithmetic && 64 % info.subgroup_size == 0) {
+            Pipeline subgroups(*s_device, "matmul", subgroup_spirv, 4, sizeof(MatmulPush));
+            check_products(subgroups, w, 64 / info.subgroup_size, what);
+        }
+    }
+
     void check_embedding(Pipeline& pipeline, const WeightMatrix& table, float scale,
                          const std::string& what) {
         const auto columns = static_cast<uint32_t>(table.columns);
@@ -136,7 +149,6 @@ TEST_F(ShaderTest, ProductsMatchTheCpuForEveryWeightType) {
 // which must equal the CPU's dequantisation exactly (a grid value times a power of two is exact).
 TEST_F(ShaderTest, Mxfp4ProductsAndRowsMatchTheCpu) {
     const auto file = GgufFile::open(test::model_path("synth-gpt-oss-256-MXFP4_MOE.gguf"));
-    const auto& info = s_device->info();
     for (const char* name : {"blk.0.ffn_gate_exps.weight"}) {
         const GgufTensor* tensor = file->find_tensor(name);
         ASSERT_NE(tensor, nullptr) << name;
@@ -144,13 +156,7 @@ TEST_F(ShaderTest, Mxfp4ProductsAndRowsMatchTheCpu) {
         const auto columns = static_cast<int64_t>(tensor->row_length());
         const WeightMatrix w{tensor->type, tensor->data, static_cast<int64_t>(tensor->rows()),
                              columns, tensor_bytes(tensor->type, tensor->row_length())};
-        Pipeline shared(*s_device, "matmul_shared MXFP4", matmul_shared_mxfp4_spv, 4,
-                        sizeof(MatmulPush));
-        check_products(shared, w, 1, name);
-        if (info.subgroup_arithmetic && 64 % info.subgroup_size == 0) {
-            Pipeline subgroups(*s_device, "matmul MXFP4", matmul_mxfp4_spv, 4, sizeof(MatmulPush));
-            check_products(subgroups, w, 64 / info.subgroup_size, name);
-        }
+        check_both_variants(w, matmul_shared_mxfp4_spv, matmul_mxfp4_spv, name);
         Pipeline embedding(*s_device, "embedding MXFP4", embedding_mxfp4_spv, 3,
                            sizeof(EmbeddingPush));
         check_embedding(embedding, w, 1.0f, name);
@@ -182,20 +188,13 @@ TEST_F(ShaderTest, TheSharedMemoryProductMatchesTheCpu) {
 // element-by-element path, whole groups on rows that start on a vec4 the four-at-a-time one (96,
 // 100), and 38 columns put every other row off a vec4.
 TEST_F(ShaderTest, ProductsOfAnyRowLengthMatchTheCpu) {
-    const auto& info = s_device->info();
     for (const uint32_t columns : {7u, 36u, 38u, 96u, 100u}) {
         const uint32_t rows = 37;
         const auto values = random_floats(size_t{rows} * columns);
         const WeightMatrix w{TensorType::F32, reinterpret_cast<const std::byte*>(values.data()),
                              rows, columns, size_t{columns} * 4};
         const auto name = std::to_string(columns) + " columns";
-        Pipeline shared(*s_device, "matmul_shared F32", matmul_shared_f32_spv, 4,
-                        sizeof(MatmulPush));
-        check_products(shared, w, 1, name);
-        if (info.subgroup_arithmetic && 64 % info.subgroup_size == 0) {
-            Pipeline subgroups(*s_device, "matmul F32", matmul_f32_spv, 4, sizeof(MatmulPush));
-            check_products(subgroups, w, 64 / info.subgroup_size, name);
-        }
+        check_both_variants(w, matmul_shared_f32_spv, matmul_f32_spv, name);
     }
 }
 
