@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "engine/runtime/turn_time.h"
+
 namespace hearth {
 namespace {
 
@@ -22,6 +24,13 @@ std::string gpu_not_used_text(const Notice& notice) {
             return fmt::format("Unknown backend setting \"{}\": using the CPU.", notice.detail);
         case GpuProblem::UploadCancelled:
             return "Loading onto the GPU was cancelled; using the CPU.";
+        case GpuProblem::SlowerThanCpu:
+            return fmt::format(
+                "The GPU ({}) runs this model slower than the CPU ({:.1f} s against {:.1f} s for "
+                "a {}-token prompt and a {}-token answer): using the CPU. Choose the GPU in the "
+                "backend setting to use it anyway.",
+                notice.device, notice.device_seconds, notice.cpu_seconds, kTypicalTurnPrompt,
+                kTypicalTurnAnswer);
         default:
             return fmt::format("The GPU cannot run this model ({}): using the CPU.", notice.detail);
     }

@@ -40,6 +40,7 @@ enum class GpuProblem : int {
     UnknownSetting = 3,   // the backend setting names no known backend
     UploadCancelled = 4,  // the user cancelled the weight upload
     DeviceLost = 5,       // it failed while running
+    SlowerThanCpu = 6,    // automatic: it ran this model slower than the CPU backend
 };
 
 struct Notice {
@@ -52,6 +53,9 @@ struct Notice {
     std::string device;
     std::string detail;
     bool resumed = false;  // GpuLost: the answer went on on the CPU
+    // SlowerThanCpu: seconds for a typical turn (engine/runtime/turn_time.h) on each.
+    double device_seconds = 0;
+    double cpu_seconds = 0;
 
     bool operator==(const Notice&) const = default;
 };

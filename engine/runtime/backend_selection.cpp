@@ -9,6 +9,7 @@
 #include "engine/compute/vulkan/self_test.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
 #include "engine/model/load_error.h"
+#include "engine/runtime/turn_time.h"
 
 namespace hearth {
 namespace {
@@ -16,6 +17,24 @@ namespace {
 BackendSelection on_cpu(const BackendPreference& preference, const Model& model,
                         std::optional<Notice> notice = std::nullopt) {
     return {BackendSelector::cpu(preference, model), false, std::move(notice)};
+}
+
+// Automatic keeps a GPU that is within a tenth of the CPU's time for a typical turn: then it
+// leaves the cores to the rest of the machine. Measured, not assumed: the shaders that win on
+// one GPU lose on another, and a many-core CPU outruns some GPUs (the prompt especially).
+std::optional<Notice> slower_than_cpu(Backend& device, Backend& cpu, const Model& model) {
+    const int vocab = model.config().vocab_size;
+    const double device_seconds = typical_turn_seconds(device, vocab, true);
+    const double cpu_seconds = typical_turn_seconds(cpu, vocab, false);
+    spdlog::info("A {}-token prompt and a {}-token answer: {:.2f} s on {}, {:.2f} s on {}",
+                 kTypicalTurnPrompt, kTypicalTurnAnswer, device_seconds, device.name(), cpu_seconds,
+                 cpu.name());
+    if (cpu_seconds >= 0.9 * device_seconds) return std::nullopt;
+    return Notice{.kind = NoticeKind::GpuNotUsed,
+                  .problem = GpuProblem::SlowerThanCpu,
+                  .device = device.name(),
+                  .device_seconds = device_seconds,
+                  .cpu_seconds = cpu_seconds};
 }
 
 }  // namespace
@@ -55,9 +74,10 @@ BackendSelection BackendSelector::select(const BackendPreference& preference, co
     if (preference.kind == Kind::Cpu) return on_cpu(preference, model);
     if (preference.kind == Kind::Reference) return {make_backend({.name = "reference"}, model)};
     const bool automatic = preference.kind == Kind::Automatic;
-    if (automatic && !has_gpu()) return on_cpu(preference, model);
+    const bool cpu_devices = !automatic || m_options.cpu_devices_as_gpus;
+    if (automatic && !cpu_devices && !has_gpu()) return on_cpu(preference, model);
     const bool strict = !automatic && !preference.fall_back_to_cpu;
-    if (auto failure = self_test_failure(preference.device, !automatic)) {
+    if (auto failure = self_test_failure(preference.device, cpu_devices)) {
         if (strict)
             throw std::runtime_error(failure->device.empty()
                                          ? failure->detail
@@ -65,13 +85,18 @@ BackendSelection BackendSelector::select(const BackendPreference& preference, co
         return on_cpu(preference, model, std::move(failure));
     }
     try {
-        return {std::make_unique<VulkanBackend>(
-                    model, VulkanBackendOptions{.device = preference.device,
-                                                .allow_cpu_device = !automatic,
-                                                .pipeline_cache = m_options.pipeline_cache,
-                                                .kv_cache = preference.kv_cache,
-                                                .progress = progress}),
-                true};
+        auto device = std::make_unique<VulkanBackend>(
+            model, VulkanBackendOptions{.device = preference.device,
+                                        .allow_cpu_device = cpu_devices,
+                                        .pipeline_cache = m_options.pipeline_cache,
+                                        .kv_cache = preference.kv_cache,
+                                        .progress = progress});
+        if (automatic) {
+            auto cpu_backend = cpu(preference, model);
+            if (auto slower = slower_than_cpu(*device, *cpu_backend, model))
+                return {std::move(cpu_backend), false, std::move(slower)};
+        }
+        return {std::move(device), true};
     } catch (const LoadCancelled&) {
         throw;
     } catch (const std::exception& error) {

@@ -1,6 +1,7 @@
 // Turns a BackendPreference into a running backend for a model: "automatic" takes a GPU only
-// when one passes the start-up self-test against the CPU, and any GPU that cannot be used
-// leaves the model on the CPU with a notice saying why. Every front end goes through here.
+// when one passes the start-up self-test against the CPU and runs the model faster than the CPU
+// backend, and any GPU that cannot be used leaves the model on the CPU with a notice saying why.
+// Every front end goes through here.
 #pragma once
 
 #include <filesystem>
@@ -28,6 +29,9 @@ struct BackendSelectorOptions {
     // empty or missing: no check.
     std::filesystem::path self_test_model;
     std::filesystem::path pipeline_cache;  // compiled Vulkan pipelines kept between runs
+    // Automatic treats CPU implementations such as lavapipe as it treats GPUs (for tests: the
+    // self-test and the speed comparison then run for real on a machine without a GPU).
+    bool cpu_devices_as_gpus = false;
 };
 
 class BackendSelector final {

@@ -55,6 +55,16 @@ TEST(NoticeText, GpuNoticesNameTheDeviceAndTheReason) {
                                  .problem = GpuProblem::UnknownSetting,
                                  .detail = "metal"}),
                     "\"metal\""));
+    const auto slower = notice_text({.kind = NoticeKind::GpuNotUsed,
+                                     .problem = GpuProblem::SlowerThanCpu,
+                                     .device = "vulkan (Radeon)",
+                                     .device_seconds = 3.04,
+                                     .cpu_seconds = 1.42});
+    EXPECT_TRUE(has(slower,
+                    "The GPU (vulkan (Radeon)) runs this model slower than the CPU (3.0 s "
+                    "against 1.4 s for a 512-token prompt and a 128-token answer): using "
+                    "the CPU."))
+        << slower;
     const Notice lost{.kind = NoticeKind::GpuLost, .detail = "device lost", .resumed = true};
     EXPECT_TRUE(has(notice_text(lost), "The GPU failed (device lost); Hearth continues"));
     auto ended = lost;

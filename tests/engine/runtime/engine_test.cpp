@@ -103,6 +103,27 @@ TEST(Engine, AutomaticTakesAGpuOnlyWhereOneExists) {
     }
 }
 
+// Automatic times a typical turn on the device and on the CPU and keeps the faster: lavapipe,
+// let stand in for a GPU here, passes the self-test and loses the race (it runs the shaders on
+// these same cores), so the model runs on the CPU with the two times in the notice.
+TEST(Engine, AutomaticLeavesTheModelOnTheCpuWhereTheDeviceIsSlower) {
+    auto options = options_for({});
+    options.backends.cpu_devices_as_gpus = true;
+    Engine engine(options);
+    engine.load(test::model_path("synth-llama-256-Q4_0.gguf"));
+    const auto report = engine.backend_report();
+    EXPECT_TRUE(report.name.starts_with("cpu")) << report.name;
+    EXPECT_FALSE(report.on_device);
+    ASSERT_TRUE(report.notice.has_value());
+    EXPECT_EQ(report.notice->kind, NoticeKind::GpuNotUsed);
+    EXPECT_EQ(report.notice->problem, GpuProblem::SlowerThanCpu);
+    EXPECT_NE(report.notice->device.find("vulkan"), std::string::npos) << report.notice->device;
+    EXPECT_GT(report.notice->cpu_seconds, 0.0);
+    EXPECT_GT(report.notice->device_seconds, report.notice->cpu_seconds / 0.9);
+    // The model answers on the CPU it was left on.
+    EXPECT_EQ(engine.chat(question(1, "Hello", 4), {}).stats.generated_tokens, 4);
+}
+
 TEST(Engine, AnUnknownSettingRunsTheCpuAndSaysWhich) {
     std::vector<BackendReport> reports;
     auto options = options_for(backend_preference_from_setting("metal"));
