@@ -318,7 +318,11 @@ std::vector<float> VulkanBackend::forward(std::span<const int32_t> tokens, Seque
 int VulkanBackend::decode(Sequence& sequence, int32_t input, int count, TokenPicker& picker) {
     DeviceSequence& own = this->own(sequence);
     const auto rule = picker.device_rule();
-    if (!rule || !chooses_on_device(*rule)) return Backend::decode(sequence, input, count, picker);
+    // A sequence too short to hold what chain decode writes ahead (a few chunks) decodes step by
+    // step, the host choosing, as a rule the device cannot follow does.
+    const bool chain_fits = chain_reach(m_options.decode_chunk) <= own.largest_step();
+    if (!rule || !chooses_on_device(*rule) || !chain_fits)
+        return Backend::decode(sequence, input, count, picker);
     return decode_on_device(own, input, count, *rule, picker);
 }
 

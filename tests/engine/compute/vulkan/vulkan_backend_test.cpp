@@ -154,6 +154,24 @@ TEST_P(VulkanChainDecodeTest, ChainDecodeEqualsStepByStepGreedy) {
     }
 }
 
+// A sequence shorter than chain decode's reach (three 8-token chunks) decodes step by step and
+// gives the same tokens, where it used to stop with a logic error.
+TEST(VulkanChainDecode, ASequenceTooShortForChainsDecodesStepByStep) {
+    const auto model = Model::load(test::model_path("stories260K.gguf"));
+    VulkanBackend backend(*model, on_lavapipe());
+    const int capacity = static_cast<int>(kPrompt.size()) + 6;
+    std::vector<int32_t> by_host;
+    for (const bool device_rule : {false, true}) {
+        auto sequence = backend.create_sequence(capacity);
+        const auto logits = backend.forward(kPrompt, *sequence, LogitRows::Last);
+        RecordingPicker picker(device_rule ? std::optional(greedy()) : std::nullopt);
+        EXPECT_EQ(backend.decode(*sequence, argmax(logits), 5, picker), 5);
+        EXPECT_EQ(sequence->size(), capacity - 1);
+        if (device_rule) EXPECT_EQ(picker.tokens, by_host);
+        by_host = picker.tokens;
+    }
+}
+
 // Sampling on the device: the same seed gives the same tokens, another seed others.
 TEST_P(VulkanChainDecodeTest, SampledChainDecodeIsReproducible) {
     const auto model = Model::load(test::model_path(GetParam()));
