@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "engine/compute/backend_factory.h"
 #include "engine/compute/vulkan/device.h"
@@ -22,10 +23,22 @@ BackendSelection on_cpu(const BackendPreference& preference, const Model& model,
 // Automatic keeps a GPU that is within a tenth of the CPU's time for a typical turn: then it
 // leaves the cores to the rest of the machine. Measured, not assumed: the shaders that win on
 // one GPU lose on another, and a many-core CPU outruns some GPUs (the prompt especially).
-std::optional<Notice> slower_than_cpu(Backend& device, Backend& cpu, const Model& model) {
+// Cancelling the load cancels the timing: `progress` is still asked whether to go on, with the
+// upload it reports complete. Throws LoadCancelled.
+std::optional<Notice> slower_than_cpu(Backend& device, Backend& cpu, const Model& model,
+                                      const BackendSelector::UploadProgress& progress) {
+    std::atomic<bool> cancelled{false};
+    const SpeedControl control{.cancel = &cancelled, .progress = [&](int, int) {
+                                   if (progress && !progress(1, 1)) cancelled = true;
+                               }};
     const int vocab = model.config().vocab_size;
-    const double device_seconds = typical_turn_seconds(device, vocab, true);
-    const double cpu_seconds = typical_turn_seconds(cpu, vocab, false);
+    double device_seconds = 0, cpu_seconds = 0;
+    try {
+        device_seconds = typical_turn_seconds(device, vocab, true, control);
+        cpu_seconds = typical_turn_seconds(cpu, vocab, false, control);
+    } catch (const SpeedTestCancelled&) {
+        throw LoadCancelled("loading was cancelled while the GPU was timed against the CPU");
+    }
     spdlog::info("A {}-token prompt and a {}-token answer: {:.2f} s on {}, {:.2f} s on {}",
                  kTypicalTurnPrompt, kTypicalTurnAnswer, device_seconds, device.name(), cpu_seconds,
                  cpu.name());
@@ -93,7 +106,7 @@ BackendSelection BackendSelector::select(const BackendPreference& preference, co
                                         .progress = progress});
         if (automatic) {
             auto cpu_backend = cpu(preference, model);
-            if (auto slower = slower_than_cpu(*device, *cpu_backend, model))
+            if (auto slower = slower_than_cpu(*device, *cpu_backend, model, progress))
                 return {std::move(cpu_backend), false, std::move(slower)};
         }
         return {std::move(device), true};

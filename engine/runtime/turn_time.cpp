@@ -1,7 +1,5 @@
 #include "engine/runtime/turn_time.h"
 
-#include "engine/runtime/speed_measurement.h"
-
 namespace hearth {
 namespace {
 
@@ -12,11 +10,13 @@ constexpr int kAnswerSample = 24;
 
 }  // namespace
 
-double typical_turn_seconds(Backend& backend, int vocab_size, bool warm_up) {
+double typical_turn_seconds(Backend& backend, int vocab_size, bool warm_up,
+                            const SpeedControl& control) {
     // A device's first submissions pay for work done once (driver compilation, first touches
     // of its memory), which a chat pays only once too.
-    if (warm_up) measure_speed(backend, vocab_size, 8, kAnswerSample);
-    const SpeedMeasurement speed = measure_speed(backend, vocab_size, kPromptSample, kAnswerSample);
+    if (warm_up) measure_speed(backend, vocab_size, 8, kAnswerSample, control);
+    const SpeedMeasurement speed =
+        measure_speed(backend, vocab_size, kPromptSample, kAnswerSample, control);
     return speed.prompt_seconds * kTypicalTurnPrompt / speed.prompt_tokens +
            speed.generation_seconds * kTypicalTurnAnswer / speed.generated_tokens;
 }

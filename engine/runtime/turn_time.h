@@ -4,6 +4,7 @@
 #pragma once
 
 #include "engine/compute/backend.h"
+#include "engine/runtime/speed_measurement.h"
 
 namespace hearth {
 
@@ -11,6 +12,8 @@ constexpr int kTypicalTurnPrompt = 512;
 constexpr int kTypicalTurnAnswer = 128;
 
 // `warm_up`: an untimed run first (a device; the CPU's mapped weights are touched at load).
-double typical_turn_seconds(Backend& backend, int vocab_size, bool warm_up);
+// Throws SpeedTestCancelled when `control` cancels.
+double typical_turn_seconds(Backend& backend, int vocab_size, bool warm_up,
+                            const SpeedControl& control = {});
 
 }  // namespace hearth

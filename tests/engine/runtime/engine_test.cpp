@@ -8,6 +8,7 @@
 #include "engine/compute/kv_cache.h"
 #include "engine/compute/vulkan/device.h"
 #include "engine/model/load_error.h"
+#include "engine/runtime/backend_selection.h"
 #include "engine/runtime/memory_check.h"
 #include "engine/text/chat_prompt.h"
 #include "tests/support/requests.h"
@@ -122,6 +123,27 @@ TEST(Engine, AutomaticLeavesTheModelOnTheCpuWhereTheDeviceIsSlower) {
     EXPECT_GT(report.notice->device_seconds, report.notice->cpu_seconds / 0.9);
     // The model answers on the CPU it was left on.
     EXPECT_EQ(engine.chat(question(1, "Hello", 4), {}).stats.generated_tokens, 4);
+}
+
+// Cancelling a load while automatic times the device against the CPU cancels the load: the
+// timing keeps asking the load's progress whether to go on, with the upload reported whole.
+TEST(Engine, CancellingTheLoadStopsTheTiming) {
+    const auto model = Model::load(test::model_path("synth-llama-256-Q4_0.gguf"));
+    BackendSelector selector(
+        {.self_test_model = test::model_path("stories260K.gguf"), .cpu_devices_as_gpus = true});
+    int asked_after_upload = 0;
+    const auto progress = [&](size_t done, size_t total) {
+        if (done == 1 && total == 1) ++asked_after_upload;
+        return asked_after_upload < 3;
+    };
+    try {
+        selector.select({}, *model, progress);
+        FAIL() << "the load was not cancelled";
+    } catch (const LoadCancelled& error) {
+        EXPECT_NE(std::string(error.what()).find("timed against the CPU"), std::string::npos)
+            << error.what();
+    }
+    EXPECT_EQ(asked_after_upload, 3);
 }
 
 TEST(Engine, AnUnknownSettingRunsTheCpuAndSaysWhich) {
