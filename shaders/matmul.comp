@@ -156,7 +156,8 @@ void main() {
                 float product = 0.0;
                 if (width == 32 && quads) {
                     for (uint q = 0; q < 8; ++q) {
-                        const vec4 weights = vec4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
+                        const vec4 weights =
+                            vec4(v[4 * q], v[4 * q + 1], v[4 * q + 2], v[4 * q + 3]);
                         product += dot(weights, x4[source / 4 + q]);
                     }
                 } else {
