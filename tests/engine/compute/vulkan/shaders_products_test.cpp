@@ -76,8 +76,6 @@ protected:
         }
     }
 
-    // Rows of `table` looked up by an embedding pipeline for token ids read from the ring
-    // (wrapping around its end), each element times `scale`, against the CPU's, exactly.
     // Through the shared-memory variant, and the subgroup one where the device has subgroup
     // arithmetic in subgroups that divide a workgroup.
     void check_both_variants(const WeightMatrix& w, std::span<const uint32_t> shared_spirv,
@@ -91,6 +89,8 @@ protected:
         }
     }
 
+    // Rows of `table` looked up by an embedding pipeline for token ids read from the ring
+    // (wrapping around its end), each element times `scale`, against the CPU's, exactly.
     void check_embedding(Pipeline& pipeline, const WeightMatrix& table, float scale,
                          const std::string& what) {
         const auto columns = static_cast<uint32_t>(table.columns);
