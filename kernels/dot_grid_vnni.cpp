@@ -337,6 +337,15 @@ void with_size(size_t size, const Run& run) {
 // one, the rows were unpacked and their sums reduced twice). Each group meets the rows two at a
 // time, or one at a time for one or two tokens, which decode from memory: two rows read side by
 // side measured 1.3 to 1.5 times slower there, and a lone token has no activation loads to share.
+// Short rows pair up for any count (kPairedRowBytes).
+//
+// Rows this short are one stream side by side anyway, and a pair shares its activation loads and
+// its loop overhead, which a row of two or three groups barely amortises alone: 576-column Q4_0
+// (SmolLM's, 324 bytes a row) from DRAM, one token, 2400-2520 µs alone against 1990-2120 paired.
+// From 768 columns (432 bytes) up, pairing gained nothing, and 1536 columns ran up to 1.6 times
+// slower.
+constexpr size_t kPairedRowBytes = 400;
+
 template <typename Format>
 void grid_rows(const void* weights, size_t row_bytes, size_t rows, const void* activations,
                size_t activation_stride, size_t tokens, float* out, size_t out_stride,
@@ -346,15 +355,15 @@ void grid_rows(const void* weights, size_t row_bytes, size_t rows, const void* a
     size_t done = 0;
     const auto run = [&](auto size) {
         constexpr int K = decltype(size)::value;
-        constexpr size_t kStep = K > 2 ? 2 : 1;
+        const size_t step = K > 2 || row_bytes <= kPairedRowBytes ? 2 : 1;
         const TokenGroup<K> group{first + done * activation_stride, activation_stride, nullptr, 0};
         const auto groups = activation_rows<LaneGroup>(group);
-        for (size_t r = 0; r < rows; r += kStep) {
+        for (size_t r = 0; r < rows; r += step) {
             const uint8_t* pair[2] = {static_cast<const uint8_t*>(weights) + r * row_bytes,
                                       static_cast<const uint8_t*>(weights) + (r + 1) * row_bytes};
             float* at = out + done * out_stride + r;
-            if (kStep == 2 && rows - r >= 2) {
-                grid_tile<Format, kStep, K>(reader, pair, groups, count, at, out_stride);
+            if (step == 2 && rows - r >= 2) {
+                grid_tile<Format, 2, K>(reader, pair, groups, count, at, out_stride);
             } else {
                 grid_tile<Format, 1, K>(reader, pair, groups, count, at, out_stride);
             }
