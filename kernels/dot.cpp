@@ -92,11 +92,13 @@ Isa best_isa() {
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
             __builtin_cpu_supports("f16c")) {
-            // VBMI's byte permutes pull the quants out of the files' odd-sized blocks.
+            // VBMI's byte permutes pull the quants out of the files' odd-sized blocks, and GFNI's
+            // bit-matrix transform places Q3_K's high bits. Every CPU with VBMI and VNNI so far
+            // (Ice Lake and later, Zen 4 and later) has GFNI too.
             const bool vnni =
                 __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
-                __builtin_cpu_supports("avx512vbmi");
+                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");
             return vnni ? Isa::Avx512Vnni : Isa::Avx2;
         }
 #endif

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 
 #include "kernels/activation_blocks.h"
@@ -98,8 +99,8 @@ constexpr auto q8_0 = []<int K>(const void* w, const TokenGroup<K>& group, size_
     }
 };
 
-// Q3_K and Q6_K have a scale per 16 elements, and their decode dots put run k (32 elements) of
-// both halves of a super-block in one 512-bit vector. Word i of a permute index: scale (i / 8) of
+// Q6_K has a scale per 16 elements, and its decode dot puts run k (32 elements) of both halves
+// of a super-block in one 512-bit vector. Word i of a permute index: scale (i / 8) of
 // four, the two 16s of run k in each half (half 0: scales 2k, 2k + 1; half 1: 8 + 2k, 9 + 2k).
 constexpr std::array<uint16_t, 32> run_scale_words(int k) {
     std::array<uint16_t, 32> index{};
@@ -148,42 +149,120 @@ template <int K>
     }
 }
 
-// Q3_K: the AVX2 kernel's runs two at a time, run k of both halves of the super-block in one
-// 512-bit vector: the 64 quant bytes load whole, the high bits once with the second half's
-// pre-shifted by four, and each half's activations are joined to match. Values are read
-// unsigned (bit pair plus 4 with the high bit) and the 4 comes back out through the
-// activations' sums per 16.
+// Q3_K reads its activations in their own order: vector (h, j) holds runs 2j and 2j + 1 of half
+// h, 64 consecutive quants, so each loads whole as an operand. Its weights follow: the half's 32
+// bytes of bit pairs, broadcast to both 256-bit halves and shifted by 4j and 4j + 2 in one
+// variable shift; the high bits, broadcast likewise, land on bit 2 of each byte in one GF(2)
+// affine byte transform (each 64-bit lane's matrix picks its own bit); one ternary-logic
+// instruction masks the pairs and merges the two. Values are read unsigned (bit pair plus 4 with
+// the high bit) and the 4 comes back out through the activations' sums per 16. The kernel this
+// replaced put run k of both halves in one vector, so it joined two halves of activations per
+// run and moved each run's high bit by its own shift; at 75 instructions per super-block it read
+// 13.5 GB/s on one core here, too slow to keep up with memory.
+//
+// Matrix of the affine transform that moves bit `bit` of a byte to bit 2 (and clears the rest):
+// result bit i is the parity of the source byte AND'ed with matrix byte 7 - i.
+constexpr uint64_t bit_to_bit_2(int bit) {
+    return uint64_t{1} << (bit + 8 * 5);
+}
+
+// Bit pairs of runs 2j (lanes 0-15) and 2j + 1 (lanes 16-31), as word shifts.
+__m512i pair_shifts(int j) {
+    return _mm512_inserti64x4(_mm512_set1_epi16(static_cast<int16_t>(4 * j)),
+                              _mm256_set1_epi16(static_cast<int16_t>(4 * j + 2)), 1);
+}
+
+// Which high bit vector (h, j) takes: bit 4h + 2j in the low half, 4h + 2j + 1 in the high one.
+__m512i high_bit_matrix(int h, int j) {
+    const auto low = static_cast<long long>(bit_to_bit_2(4 * h + 2 * j));
+    const auto high = static_cast<long long>(bit_to_bit_2(4 * h + 2 * j + 1));
+    return _mm512_set_epi64(high, high, high, high, low, low, low, low);
+}
+
+// Word w of vector (h, j) weighs elements 2w and 2w + 1: scale 8h + 4j + w / 8.
+constexpr std::array<uint16_t, 32> q3_k_scale_words(int h, int j) {
+    std::array<uint16_t, 32> index{};
+    for (int w = 0; w < 32; ++w) index[w] = static_cast<uint16_t>(8 * h + 4 * j + w / 8);
+    return index;
+}
+
+// Per 16-bit word j, the bit offset (within a 64-bit lane) vpmultishiftqb reads the word's high
+// byte from: from the scales' bytes 0-7, so that scale j's low nibble lands on bits 10-13 of the
+// word, or with `top_pair` from bytes 4-11, so that its top bit pair lands on bits 14-15. An
+// offset below zero wraps around the lane, as the instruction does.
+constexpr std::array<uint8_t, 32> q3_k_scale_offsets(bool top_pair) {
+    std::array<uint8_t, 32> offsets{};
+    for (int j = 0; j < 16; ++j) {
+        const int from = top_pair ? 32 + 8 * (j % 4) + 2 * (j / 4) : 8 * (j % 8) + 4 * (j / 8);
+        offsets[2 * (j % 4) + 1 + 8 * (j / 4)] =
+            static_cast<uint8_t>((from - (top_pair ? 6 : 2)) & 63);
+    }
+    return offsets;
+}
+
+// Q3_K's sixteen 6-bit scales less 32, as words: two bit-field gathers and a merge (with the
+// 6-bit field at the top of each word, one shift brings it down unsigned). The twelve bytes are
+// read as two overlapping eight-byte loads, neither past the block.
+__m256i q3_k_wide_scales(const uint8_t* packed) {
+    static constexpr std::array<uint8_t, 32> kLowOffsets = q3_k_scale_offsets(false);
+    static constexpr std::array<uint8_t, 32> kTopOffsets = q3_k_scale_offsets(true);
+    int64_t first, last;
+    std::memcpy(&first, packed, sizeof first);
+    std::memcpy(&last, packed + 4, sizeof last);
+    const __m256i lows =
+        _mm256_multishift_epi64_epi8(load(kLowOffsets.data()), _mm256_set1_epi64x(first));
+    const __m256i tops =
+        _mm256_multishift_epi64_epi8(load(kTopOffsets.data()), _mm256_set1_epi64x(last));
+    // Bits 10-13 from the lows, 14-15 from the tops.
+    const __m256i six_bits = _mm256_ternarylogic_epi32(lows, tops, _mm256_set1_epi16(0x3c00), 0xe4);
+    return _mm256_sub_epi16(_mm256_srli_epi16(six_bits, 10), _mm256_set1_epi16(32));
+}
+
 constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
+    static constexpr std::array<uint16_t, 32> kScaleWords[4] = {
+        q3_k_scale_words(0, 0), q3_k_scale_words(0, 1), q3_k_scale_words(1, 0),
+        q3_k_scale_words(1, 1)};
     const auto* x = static_cast<const BlockQ3_K*>(w);
     const auto y = activation_rows<BlockQ8K>(group);
+    const __m512i shifts[2] = {pair_shifts(0), pair_shifts(1)};
+    const __m512i matrices[4] = {high_bit_matrix(0, 0), high_bit_matrix(0, 1),
+                                 high_bit_matrix(1, 0), high_bit_matrix(1, 1)};
+    const __m512i pair_mask = _mm512_set1_epi8(0x03);
     __m256 acc[K];
     for (int t = 0; t < K; ++t) acc[t] = _mm256_setzero_ps();
     for (size_t b = 0; b < n / 256; ++b) {
         if constexpr (K == 1) prefetch_ahead(x + b);
-        const __m256i wide_scales = _mm256_cvtepi8_epi16(q3_k_scales(x[b].scales));
+        const __m256i wide_scales = q3_k_wide_scales(x[b].scales);
         const __m512i scales = _mm512_castsi256_si512(wide_scales);
-        const __m512i packed = _mm512_loadu_si512(x[b].quants);
-        const __m512i both = _mm512_broadcast_i64x4(load(x[b].high_bits));
-        const __m512i high = _mm512_mask_srli_epi16(both, 0xffff0000, both, 4);
+        const __m512i high = _mm512_broadcast_i64x4(load(x[b].high_bits));
         __m512i sums[K];
         for (int t = 0; t < K; ++t) sums[t] = _mm512_setzero_si512();
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; ++k) {
-            const __m512i pairs =
-                _mm512_and_si512(_mm512_srli_epi16(packed, 2 * k), _mm512_set1_epi8(0x03));
-            const __m512i placed =
-                k < 2 ? _mm512_slli_epi16(high, 2 - k) : _mm512_srli_epi16(high, k - 2);
-            // pairs | (placed & 4) in one ternary-logic instruction.
-            const __m512i values =
-                _mm512_ternarylogic_epi32(pairs, placed, _mm512_set1_epi8(0x04), 0xf8);
-            add_run<K>(values, k, scales, y, b, sums);
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h) {
+            const __m512i packed = _mm512_broadcast_i64x4(load(x[b].quants + 32 * h));
+#pragma GCC unroll 2
+            for (int j = 0; j < 2; ++j) {
+                const int v = 2 * h + j;
+                const __m512i placed = _mm512_gf2p8affine_epi64_epi8(high, matrices[v], 0);
+                // (pairs & 3) | placed
+                const __m512i values = _mm512_ternarylogic_epi32(
+                    _mm512_srlv_epi16(packed, shifts[j]), placed, pair_mask, 0xec);
+                const __m512i vector_scales =
+                    _mm512_permutexvar_epi16(_mm512_loadu_si512(kScaleWords[v].data()), scales);
+#pragma GCC unroll 8
+                for (int t = 0; t < K; ++t) {
+                    const __m512i activations = _mm512_loadu_si512(y[t][b].quants + 64 * v);
+                    sums[t] = _mm512_dpwssd_epi32(
+                        sums[t], _mm512_maddubs_epi16(values, activations), vector_scales);
+                }
+            }
         }
         add_super_block<K>(sums, wide_scales, 2, _cvtsh_ss(x[b].scale), y, b, acc);
     }
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
 };
 
-// Q6_K: as Q3_K, run k of both halves in one vector; a run's 6-bit values are a nibble of the
+// Q6_K: run k of both halves in one vector; a run's 6-bit values are a nibble of the
 // low-bit bytes with a bit pair of the high-bit bytes above it, offset by 32.
 constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
     const auto* x = static_cast<const BlockQ6_K*>(w);

@@ -156,7 +156,8 @@ TEST(Gemm, TheMachinesKernelsAreInUse) {
     // These machines have AVX-512 VNNI (env notes); a build that lost the kernels is a bug.
     __builtin_cpu_init();
     const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
-                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi");
+                      __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
+                      __builtin_cpu_supports("gfni");
     EXPECT_EQ(gemm_table() != nullptr, vnni);
 }
 
