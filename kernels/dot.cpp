@@ -59,10 +59,10 @@ DotTable avx2_table() {
     return t;
 }
 
-// Decode dots for the two most common formats read four (Q4_0) or two (Q8_0) blocks per 512-bit
-// vector against activations laid out to match (Q8_0 planar); Q3_K, Q4_K and Q6_K read the AVX2
-// kernels' activations, IQ4_NL and MXFP4 Q4_0's lane groups; the rest are the AVX2 ones. Each
-// has a many-token kernel that equals its single dot bit for bit.
+// Decode dots: Q4_0, Q5_0, IQ4_NL, IQ4_XS and MXFP4 read eight blocks per 512-bit vector against
+// lane groups (dot_grid_vnni.cpp), Q8_0 against planar blocks; Q3_K, Q4_K and Q6_K read the AVX2
+// kernels' activations; the rest are the AVX2 ones. Each has a many-token kernel that equals its
+// single dot bit for bit.
 DotTable vnni_table() {
     DotTable t = avx2_table();
     vnni::set_grid_kernels(t);
@@ -77,6 +77,7 @@ DotTable vnni_table() {
 DotFunction scalar_twin(const DotTable& table, int type) {
     if (table.format[type] == ActivationFormat::PlanarQ8) return scalar::dot_q8_0_planar;
     if (table.format[type] == ActivationFormat::Q4_0Lanes) {
+        if (type == kQ5_0) return scalar::dot_q5_0_lanes;
         if (type == kIQ4_NL) return scalar::dot_iq4_nl_lanes;
         if (type == kMXFP4) return scalar::dot_mxfp4_lanes;
         if (type == kIQ4_XS) return scalar::dot_iq4_xs_lanes;
@@ -92,13 +93,14 @@ Isa best_isa() {
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
             __builtin_cpu_supports("f16c")) {
-            // VBMI's byte permutes pull the quants out of the files' odd-sized blocks, and GFNI's
-            // bit-matrix transform places Q3_K's high bits. Every CPU with VBMI and VNNI so far
-            // (Ice Lake and later, Zen 4 and later) has GFNI too.
+            // VBMI's byte permutes pull the quants out of the files' odd-sized blocks, GFNI's
+            // bit-matrix transform places Q3_K's high bits and BITALG's bit gather Q5_0's. Every
+            // CPU with VBMI and VNNI so far (Ice Lake and later, Zen 4 and later) has both.
             const bool vnni =
                 __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                 __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni") &&
-                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni");
+                __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("gfni") &&
+                __builtin_cpu_supports("avx512bitalg");
             return vnni ? Isa::Avx512Vnni : Isa::Avx2;
         }
 #endif

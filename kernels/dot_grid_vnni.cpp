@@ -1,4 +1,4 @@
-// AVX-512 VNNI dot products for the 4-bit grid formats (Q4_0, IQ4_NL, IQ4_XS, MXFP4), for
+// AVX-512 VNNI dot products for the 4-bit grid formats (Q4_0, IQ4_NL, IQ4_XS, MXFP4) and Q5_0, for
 // decode and batched decode (this file is compiled with AVX-512; it runs only after best_isa()
 // confirmed the CPU has it). Decode streams every weight once per token, so the work per weight
 // byte must stay well under the time memory takes to deliver it. Eight Q4_0 blocks (144 bytes)
@@ -107,9 +107,9 @@ struct GridValues {
     }
 };
 
-// Q4_0's and IQ4_NL's blocks: an f16 scale, then the nibbles.
-template <typename BlockType>
-struct HalfScaledFormat : BlockGroups<BlockType, 2> {
+// Q4_0's, IQ4_NL's and Q5_0's blocks: an f16 scale, then (after Q5_0's high bits) the nibbles.
+template <typename BlockType, int Header = 2>
+struct HalfScaledFormat : BlockGroups<BlockType, Header> {
     static constexpr auto kScales = scale_index(sizeof(BlockType));
     // The eight blocks' scales over the lanes, as floats.
     static __m512 weight_scales(__m512i head, __m512i body, __m512i index) {
@@ -129,6 +129,63 @@ struct Q4_0Format : HalfScaledFormat<BlockQ4_0> {
         return mask;
     }();
     static __m512i values(__m512i nibbles, __m512i mask) { return _mm512_and_si512(nibbles, mask); }
+};
+
+// Q5_0: Q4_0's nibbles, a fifth bit per element from the block's 32-bit word of high bits, and
+// an offset of 16. Each block's word lands in the low half of its 64-bit lane (lanes 2k and
+// 2k + 1 of a group are block k's), where one vpshufbitqmb per values vector picks each byte's
+// bit into a mask and a masked add sets it: four more instructions per group than Q4_0's, shared
+// by every token and read in place from the file like the nibbles.
+struct Q5_0Format : HalfScaledFormat<BlockQ5_0, 6> {
+    static constexpr int kShift = 1;
+    // A group is 176 bytes, so the last block's scale lies past the first 128: the scale bytes
+    // are gathered as the nibbles are.
+    static constexpr GatherIndex kScaleBytes = [] {
+        GatherIndex index{};
+        for (int i = 0; i < 32; ++i) {
+            const int from = static_cast<int>(sizeof(BlockQ5_0)) * (i / 4) + i % 2;
+            if (from < 128) {
+                index.first[i] = static_cast<uint8_t>(from);
+            } else {
+                index.tail[i] = static_cast<uint8_t>(from - 128);
+                index.from_tail |= uint64_t{1} << i;
+            }
+        }
+        return index;
+    }();
+    static constexpr auto kScales = kScaleBytes.first;
+    static constexpr auto kGrid = Q4_0Format::kGrid;
+    static __m512i values(__m512i nibbles, __m512i mask) { return _mm512_and_si512(nibbles, mask); }
+    // The group's high-bit words, block k's at bytes 8k..8k+3.
+    static constexpr GatherIndex kHighWords = [] {
+        GatherIndex index{};
+        for (int k = 0; k < 8; ++k) {
+            for (int i = 0; i < 4; ++i) {
+                const int at = 8 * k + i, from = static_cast<int>(sizeof(BlockQ5_0)) * k + 2 + i;
+                if (from < 128) {
+                    index.first[at] = static_cast<uint8_t>(from);
+                } else {
+                    index.tail[at] = static_cast<uint8_t>(from - 128);
+                    index.from_tail |= uint64_t{1} << at;
+                }
+            }
+        }
+        return index;
+    }();
+    // Per values vector v, the element each byte of a 64-bit lane holds (as lane_place lays them
+    // out: byte 4h + i of the lane is element 8h + 4(v % 2) + i + 16(v / 2)), which is the bit
+    // of the block's word to read.
+    static constexpr std::array<std::array<uint8_t, 64>, 4> kHighBits = [] {
+        std::array<std::array<uint8_t, 64>, 4> bits{};
+        for (int v = 0; v < 4; ++v) {
+            for (int at = 0; at < 64; ++at) {
+                const int p = at % 8;
+                bits[v][at] =
+                    static_cast<uint8_t>(8 * (p / 4) + 4 * (v % 2) + p % 4 + 16 * (v / 2));
+            }
+        }
+        return bits;
+    }();
 };
 
 // IQ4_NL: Q4_0's block (an f16 scale, then the nibbles); values -127..113 become 1..241.
@@ -210,13 +267,38 @@ public:
             gather(head, body, tail, m_first, m_first_tail, Format::kFirstWords.from_tail);
         const __m512i second =
             gather(head, body, tail, m_second, m_second_tail, Format::kSecondWords.from_tail);
-        return {{Format::values(first, m_grid), Format::values(second, m_grid),
-                 Format::values(_mm512_srli_epi16(first, 4), m_grid),
-                 Format::values(_mm512_srli_epi16(second, 4), m_grid)},
-                Format::weight_scales(head, body, m_scales)};
+        GridWeights unpacked{{Format::values(first, m_grid), Format::values(second, m_grid),
+                              Format::values(_mm512_srli_epi16(first, 4), m_grid),
+                              Format::values(_mm512_srli_epi16(second, 4), m_grid)},
+                             {}};
+        if constexpr (requires { Format::kScaleBytes; }) {
+            unpacked.scales = _mm512_cvtph_ps(_mm512_castsi512_si256(
+                gather(head, body, tail, m_scales, load_index(Format::kScaleBytes.tail),
+                       Format::kScaleBytes.from_tail)));
+        } else {
+            unpacked.scales = Format::weight_scales(head, body, m_scales);
+        }
+        if constexpr (requires { Format::kHighWords; }) add_high_bits(head, body, tail, unpacked);
+        return unpacked;
     }
 
 private:
+    // Q5_0's fifth bits, 16 added where they are set.
+    [[gnu::always_inline]] static void add_high_bits(__m512i head, __m512i body, __m512i tail,
+                                                     GridWeights& unpacked) {
+        const __m512i words =
+            gather(head, body, tail, load_index(Format::kHighWords.first),
+                   load_index(Format::kHighWords.tail), Format::kHighWords.from_tail);
+        const __m512i sixteen = _mm512_set1_epi8(16);
+#pragma GCC unroll 4
+        for (int v = 0; v < 4; ++v) {
+            const __mmask64 set =
+                _mm512_bitshuffle_epi64_mask(words, load_index(Format::kHighBits[v]));
+            unpacked.values[v] =
+                _mm512_mask_add_epi8(unpacked.values[v], set, unpacked.values[v], sixteen);
+        }
+    }
+
     [[gnu::always_inline]] static __m512i gather(__m512i head, __m512i body, __m512i tail,
                                                  __m512i first, __m512i from_tail,
                                                  uint64_t tail_bytes) {
@@ -378,6 +460,10 @@ constexpr auto q4_0 = []<int K>(const void* w, const TokenGroup<K>& tokens, size
     grid_dot<Q4_0Format>(w, tokens, n);
 };
 
+constexpr auto q5_0 = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
+    grid_dot<Q5_0Format>(w, tokens, n);
+};
+
 constexpr auto iq4_nl = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
     grid_dot<Iq4NlFormat>(w, tokens, n);
 };
@@ -393,13 +479,15 @@ constexpr auto iq4_xs = []<int K>(const void* w, const TokenGroup<K>& tokens, si
 }  // namespace
 
 void set_grid_kernels(DotTable& table) {
-    for (const int type : {kQ4_0, kIQ4_NL, kMXFP4, kIQ4_XS})
+    for (const int type : {kQ4_0, kQ5_0, kIQ4_NL, kMXFP4, kIQ4_XS})
         table.format[type] = ActivationFormat::Q4_0Lanes;
     set_kernel<q4_0>(table, kQ4_0);
+    set_kernel<q5_0>(table, kQ5_0);
     set_kernel<iq4_nl>(table, kIQ4_NL);
     set_kernel<mxfp4>(table, kMXFP4);
     set_kernel<iq4_xs>(table, kIQ4_XS);
     table.dot_rows[kQ4_0] = grid_rows<Q4_0Format>;
+    table.dot_rows[kQ5_0] = grid_rows<Q5_0Format>;
     table.dot_rows[kIQ4_NL] = grid_rows<Iq4NlFormat>;
     table.dot_rows[kMXFP4] = grid_rows<Mxfp4Format>;
     table.dot_rows[kIQ4_XS] = grid_rows<Iq4XsFormat>;

@@ -199,6 +199,18 @@ float dot_q4_0_lanes(const void* w, const void* a, size_t n) {
     return dot_lanes(a, n, nibbles, [x](size_t b) { return f16_scale(x[b]); });
 }
 
+// Q5_0 in lane groups: its signed values' exact lane sums, which the kernel reaches by way of
+// unsigned values and the offsets.
+float dot_q5_0_lanes(const void* w, const void* a, size_t n) {
+    const auto* x = as<BlockQ5_0>(w);
+    const auto values = [x](size_t b, const LaneGroup& group, size_t k, size_t h) {
+        int8_t q[32];
+        unpack_low_bits(x[b].quants, high_bits(x[b].high_bits), true, 16, q);
+        return lane_dot(q, group, k, h);
+    };
+    return dot_lanes(a, n, values, [x](size_t b) { return f16_scale(x[b]); });
+}
+
 // IQ4_NL, MXFP4 and IQ4_XS in lane groups: the kernel reaches each lane's exact integer dot of
 // the grid's signed values with the activations by way of biased unsigned values and the
 // offsets. `quants(b)` gives block b's 16 bytes of indices.

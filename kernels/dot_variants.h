@@ -47,6 +47,7 @@ float dot_iq4_xs(const void* w, const void* a, size_t n);
 float dot_mxfp4(const void* w, const void* a, size_t n);
 float dot_q8_0_planar(const void* w, const void* a, size_t n);   // PlanarQ8 activations
 float dot_q4_0_lanes(const void* w, const void* a, size_t n);    // LaneGroup activations
+float dot_q5_0_lanes(const void* w, const void* a, size_t n);    // LaneGroup activations
 float dot_iq4_nl_lanes(const void* w, const void* a, size_t n);  // LaneGroup activations
 float dot_mxfp4_lanes(const void* w, const void* a, size_t n);   // LaneGroup activations
 float dot_iq4_xs_lanes(const void* w, const void* a, size_t n);  // LaneGroup activations

@@ -294,7 +294,7 @@ TEST(Dot, TheMachinesBestKernelsAreInUse) {
     __builtin_cpu_init();
     const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
                       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
-                      __builtin_cpu_supports("gfni");
+                      __builtin_cpu_supports("gfni") && __builtin_cpu_supports("avx512bitalg");
     if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
         __builtin_cpu_supports("f16c")) {
         EXPECT_EQ(best_isa(), vnni ? Isa::Avx512Vnni : Isa::Avx2);

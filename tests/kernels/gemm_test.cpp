@@ -157,7 +157,7 @@ TEST(Gemm, TheMachinesKernelsAreInUse) {
     __builtin_cpu_init();
     const bool vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512bw") &&
                       __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vbmi") &&
-                      __builtin_cpu_supports("gfni");
+                      __builtin_cpu_supports("gfni") && __builtin_cpu_supports("avx512bitalg");
     EXPECT_EQ(gemm_table() != nullptr, vnni);
 }
 
