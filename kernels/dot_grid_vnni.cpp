@@ -31,6 +31,16 @@ struct GatherIndex {
     std::array<uint8_t, 64> first;  // index into bytes 0-127
     std::array<uint8_t, 64> tail;   // index into bytes 128-191
     uint64_t from_tail = 0;         // which result bytes come from the tail
+
+    // Result byte `at` takes byte `from` of the group.
+    constexpr void take(int at, int from) {
+        if (from < 128) {
+            first[at] = static_cast<uint8_t>(from);
+        } else {
+            tail[at] = static_cast<uint8_t>(from - 128);
+            from_tail |= uint64_t{1} << at;
+        }
+    }
 };
 
 // Word `word` (0 or 1) of each lane's eight nibble bytes: lane 2k + h takes bytes 8h + 4 * word
@@ -40,13 +50,7 @@ constexpr GatherIndex nibble_index(int block_bytes, int header, int word) {
     GatherIndex index{};
     for (int at = 0; at < 64; ++at) {
         const int lane = at / 4;
-        const int from = block_bytes * (lane / 2) + header + 8 * (lane % 2) + 4 * word + at % 4;
-        if (from < 128) {
-            index.first[at] = static_cast<uint8_t>(from);
-        } else {
-            index.tail[at] = static_cast<uint8_t>(from - 128);
-            index.from_tail |= uint64_t{1} << at;
-        }
+        index.take(at, block_bytes * (lane / 2) + header + 8 * (lane % 2) + 4 * word + at % 4);
     }
     return index;
 }
@@ -142,15 +146,8 @@ struct Q5_0Format : HalfScaledFormat<BlockQ5_0, 6> {
     // are gathered as the nibbles are.
     static constexpr GatherIndex kScaleBytes = [] {
         GatherIndex index{};
-        for (int i = 0; i < 32; ++i) {
-            const int from = static_cast<int>(sizeof(BlockQ5_0)) * (i / 4) + i % 2;
-            if (from < 128) {
-                index.first[i] = static_cast<uint8_t>(from);
-            } else {
-                index.tail[i] = static_cast<uint8_t>(from - 128);
-                index.from_tail |= uint64_t{1} << i;
-            }
-        }
+        for (int i = 0; i < 32; ++i)
+            index.take(i, static_cast<int>(sizeof(BlockQ5_0)) * (i / 4) + i % 2);
         return index;
     }();
     static constexpr auto kScales = kScaleBytes.first;
@@ -160,15 +157,8 @@ struct Q5_0Format : HalfScaledFormat<BlockQ5_0, 6> {
     static constexpr GatherIndex kHighWords = [] {
         GatherIndex index{};
         for (int k = 0; k < 8; ++k) {
-            for (int i = 0; i < 4; ++i) {
-                const int at = 8 * k + i, from = static_cast<int>(sizeof(BlockQ5_0)) * k + 2 + i;
-                if (from < 128) {
-                    index.first[at] = static_cast<uint8_t>(from);
-                } else {
-                    index.tail[at] = static_cast<uint8_t>(from - 128);
-                    index.from_tail |= uint64_t{1} << at;
-                }
-            }
+            for (int i = 0; i < 4; ++i)
+                index.take(8 * k + i, static_cast<int>(sizeof(BlockQ5_0)) * k + 2 + i);
         }
         return index;
     }();
