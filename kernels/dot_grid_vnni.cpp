@@ -55,10 +55,11 @@ constexpr GatherIndex nibble_index(int block_bytes, int header, int word) {
     return index;
 }
 
-// The bytes of sixteen f16 words, word l holding the scale of block l / 2.
-constexpr std::array<uint8_t, 64> scale_index(int block_bytes) {
-    std::array<uint8_t, 64> index{};
-    for (int i = 0; i < 32; ++i) index[i] = static_cast<uint8_t>(block_bytes * (i / 4) + i % 2);
+// The bytes of sixteen f16 words, word l holding the scale of block l / 2 (Q5_0's last block's
+// lies past the first 128 bytes of its group).
+constexpr GatherIndex scale_index(int block_bytes) {
+    GatherIndex index{};
+    for (int i = 0; i < 32; ++i) index.take(i, block_bytes * (i / 4) + i % 2);
     return index;
 }
 
@@ -75,6 +76,15 @@ __m512i load_part(const uint8_t* group, size_t bytes, size_t offset) {
 
 __m512i load_index(const std::array<uint8_t, 64>& index) {
     return _mm512_loadu_si512(index.data());
+}
+
+// A GatherIndex's gather from a group's three vectors; `first` and `from_tail` are its indexes,
+// loaded.
+[[gnu::always_inline]] inline __m512i gather(__m512i head, __m512i body, __m512i tail,
+                                             __m512i first, __m512i from_tail,
+                                             uint64_t tail_bytes) {
+    return _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(head, first, body), tail_bytes,
+                                        from_tail, tail);
 }
 
 // Q4_0, IQ4_NL and MXFP4 read eight blocks a group (IQ4_XS a super-block's eight), two lanes a
@@ -114,19 +124,26 @@ struct GridValues {
 // Q4_0's, IQ4_NL's and Q5_0's blocks: an f16 scale, then (after Q5_0's high bits) the nibbles.
 template <typename BlockType, int Header = 2>
 struct HalfScaledFormat : BlockGroups<BlockType, Header> {
-    static constexpr auto kScales = scale_index(sizeof(BlockType));
-    // The eight blocks' scales over the lanes, as floats.
-    static __m512 weight_scales(__m512i head, __m512i body, __m512i index) {
-        return _mm512_cvtph_ps(_mm512_castsi512_si256(_mm512_permutex2var_epi8(head, index, body)));
+    static constexpr GatherIndex kScaleBytes = scale_index(sizeof(BlockType));
+    static constexpr auto kScales = kScaleBytes.first;
+    // The eight blocks' scales over the lanes, as floats; the tail only where a scale lies in it.
+    static __m512 weight_scales(__m512i head, __m512i body, __m512i tail, __m512i index) {
+        __m512i words;
+        if constexpr (kScaleBytes.from_tail != 0) {
+            words = gather(head, body, tail, index, load_index(kScaleBytes.tail),
+                           kScaleBytes.from_tail);
+        } else {
+            words = _mm512_permutex2var_epi8(head, index, body);
+        }
+        return _mm512_cvtph_ps(_mm512_castsi512_si256(words));
     }
     static __m512 scales(__m512 weight, __m512 activation) {
         return _mm512_mul_ps(weight, activation);
     }
 };
 
-// Q4_0: the nibbles are the values (the "grid" is the nibble mask).
-struct Q4_0Format : HalfScaledFormat<BlockQ4_0> {
-    static constexpr int kShift = 0;
+// The formats whose nibbles are their unsigned values (the "grid" is the nibble mask).
+struct NibbleValues {
     static constexpr std::array<uint8_t, 64> kGrid = [] {
         std::array<uint8_t, 64> mask{};
         mask.fill(0x0f);
@@ -135,24 +152,18 @@ struct Q4_0Format : HalfScaledFormat<BlockQ4_0> {
     static __m512i values(__m512i nibbles, __m512i mask) { return _mm512_and_si512(nibbles, mask); }
 };
 
+// Q4_0: values 0..15, the 8 taken back out through the offsets.
+struct Q4_0Format : HalfScaledFormat<BlockQ4_0>, NibbleValues {
+    static constexpr int kShift = 0;
+};
+
 // Q5_0: Q4_0's nibbles, a fifth bit per element from the block's 32-bit word of high bits, and
 // an offset of 16. Each block's word lands in the low half of its 64-bit lane (lanes 2k and
 // 2k + 1 of a group are block k's), where one vpshufbitqmb per values vector picks each byte's
 // bit into a mask and a masked add sets it: four more instructions per group than Q4_0's, shared
 // by every token and read in place from the file like the nibbles.
-struct Q5_0Format : HalfScaledFormat<BlockQ5_0, 6> {
+struct Q5_0Format : HalfScaledFormat<BlockQ5_0, 6>, NibbleValues {
     static constexpr int kShift = 1;
-    // A group is 176 bytes, so the last block's scale lies past the first 128: the scale bytes
-    // are gathered as the nibbles are.
-    static constexpr GatherIndex kScaleBytes = [] {
-        GatherIndex index{};
-        for (int i = 0; i < 32; ++i)
-            index.take(i, static_cast<int>(sizeof(BlockQ5_0)) * (i / 4) + i % 2);
-        return index;
-    }();
-    static constexpr auto kScales = kScaleBytes.first;
-    static constexpr auto kGrid = Q4_0Format::kGrid;
-    static __m512i values(__m512i nibbles, __m512i mask) { return _mm512_and_si512(nibbles, mask); }
     // The group's high-bit words, block k's at bytes 8k..8k+3.
     static constexpr GatherIndex kHighWords = [] {
         GatherIndex index{};
@@ -200,7 +211,7 @@ struct Iq4XsFormat : Iq4NlFormat {
             shifts[4 * lane] = static_cast<uint8_t>(4 * (lane / 2));
         return shifts;
     }();
-    static __m512 weight_scales(__m512i head, __m512i, __m512i low_shifts) {
+    static __m512 weight_scales(__m512i head, __m512i, __m512i, __m512i low_shifts) {
         const __m512i scale_and_high = _mm512_broadcastd_epi32(_mm512_castsi512_si128(head));
         const __m512i low_nibbles = _mm512_permutexvar_epi32(_mm512_set1_epi32(1), head);
         const __m512i low =
@@ -229,7 +240,7 @@ struct Mxfp4Format : BlockGroups<BlockMXFP4, 1>, GridValues {
         return index;
     }();
     // The eight blocks' powers of two over the lanes, as float exponents.
-    static __m512 weight_scales(__m512i head, __m512i body, __m512i index) {
+    static __m512 weight_scales(__m512i head, __m512i body, __m512i, __m512i index) {
         const __m512i exponents =
             _mm512_maskz_permutex2var_epi8(0x1111111111111111, head, index, body);
         return _mm512_cvtepi32_ps(_mm512_sub_epi32(exponents, _mm512_set1_epi32(128)));
@@ -260,14 +271,7 @@ public:
         GridWeights unpacked{{Format::values(first, m_grid), Format::values(second, m_grid),
                               Format::values(_mm512_srli_epi16(first, 4), m_grid),
                               Format::values(_mm512_srli_epi16(second, 4), m_grid)},
-                             {}};
-        if constexpr (requires { Format::kScaleBytes; }) {
-            unpacked.scales = _mm512_cvtph_ps(_mm512_castsi512_si256(
-                gather(head, body, tail, m_scales, load_index(Format::kScaleBytes.tail),
-                       Format::kScaleBytes.from_tail)));
-        } else {
-            unpacked.scales = Format::weight_scales(head, body, m_scales);
-        }
+                             Format::weight_scales(head, body, tail, m_scales)};
         if constexpr (requires { Format::kHighWords; }) add_high_bits(head, body, tail, unpacked);
         return unpacked;
     }
@@ -287,13 +291,6 @@ private:
             unpacked.values[v] =
                 _mm512_mask_add_epi8(unpacked.values[v], set, unpacked.values[v], sixteen);
         }
-    }
-
-    [[gnu::always_inline]] static __m512i gather(__m512i head, __m512i body, __m512i tail,
-                                                 __m512i first, __m512i from_tail,
-                                                 uint64_t tail_bytes) {
-        return _mm512_mask_permutexvar_epi8(_mm512_permutex2var_epi8(head, first, body), tail_bytes,
-                                            from_tail, tail);
     }
 
     __m512i m_first = load_index(Format::kFirstWords.first);
