@@ -4,7 +4,6 @@
 // weights are (MappedFile), so the roofline is what the weights' own pages allow.
 //   hearth-bandwidth [-t THREADS] [--mib SIZE]
 #include <fmt/format.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -12,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/huge_pages.h"
 #include "engine/compute/thread_pool.h"
 
 int main(int argc, char** argv) {
@@ -23,14 +23,7 @@ int main(int argc, char** argv) {
     }
     hearth::ThreadPool pool(threads);
     const size_t words = mebibytes * 1024 * 1024 / sizeof(uint64_t);
-    std::vector<uint64_t> buffer;
-    buffer.reserve(words + (2 << 20) / sizeof(uint64_t));
-    // Advised before the first touch, so its pages fault in huge where they can.
-    constexpr uintptr_t kHugePage = 2 << 20;
-    const uintptr_t huge =
-        (reinterpret_cast<uintptr_t>(buffer.data()) + kHugePage - 1) & ~(kHugePage - 1);
-    ::madvise(reinterpret_cast<void*>(huge), words * sizeof(uint64_t), MADV_HUGEPAGE);
-    buffer.resize(words);
+    std::vector<uint64_t> buffer = hearth::bench::huge_page_vector<uint64_t>(words);
     pool.parallel_for(words, 4096, [&](size_t begin, size_t end) {
         for (size_t i = begin; i < end; ++i) buffer[i] = i * 0x9e3779b97f4a7c15ull;
     });

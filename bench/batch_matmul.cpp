@@ -8,7 +8,6 @@
 //   hearth-batch-matmul [-t THREADS] [-r REPETITIONS] [--rows N] [--columns N]
 //                       [--types q4_0,q4_k,q6_k,q8_0,q5_0,f16]
 #include <fmt/format.h>
-#include <sys/mman.h>
 
 #include <algorithm>
 #include <chrono>
@@ -21,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/huge_pages.h"
 #include "bench/normal_random.h"
 #include "bench/statistics.h"
 #include "engine/compute/thread_pool.h"
@@ -100,20 +100,6 @@ Options parse_options(int argc, char** argv) {
     return options;
 }
 
-// `size` zero bytes, on transparent huge pages where the kernel gives them, as a model's weights
-// are (engine/format/mapped_file.h): the prefetchers behave differently on 4 KiB pages, and a
-// kernel tuned on those can lose on the real layout.
-std::vector<std::byte> huge_page_bytes(size_t size) {
-    constexpr uintptr_t kHugePage = 2 << 20;
-    std::vector<std::byte> bytes;
-    bytes.reserve(size + kHugePage);
-    const uintptr_t huge =
-        (reinterpret_cast<uintptr_t>(bytes.data()) + kHugePage - 1) & ~(kHugePage - 1);
-    ::madvise(reinterpret_cast<void*>(huge), size, MADV_HUGEPAGE);  // before the first touch
-    bytes.resize(size);
-    return bytes;
-}
-
 // Median seconds of `repetitions` runs of `step`, after one to warm the caches.
 double median_seconds(int repetitions, const std::function<void()>& step) {
     step();
@@ -135,7 +121,8 @@ void run_type(const Options& options, const Format& format, hearth::ThreadPool& 
     hearth::bench::NormalRandom random(id);
     std::vector<float> values(rows * columns);
     for (auto& value : values) value = random.next(0.02f);
-    std::vector<std::byte> weights = huge_page_bytes(rows * row_bytes);
+    // On huge pages, as a model's weights are.
+    auto weights = hearth::bench::huge_page_vector<std::byte>(rows * row_bytes);
     for (size_t r = 0; r < rows; ++r) {
         format.quantize(&values[r * columns], &weights[r * row_bytes], columns);
     }
