@@ -42,8 +42,9 @@ template <typename Block>
 // scale i are bits 2 * (i / 4) and up of byte 8 + i % 4.
 inline __m128i q3_k_scales(const uint8_t* packed) {
     // In vector operations: unpacked in scalar registers and inserted, they were a third of the
-    // AVX-512 Q3_K dot's instructions. Bits 2j..2j+1 of byte 8 + m are the top of scale 4j + m,
-    // so the dword of bytes 8-11 shifted by 0, 2, 4 and 6 lines them up.
+    // instructions of the AVX-512 Q3_K dot that used this before it gathered bit fields instead
+    // (dot_vnni.cpp); the AVX2 dot still does. Bits 2j..2j+1 of byte 8 + m are the top of scale
+    // 4j + m, so the dword of bytes 8-11 shifted by 0, 2, 4 and 6 lines them up.
     uint32_t top;
     std::memcpy(&top, packed + 8, sizeof top);
     const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(packed));
