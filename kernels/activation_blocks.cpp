@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 
 #include "kernels/dot.h"
 
@@ -11,7 +12,8 @@ namespace hearth::kernels {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
 namespace avx2 {
 void quantize_row_q8(const float* x, BlockQ8* out, size_t count);
-}
+void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);
+}  // namespace avx2
 #endif
 
 void quantize_row_q8(const float* x, BlockQ8* out, size_t count) {
@@ -65,13 +67,19 @@ void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count) {
         quantize_row_q8(x + 32 * b, &block, 32);
         LaneGroup& group = out[b / LaneGroup::kBlocks];
         const size_t k = b % LaneGroup::kBlocks;
-        group.offsets[2 * k] = group.offsets[2 * k + 1] = 0;
-        for (size_t e = 0; e < 32; ++e) {
-            const LanePlace place = lane_place(k, e);
-            group.quants[place.vector][place.at] = block.quants[e];
-            group.offsets[place.at / 4] -= 8 * block.quants[e];
+        // Four bytes at a time, as lane_place lays them: decode quantises every input on one
+        // thread while the others wait, and a loop placing single elements showed there.
+        for (size_t half = 0; half < 2; ++half) {
+            const size_t lane = 2 * k + half;
+            int sum = 0;
+            for (size_t vector = 0; vector < 4; ++vector) {
+                const int8_t* from = block.quants + 16 * (vector / 2) + 8 * half + 4 * (vector % 2);
+                std::memcpy(&group.quants[vector][4 * lane], from, 4);
+                for (size_t i = 0; i < 4; ++i) sum += from[i];
+            }
+            group.offsets[lane] = -8 * sum;
+            group.scales[lane] = block.scale;
         }
-        group.scales[2 * k] = group.scales[2 * k + 1] = block.scale;
     }
 }
 
@@ -89,6 +97,16 @@ void quantize_row_planar_q8(const float* x, void* out, size_t count) {
 }
 
 void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count) {
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+    if (best_isa() != Isa::Scalar) {
+        avx2::quantize_row_q8k(x, out, count);
+        return;
+    }
+#endif
+    quantize_row_q8k_scalar(x, out, count);
+}
+
+void quantize_row_q8k_scalar(const float* x, BlockQ8K* out, size_t count) {
     for (size_t b = 0; b < count / 256; ++b, x += 256) {
         float largest = 0.0f;
         for (int i = 0; i < 256; ++i) largest = std::max(largest, std::fabs(x[i]));

@@ -41,6 +41,33 @@ TEST(ActivationBlocks, RowQuantiserEqualsTheScalarLoopBitForBit) {
     EXPECT_EQ(plain[1].scale, 0.0f);
 }
 
+TEST(ActivationBlocks, KQuantRowQuantiserEqualsTheScalarLoopBitForBit) {
+    std::mt19937 random(9);
+    std::vector<float> x = random_floats(256 * 6, random, 3.0f);
+    // Ties in every group of 16 (scale 0.5 in block 0), a zero block, a block with one value, the
+    // largest float and subnormals.
+    for (int i = 0; i < 256; ++i) x[i] = static_cast<float>(i % 64 - 32) * 0.25f;
+    x[255] = 127.0f / 2.0f;
+    std::fill(x.begin() + 256, x.begin() + 512, 0.0f);
+    x[512 + 77] = -1e-3f;
+    x[768 + 3] = std::numeric_limits<float>::max();
+    x[1024 + 200] = std::numeric_limits<float>::denorm_min();
+    x[1280 + 17] = -std::numeric_limits<float>::min();
+    std::vector<BlockQ8K> fast(x.size() / 256), plain(x.size() / 256);
+    quantize_row_q8k(x.data(), fast.data(), x.size());
+    quantize_row_q8k_scalar(x.data(), plain.data(), x.size());
+    for (size_t b = 0; b < fast.size(); ++b) {
+        EXPECT_EQ(fast[b].scale, plain[b].scale) << "block " << b;
+        EXPECT_EQ(std::memcmp(fast[b].quants, plain[b].quants, 256), 0) << "block " << b;
+        EXPECT_EQ(std::memcmp(fast[b].sums, plain[b].sums, sizeof plain[b].sums), 0)
+            << "block " << b;
+    }
+    EXPECT_EQ(plain[0].quants[255], 127);
+    EXPECT_EQ(plain[0].quants[1], -16);  // -7.75 / 0.5 = -15.5, a tie: to the even -16
+    EXPECT_EQ(plain[0].quants[3], -14);  // -7.25 / 0.5 = -14.5: to the even -14
+    EXPECT_EQ(plain[1].scale, 0.0f);
+}
+
 TEST(ActivationBlocks, Q4_0LanesHoldEachBlocksQuantsOffsetsAndScales) {
     std::mt19937 random(8);
     const size_t count = 32 * 11;  // one full group of eight blocks and a padded one of three
