@@ -13,6 +13,7 @@ namespace hearth::kernels {
 namespace avx2 {
 void quantize_row_q8(const float* x, BlockQ8* out, size_t count);
 void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);
+void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count);
 }  // namespace avx2
 #endif
 
@@ -59,16 +60,24 @@ void quantize_row_q8_scalar(const float* x, BlockQ8* out, size_t count) {
 }
 
 void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count) {
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+    if (best_isa() != Isa::Scalar) {
+        avx2::quantize_row_q4_0_lanes(x, out, count);
+        return;
+    }
+#endif
+    quantize_row_q4_0_lanes_scalar(x, out, count);
+}
+
+void quantize_row_q4_0_lanes_scalar(const float* x, LaneGroup* out, size_t count) {
     const size_t blocks = count / 32;
     // Only a partial last group has padding to clear; whole groups are written in full.
     if (blocks % LaneGroup::kBlocks != 0) out[blocks / LaneGroup::kBlocks] = LaneGroup{};
     for (size_t b = 0; b < blocks; ++b) {
         BlockQ8 block;
-        quantize_row_q8(x + 32 * b, &block, 32);
+        quantize_row_q8_scalar(x + 32 * b, &block, 32);
         LaneGroup& group = out[b / LaneGroup::kBlocks];
         const size_t k = b % LaneGroup::kBlocks;
-        // Four bytes at a time, as lane_place lays them: decode quantises every input on one
-        // thread while the others wait, and a loop placing single elements showed there.
         for (size_t half = 0; half < 2; ++half) {
             const size_t lane = 2 * k + half;
             int sum = 0;

@@ -5,6 +5,9 @@
 // result: the same maximum, the same division, the same product, rounded to nearest even.
 #include <immintrin.h>
 
+#include <cstdint>
+#include <cstring>
+
 #include "kernels/activation_blocks.h"
 
 namespace hearth::kernels::avx2 {
@@ -39,35 +42,60 @@ __m256i rounded(const float* x, __m256 inverse) {
                                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 }
 
+// One block of 32 as quantize_row_q8 quantises it: returns its scale, and its quants as int32
+// in q (elements 8i..8i+7 in q[i]).
+float quantize_block(const float* x, __m256i (&q)[4]) {
+    const float scale = largest_magnitude(x, 4) / 127.0f;
+    const __m256 inverse = _mm256_set1_ps(scale != 0.0f ? 1.0f / scale : 0.0f);
+    for (int i = 0; i < 4; ++i) q[i] = rounded(x + 8 * i, inverse);
+    return scale;
+}
+
+// A block's quants as bytes. packs works within 128-bit halves, so 32-bit word j holds elements
+// 4g..4g+3 for g = 0, 2, 4, 6, 1, 3, 5, 7.
+__m256i packed_bytes(const __m256i (&q)[4]) {
+    return _mm256_packs_epi16(_mm256_packs_epi32(q[0], q[1]), _mm256_packs_epi32(q[2], q[3]));
+}
+
 }  // namespace
 
 void quantize_row_q8(const float* x, BlockQ8* out, size_t count) {
-    const __m256 magnitude = _mm256_castsi256_ps(_mm256_set1_epi32(0x7fffffff));
     for (size_t b = 0; b < count / 32; ++b, x += 32) {
-        __m256 v[4];
-        __m256 largest = _mm256_setzero_ps();
-        for (int i = 0; i < 4; ++i) {
-            v[i] = _mm256_loadu_ps(x + 8 * i);
-            // |x| first: maxps returns its second operand for a NaN, so a NaN is passed over
-            // as std::max(largest, |x|) passes it over.
-            largest = _mm256_max_ps(_mm256_and_ps(v[i], magnitude), largest);
-        }
-        const float scale = largest_of(largest) / 127.0f;
-        const __m256 inverse = _mm256_set1_ps(scale != 0.0f ? 1.0f / scale : 0.0f);
         __m256i q[4];
-        for (int i = 0; i < 4; ++i) {
-            q[i] = _mm256_cvtps_epi32(_mm256_round_ps(
-                _mm256_mul_ps(v[i], inverse), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
-        }
-        // int32 -> int8 in element order (packs interleave 128-bit halves; the permute undoes it).
-        const __m256i words = _mm256_packs_epi32(q[0], q[1]), more = _mm256_packs_epi32(q[2], q[3]);
-        const __m256i bytes = _mm256_permutevar8x32_epi32(
-            _mm256_packs_epi16(words, more), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        const float scale = quantize_block(x, q);
+        // The permute puts the packed words back in element order.
+        const __m256i bytes =
+            _mm256_permutevar8x32_epi32(packed_bytes(q), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
         _mm256_storeu_si256(reinterpret_cast<__m256i*>(out[b].quants), bytes);
         const int sum =
             sum_of(_mm256_add_epi32(_mm256_add_epi32(q[0], q[1]), _mm256_add_epi32(q[2], q[3])));
         out[b].scale = scale;
         out[b].scaled_sum = scale * static_cast<float>(sum);
+    }
+}
+
+// The packed words already lie in lane_place's pairs: 64-bit word 0 holds elements 0-3 and 8-11
+// (vector 0 of lanes 2k and 2k + 1), word 1 elements 16-19 and 24-27 (vector 2), word 2 elements
+// 4-7 and 12-15 (vector 1), word 3 elements 20-23 and 28-31 (vector 3).
+void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count) {
+    const size_t blocks = count / 32;
+    // Only a partial last group has padding to clear; whole groups are written in full.
+    if (blocks % LaneGroup::kBlocks != 0) out[blocks / LaneGroup::kBlocks] = LaneGroup{};
+    for (size_t b = 0; b < blocks; ++b, x += 32) {
+        __m256i q[4];
+        const float scale = quantize_block(x, q);
+        alignas(32) int64_t words[4];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(words), packed_bytes(q));
+        LaneGroup& group = out[b / LaneGroup::kBlocks];
+        const size_t k = b % LaneGroup::kBlocks;
+        constexpr int kWordOfVector[4] = {0, 2, 1, 3};
+        for (int vector = 0; vector < 4; ++vector) {
+            std::memcpy(&group.quants[vector][8 * k], &words[kWordOfVector[vector]], 8);
+        }
+        // Lane 2k meets elements 0-7 and 16-23, lane 2k + 1 elements 8-15 and 24-31.
+        group.offsets[2 * k] = -8 * sum_of(_mm256_add_epi32(q[0], q[2]));
+        group.offsets[2 * k + 1] = -8 * sum_of(_mm256_add_epi32(q[1], q[3]));
+        group.scales[2 * k] = group.scales[2 * k + 1] = scale;
     }
 }
 

@@ -68,6 +68,26 @@ TEST(ActivationBlocks, KQuantRowQuantiserEqualsTheScalarLoopBitForBit) {
     EXPECT_EQ(plain[1].scale, 0.0f);
 }
 
+TEST(ActivationBlocks, LaneQuantiserEqualsTheScalarLoopBitForBit) {
+    std::mt19937 random(10);
+    const size_t count = 32 * 19;  // two full groups and a padded one of three blocks
+    std::vector<float> x = random_floats(count, random, 3.0f);
+    for (int i = 0; i < 32; ++i) x[i] = static_cast<float>(i - 16) * 0.25f;  // ties
+    x[31] = 127.0f / 2.0f;
+    std::fill(x.begin() + 32, x.begin() + 64, 0.0f);
+    x[96] = std::numeric_limits<float>::max();
+    x[128] = std::numeric_limits<float>::denorm_min();
+    // Stale bytes first, different in each buffer: every byte must be written or cleared.
+    std::vector<LaneGroup> fast(lane_groups(count)), plain(lane_groups(count));
+    std::memset(fast.data(), 0x5a, fast.size() * sizeof(LaneGroup));
+    std::memset(plain.data(), 0xa5, plain.size() * sizeof(LaneGroup));
+    quantize_row_q4_0_lanes(x.data(), fast.data(), count);
+    quantize_row_q4_0_lanes_scalar(x.data(), plain.data(), count);
+    for (size_t g = 0; g < fast.size(); ++g) {
+        EXPECT_EQ(std::memcmp(&fast[g], &plain[g], sizeof(LaneGroup)), 0) << "group " << g;
+    }
+}
+
 TEST(ActivationBlocks, Q4_0LanesHoldEachBlocksQuantsOffsetsAndScales) {
     std::mt19937 random(8);
     const size_t count = 32 * 11;  // one full group of eight blocks and a padded one of three
