@@ -82,8 +82,7 @@ void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count);     
 void quantize_row_q4_0_lanes_scalar(const float* x, LaneGroup* out, size_t count);
 void quantize_row_planar_q8(const float* x, void* out, size_t count);  // count % 32 == 0
 void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);    // count % 256 == 0
-// The plain loop quantize_row_q8k runs on CPUs without AVX2; its SIMD version equals it bit for
-// bit.
+// The plain loop quantize_row_q8k runs on CPUs without AVX2 (bit for bit the same).
 void quantize_row_q8k_scalar(const float* x, BlockQ8K* out, size_t count);  // count % 256 == 0
 
 }  // namespace hearth::kernels
