@@ -36,6 +36,14 @@ float largest_magnitude(const float* x, int vectors) {
     return largest_of(largest);
 }
 
+// A block's scale as the scalar loops compute it (its largest magnitude over 127, from `vectors`
+// vectors of eight at x), and in `inverse` what its values are multiplied by.
+float block_scale(const float* x, int vectors, __m256& inverse) {
+    const float scale = largest_magnitude(x, vectors) / 127.0f;
+    inverse = _mm256_set1_ps(scale != 0.0f ? 1.0f / scale : 0.0f);
+    return scale;
+}
+
 // x * inverse rounded to the nearest integer (ties to even), as int32.
 __m256i rounded(const float* x, __m256 inverse) {
     return _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(_mm256_loadu_ps(x), inverse),
@@ -45,8 +53,8 @@ __m256i rounded(const float* x, __m256 inverse) {
 // One block of 32 as quantize_row_q8 quantises it: returns its scale, and its quants as int32
 // in q (elements 8i..8i+7 in q[i]).
 float quantize_block(const float* x, __m256i (&q)[4]) {
-    const float scale = largest_magnitude(x, 4) / 127.0f;
-    const __m256 inverse = _mm256_set1_ps(scale != 0.0f ? 1.0f / scale : 0.0f);
+    __m256 inverse;
+    const float scale = block_scale(x, 4, inverse);
     for (int i = 0; i < 4; ++i) q[i] = rounded(x + 8 * i, inverse);
     return scale;
 }
@@ -104,8 +112,8 @@ void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count) {
 void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count) {
     const __m256i high = _mm256_set1_epi32(127), low = _mm256_set1_epi32(-127);
     for (size_t b = 0; b < count / 256; ++b, x += 256) {
-        const float scale = largest_magnitude(x, 32) / 127.0f;
-        const __m256 inverse = _mm256_set1_ps(scale != 0.0f ? 1.0f / scale : 0.0f);
+        __m256 inverse;
+        const float scale = block_scale(x, 32, inverse);
         for (int group = 0; group < 16; ++group) {
             __m256i q[2];
             for (int i = 0; i < 2; ++i) {
