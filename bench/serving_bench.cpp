@@ -1,8 +1,10 @@
 // hearth-serve-bench: the batch scheduler's throughput in process (no HTTP): for each number of
 // concurrent streams, every stream asks for the same number of tokens from its own short
-// prompt at once, and the table gives the aggregate generated tokens per second (all tokens
-// over the wall time from the first request to the last token) and each stream's time to its
-// first token, median and worst. Rounds interleave the stream counts so the machine's swings
+// prompt at once, and the table gives the aggregate generated tokens per second two ways (end
+// to end: all tokens over the wall time from the first request to the last token; decode: the
+// tokens that came after every stream had its first, over the time from then to the last
+// token, which leaves the prompts' prefill out as hearth-bench's tg does) and each stream's time
+// to its first token, median and worst. Rounds interleave the stream counts so the machine's swings
 // hit them alike; medians over rounds.
 //   hearth-serve-bench -m MODEL.gguf [--streams 1,2,4,8,16] [-n 64] [-t THREADS] [-r 3]
 #include <fmt/format.h>
@@ -71,20 +73,27 @@ Options parse(int argc, char** argv) {
 
 struct Round {
     double tokens_per_second = 0;
+    double decode_tokens_per_second = 0;
     std::vector<double> first_token_ms;
 };
 
-// Reads a stream to its end; returns the tokens it generated and notes when the first came.
-int read_stream(hearth::RequestStream& stream, Clock::time_point start, double& first_token_ms) {
-    bool first = true;
+// When a stream's chunks came (ms from the round's start) and how many tokens each carried.
+struct Arrival {
+    double ms;
+    size_t tokens;
+};
+
+// Reads a stream to its end; returns the tokens it generated and notes when each chunk came.
+int read_stream(hearth::RequestStream& stream, Clock::time_point start,
+                std::vector<Arrival>& arrivals) {
     for (;;) {
         auto event = stream.next(std::chrono::minutes(10));
         if (!event) throw std::runtime_error("a stream stalled");
         if (const auto* chunk = std::get_if<hearth::TokenChunk>(&*event)) {
-            if (first && !chunk->tokens.empty()) {
-                first = false;
-                first_token_ms =
-                    std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+            if (!chunk->tokens.empty()) {
+                arrivals.push_back(
+                    {std::chrono::duration<double, std::milli>(Clock::now() - start).count(),
+                     chunk->tokens.size()});
             }
         } else if (const auto* result = std::get_if<hearth::GenerationResult>(&*event)) {
             return result->stats.generated_tokens;
@@ -105,15 +114,14 @@ Round run_round(hearth::Engine& engine, int streams, int tokens) {
                 .max_tokens = tokens, .sampler = {.temperature = 0.0f}, .fresh_seed = false}}));
     }
     // Each stream is read on its own thread, as each client of a server reads its own.
-    Round round;
-    round.first_token_ms.resize(requests.size());
+    std::vector<std::vector<Arrival>> arrivals(requests.size());
     std::vector<int> generated(requests.size());
     std::vector<std::exception_ptr> errors(requests.size());
     std::vector<std::thread> readers;
     for (size_t s = 0; s < requests.size(); ++s) {
         readers.emplace_back([&, s] {
             try {
-                generated[s] = read_stream(*requests[s], start, round.first_token_ms[s]);
+                generated[s] = read_stream(*requests[s], start, arrivals[s]);
             } catch (...) {
                 errors[s] = std::current_exception();
             }
@@ -124,7 +132,22 @@ Round run_round(hearth::Engine& engine, int streams, int tokens) {
         if (error) std::rethrow_exception(error);
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    Round round;
     round.tokens_per_second = std::accumulate(generated.begin(), generated.end(), 0) / seconds;
+    double all_decoding = 0, last = 0;
+    for (const auto& stream : arrivals) {
+        if (stream.empty()) throw std::runtime_error("a stream generated nothing");
+        round.first_token_ms.push_back(stream.front().ms);
+        all_decoding = std::max(all_decoding, stream.front().ms);
+        last = std::max(last, stream.back().ms);
+    }
+    size_t decoded = 0;
+    for (const auto& stream : arrivals) {
+        for (const auto& arrival : stream)
+            decoded += arrival.ms > all_decoding ? arrival.tokens : 0;
+    }
+    if (last > all_decoding)
+        round.decode_tokens_per_second = decoded * 1000.0 / (last - all_decoding);
     return round;
 }
 
@@ -136,11 +159,12 @@ int main(int argc, char** argv) {
         hearth::Engine engine({.backend = {.kind = hearth::BackendPreference::Kind::Cpu,
                                            .threads = options.threads}});
         engine.load(options.model);
-        std::map<int, std::vector<double>> rates, first_median, first_worst;
+        std::map<int, std::vector<double>> rates, decode_rates, first_median, first_worst;
         for (int r = 0; r < options.rounds; ++r) {
             for (const int streams : options.streams) {
                 auto round = run_round(engine, streams, options.tokens);
                 rates[streams].push_back(round.tokens_per_second);
+                decode_rates[streams].push_back(round.decode_tokens_per_second);
                 const auto first = summarise(round.first_token_ms);
                 first_median[streams].push_back(first.median);
                 first_worst[streams].push_back(first.high);
@@ -149,12 +173,16 @@ int main(int argc, char** argv) {
         fmt::print("{} on {}, {} tokens per stream, median of {} rounds\n", options.model,
                    engine.backend().name(), options.tokens, options.rounds);
         fmt::print(
-            "| streams | aggregate tok/s | × one stream | TTFT median ms | TTFT worst ms |\n");
-        fmt::print("|---:|---:|---:|---:|---:|\n");
+            "| streams | end-to-end tok/s | × one stream | decode tok/s | × one stream | TTFT "
+            "median ms | TTFT worst ms |\n");
+        fmt::print("|---:|---:|---:|---:|---:|---:|---:|\n");
         const double one = summarise(rates[options.streams.front()]).median;
+        const double one_decoding = summarise(decode_rates[options.streams.front()]).median;
         for (const int streams : options.streams) {
             const double rate = summarise(rates[streams]).median;
-            fmt::print("| {} | {:.1f} | {:.2f} | {:.0f} | {:.0f} |\n", streams, rate, rate / one,
+            const double decode_rate = summarise(decode_rates[streams]).median;
+            fmt::print("| {} | {:.1f} | {:.2f} | {:.1f} | {:.2f} | {:.0f} | {:.0f} |\n", streams,
+                       rate, rate / one, decode_rate, decode_rate / one_decoding,
                        summarise(first_median[streams]).median,
                        summarise(first_worst[streams]).median);
         }
