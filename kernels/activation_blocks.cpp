@@ -89,19 +89,6 @@ void quantize_row_q4_0_lanes_scalar(const float* x, LaneGroup* out, size_t count
     }
 }
 
-void quantize_row_planar_q8(const float* x, void* out, size_t count) {
-    auto* quants = static_cast<int8_t*>(out);
-    auto* scales = reinterpret_cast<float*>(quants + count);
-    float* scaled_sums = scales + count / 32;
-    for (size_t b = 0; b < count / 32; ++b) {
-        BlockQ8 block;
-        quantize_row_q8(x + 32 * b, &block, 32);
-        std::copy(block.quants, block.quants + 32, quants + 32 * b);
-        scales[b] = block.scale;
-        scaled_sums[b] = block.scaled_sum;
-    }
-}
-
 void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
     if (best_isa() != Isa::Scalar) {

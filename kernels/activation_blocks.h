@@ -53,22 +53,6 @@ inline LanePlace lane_place(size_t k, size_t e) {
     return {2 * high + word, 4 * (2 * k + half) + e % 4};
 }
 
-// The Q8 blocks in planes, for the AVX-512 Q8_0 kernel, which takes eight blocks' scales at
-// once: `count` quants, then count / 32 scales, then count / 32 scaled sums.
-struct PlanarQ8 {
-    const int8_t* quants;
-    const float* scales;
-    const float* scaled_sums;
-};
-inline size_t planar_q8_bytes(size_t count) {
-    return count + 2 * (count / 32) * sizeof(float);
-}
-inline PlanarQ8 planar_q8(const void* data, size_t count) {
-    const auto* quants = static_cast<const int8_t*>(data);
-    const auto* scales = reinterpret_cast<const float*>(quants + count);
-    return {quants, scales, scales + count / 32};
-}
-
 inline size_t lane_groups(size_t count) {
     return (count / 32 + LaneGroup::kBlocks - 1) / LaneGroup::kBlocks;
 }
@@ -80,8 +64,7 @@ void quantize_row_q8_offset(const float* x, BlockQ8Offset* out, size_t count);  
 void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count);     // count % 32 == 0
 // The plain loop quantize_row_q4_0_lanes runs on CPUs without AVX2 (bit for bit the same).
 void quantize_row_q4_0_lanes_scalar(const float* x, LaneGroup* out, size_t count);
-void quantize_row_planar_q8(const float* x, void* out, size_t count);  // count % 32 == 0
-void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);    // count % 256 == 0
+void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);  // count % 256 == 0
 // The plain loop quantize_row_q8k runs on CPUs without AVX2 (bit for bit the same).
 void quantize_row_q8k_scalar(const float* x, BlockQ8K* out, size_t count);  // count % 256 == 0
 

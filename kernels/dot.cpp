@@ -59,10 +59,9 @@ DotTable avx2_table() {
     return t;
 }
 
-// Decode dots: Q4_0, Q5_0, IQ4_NL, IQ4_XS and MXFP4 read eight blocks per 512-bit vector against
-// lane groups (dot_grid_vnni.cpp), Q8_0 against planar blocks; Q3_K, Q4_K and Q6_K read the AVX2
-// kernels' activations; the rest are the AVX2 ones. Each has a many-token kernel that equals its
-// single dot bit for bit.
+// Decode dots: Q4_0, Q5_0, IQ4_NL, IQ4_XS, MXFP4 and Q8_0 read eight blocks per 512-bit vector
+// against lane groups (dot_grid_vnni.cpp); Q3_K, Q4_K and Q6_K read the AVX2 kernels' activations;
+// the rest are the AVX2 ones. Each has a many-token kernel that equals its single dot bit for bit.
 DotTable vnni_table() {
     DotTable t = avx2_table();
     vnni::set_grid_kernels(t);
@@ -75,8 +74,8 @@ DotTable vnni_table() {
 
 // The scalar twin of a format's kernel in the activation layout that kernel reads.
 DotFunction scalar_twin(const DotTable& table, int type) {
-    if (table.format[type] == ActivationFormat::PlanarQ8) return scalar::dot_q8_0_planar;
     if (table.format[type] == ActivationFormat::Q4_0Lanes) {
+        if (type == kQ8_0) return scalar::dot_q8_0_lanes;
         if (type == kQ5_0) return scalar::dot_q5_0_lanes;
         if (type == kIQ4_NL) return scalar::dot_iq4_nl_lanes;
         if (type == kMXFP4) return scalar::dot_mxfp4_lanes;
@@ -169,8 +168,6 @@ size_t activation_row_bytes(ActivationFormat format, size_t count) {
             return count / 256 * sizeof(BlockQ8K);
         case ActivationFormat::Q4_0Lanes:
             return lane_groups(count) * sizeof(LaneGroup);
-        case ActivationFormat::PlanarQ8:
-            return planar_q8_bytes(count);
         case ActivationFormat::Q8Offset:
             return count / 32 * sizeof(BlockQ8Offset);
     }
@@ -190,9 +187,6 @@ void prepare_activations(ActivationFormat format, const float* x, void* out, siz
             return;
         case ActivationFormat::Q4_0Lanes:
             quantize_row_q4_0_lanes(x, static_cast<LaneGroup*>(out), count);
-            return;
-        case ActivationFormat::PlanarQ8:
-            quantize_row_planar_q8(x, out, count);
             return;
         case ActivationFormat::Q8Offset:
             quantize_row_q8_offset(x, static_cast<BlockQ8Offset*>(out), count);

@@ -9,10 +9,10 @@
 namespace hearth::kernels {
 
 // How the activations for a format must be prepared.
-enum class ActivationFormat { F32, Q8, Q8K, Q4_0Lanes, PlanarQ8, Q8Offset };
+enum class ActivationFormat { F32, Q8, Q8K, Q4_0Lanes, Q8Offset };
 
 // weights: `count` elements of the format; activations: `count` elements in the matching
-// ActivationFormat (float, BlockQ8, BlockQ8K, LaneGroup, PlanarQ8 or BlockQ8Offset).
+// ActivationFormat (float, BlockQ8, BlockQ8K, LaneGroup or BlockQ8Offset).
 using DotFunction = float (*)(const void* weights, const void* activations, size_t count);
 
 // One weight row against `tokens` activation rows (token t's at activations + t *

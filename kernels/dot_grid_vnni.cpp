@@ -1,14 +1,14 @@
-// AVX-512 VNNI dot products for the 4-bit grid formats (Q4_0, IQ4_NL, IQ4_XS, MXFP4) and Q5_0, for
-// decode and batched decode (this file is compiled with AVX-512; it runs only after best_isa()
-// confirmed the CPU has it). Decode streams every weight once per token, so the work per weight
-// byte must stay well under the time memory takes to deliver it. Eight Q4_0 blocks (144 bytes)
-// are read straight from the file per step: byte permutes pull their nibbles together and
+// AVX-512 VNNI dot products for the 4-bit grid formats (Q4_0, IQ4_NL, IQ4_XS, MXFP4), Q5_0 and
+// Q8_0, for decode and batched decode (this file is compiled with AVX-512; it runs only after
+// best_isa() confirmed the CPU has it). Decode streams every weight once per token, so the work per
+// weight byte must stay well under the time memory takes to deliver it. Eight Q4_0 blocks (144
+// bytes) are read straight from the file per step: byte permutes pull their nibbles together and
 // spread their f16 scales over the lanes, and the activations come pre-arranged (LaneGroup) so
 // that a group ends in one vector of 16 integer sums, one conversion and one FMA, with no
 // horizontal sums until the end of the row. IQ4_NL, IQ4_XS and MXFP4 read the same way, their
-// nibbles looked up in a biased grid. All four unpack each group once for up to eight tokens
-// and two rows, which is what batched decode (the server's rows, speculative verification)
-// gains from.
+// nibbles looked up in a biased grid, and Q8_0's bytes are gathered into the same lanes. All of
+// them unpack each group once for up to eight tokens and two rows, which is what batched decode
+// (the server's rows, speculative verification) gains from.
 #include <immintrin.h>
 
 #include <array>
@@ -258,6 +258,19 @@ struct GridWeights {
     __m512 scales;
 };
 
+// Q8_0: an f16 scale, then 32 signed bytes, read unsigned (+128) as vpdpbusd wants them, the
+// offsets shifted by kShift taking the 128 back out. Its group of 272 bytes is too wide for the
+// grid formats' three-vector gathers (GridReader<Q8_0Format> below).
+struct Q8_0Format {
+    using Block = BlockQ8_0;
+    static constexpr size_t kBlockBytes = sizeof(Block);
+    static constexpr size_t kGroupBytes = LaneGroup::kBlocks * kBlockBytes;
+    static constexpr int kShift = 4;
+    static __m512 scales(__m512 weight, __m512 activation) {
+        return _mm512_mul_ps(weight, activation);
+    }
+};
+
 template <typename Format>
 class GridReader {
 public:
@@ -299,6 +312,95 @@ private:
     __m512i m_second_tail = load_index(Format::kSecondWords.tail);
     __m512i m_scales = load_index(Format::kScales);
     __m512i m_grid = load_index(Format::kGrid);
+};
+
+// Q8_0's group, read without touching a byte past `bytes`: the quants of blocks 2j and 2j + 1
+// load side by side into one vector (block-major, as they lie). A lane holds two of its block's
+// dwords in each lane vector, so one two-vector dword permute per pair of those vectors gathers
+// blocks 0-3 (or 4-7) of two lane vectors at once, and a 128-bit shuffle joins the halves. The
+// eight scales come from the group's first 256 bytes: two byte permutes and a blend.
+template <>
+class GridReader<Q8_0Format> {
+public:
+    [[gnu::always_inline]] GridWeights read(const uint8_t* weights, size_t bytes) const {
+        constexpr size_t kBlock = Q8_0Format::kBlockBytes;
+        // A short last group (SmolLM's 576 columns end in one of two blocks) reads only its
+        // first half: every row of such a matrix has one. Its Q8_0 head (32000 rows from L3, one
+        // token, one thread) took 769-810 µs paired without this and 694-773 with it, level
+        // with the planar kernel the lane groups replaced (698-757).
+        const bool half = bytes <= 4 * kBlock;
+        const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+        __m512i pairs[4];
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {
+            if (half && j >= 2) {
+                pairs[j] = _mm512_setzero_si512();
+                continue;
+            }
+            const size_t first = 2 * j * kBlock + 2, second = first + kBlock;
+            const __m256i low = _mm256_maskz_loadu_epi8(quant_bytes(bytes, first), weights + first);
+            const __m256i high =
+                _mm256_maskz_loadu_epi8(quant_bytes(bytes, second), weights + second);
+            pairs[j] =
+                _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1), bias);
+        }
+        GridWeights unpacked;
+#pragma GCC unroll 2
+        for (int v = 0; v < 4; v += 2) {
+            const __m512i index = v == 0 ? m_first : m_second;
+            const __m512i front = _mm512_permutex2var_epi32(pairs[0], index, pairs[1]);
+            const __m512i back = half ? _mm512_setzero_si512()
+                                      : _mm512_permutex2var_epi32(pairs[2], index, pairs[3]);
+            unpacked.values[v] = _mm512_shuffle_i64x2(front, back, 0x44);
+            unpacked.values[v + 1] = _mm512_shuffle_i64x2(front, back, 0xee);
+        }
+        // Words 8-15 (blocks 4-7) are zero in a half group, as the whole group's would read.
+        __m512i words = _mm512_maskz_permutex2var_epi8(0xffff, load_part(weights, bytes, 0),
+                                                       m_scales, load_part(weights, bytes, 64));
+        if (!half) {
+            words = _mm512_mask_blend_epi8(
+                0xffff0000, words,
+                _mm512_permutex2var_epi8(load_part(weights, bytes, 128), m_scales,
+                                         load_part(weights, bytes, 192)));
+        }
+        unpacked.scales = _mm512_cvtph_ps(_mm512_castsi512_si256(words));
+        return unpacked;
+    }
+
+private:
+    static __mmask32 quant_bytes(size_t bytes, size_t offset) {
+        return static_cast<__mmask32>(first_bytes(bytes > offset ? bytes - offset : 0));
+    }
+
+    // Lane vectors v (result dwords 0-7) and v + 1 (dwords 8-15) for blocks 0-3, from two pair
+    // vectors (block k's quants at dword 8k): lane 2k + h of vector v holds elements 16 (v / 2) +
+    // 8h + 4 (v % 2) to 3 more, as lane_place lays the activations out, which is the block's
+    // dword 4 (v / 2) + 2h + v % 2.
+    static constexpr std::array<uint32_t, 16> lane_index(int v) {
+        std::array<uint32_t, 16> index{};
+        for (int at = 0; at < 16; ++at) {
+            const int vector = v + at / 8, k = at % 8 / 2, h = at % 2;
+            index[at] = static_cast<uint32_t>(8 * k + 4 * (vector / 2) + 2 * h + vector % 2);
+        }
+        return index;
+    }
+    // Word l of the result is block l / 2's scale; bytes 0-31 index a window of 128 bytes that
+    // starts at block 0 for words 0-7 and at byte 128 for words 8-15.
+    static constexpr std::array<uint8_t, 64> scale_words() {
+        std::array<uint8_t, 64> index{};
+        for (int i = 0; i < 32; ++i) {
+            const int from = static_cast<int>(Q8_0Format::kBlockBytes) * (i / 4) + i % 2;
+            index[i] = static_cast<uint8_t>(i < 16 ? from : from - 128);
+        }
+        return index;
+    }
+    static __m512i load_dwords(const std::array<uint32_t, 16>& index) {
+        return _mm512_loadu_si512(index.data());
+    }
+
+    __m512i m_first = load_dwords(lane_index(0));
+    __m512i m_second = load_dwords(lane_index(2));
+    __m512i m_scales = load_index(scale_words());
 };
 
 // One token's activations for a group, loaded once for all the rows of a tile.
@@ -406,14 +508,19 @@ void with_size(size_t size, const Run& run) {
 // one, the rows were unpacked and their sums reduced twice). Each group meets the rows two at a
 // time, or one at a time for one or two tokens, which decode from memory: two rows read side by
 // side measured 1.3 to 1.5 times slower there, and a lone token has no activation loads to share.
-// Short rows pair up for any count (kPairedRowBytes).
+// Short rows pair up for any count (paired_rows).
 //
 // Rows this short are one stream side by side anyway, and a pair shares its activation loads and
 // its loop overhead, which a row of two or three groups barely amortises alone: 576-column Q4_0
 // (SmolLM's, 324 bytes a row) from DRAM, one token, 2400-2520 µs alone against 1990-2120 paired.
 // From 768 columns (432 bytes) up, pairing gained nothing, and 1536 columns ran up to 1.6 times
-// slower.
-constexpr size_t kPairedRowBytes = 400;
+// slower. In groups: rows of up to 2.75 groups pair, which keeps those Q4_0 bounds (396 bytes)
+// and takes in Q8_0's 576 columns (612 bytes), whose head in SmolLM (32000 rows from L3, one
+// token, one thread) took 797-811 µs alone and 769-810 paired.
+template <typename Format>
+bool paired_rows(size_t row_bytes) {
+    return 4 * row_bytes <= 11 * Format::kGroupBytes;
+}
 
 template <typename Format>
 void grid_rows(const void* weights, size_t row_bytes, size_t rows, const void* activations,
@@ -424,7 +531,7 @@ void grid_rows(const void* weights, size_t row_bytes, size_t rows, const void* a
     size_t done = 0;
     const auto run = [&](auto size) {
         constexpr int K = decltype(size)::value;
-        const size_t step = K > 2 || row_bytes <= kPairedRowBytes ? 2 : 1;
+        const size_t step = K > 2 || paired_rows<Format>(row_bytes) ? 2 : 1;
         const TokenGroup<K> group{first + done * activation_stride, activation_stride, nullptr, 0};
         const auto groups = activation_rows<LaneGroup>(group);
         for (size_t r = 0; r < rows; r += step) {
@@ -463,21 +570,27 @@ constexpr auto iq4_xs = []<int K>(const void* w, const TokenGroup<K>& tokens, si
     grid_dot<Iq4XsFormat>(w, tokens, n);
 };
 
+constexpr auto q8_0 = []<int K>(const void* w, const TokenGroup<K>& tokens, size_t n) {
+    grid_dot<Q8_0Format>(w, tokens, n);
+};
+
 }  // namespace
 
 void set_grid_kernels(DotTable& table) {
-    for (const int type : {kQ4_0, kQ5_0, kIQ4_NL, kMXFP4, kIQ4_XS})
+    for (const int type : {kQ4_0, kQ5_0, kIQ4_NL, kMXFP4, kIQ4_XS, kQ8_0})
         table.format[type] = ActivationFormat::Q4_0Lanes;
     set_kernel<q4_0>(table, kQ4_0);
     set_kernel<q5_0>(table, kQ5_0);
     set_kernel<iq4_nl>(table, kIQ4_NL);
     set_kernel<mxfp4>(table, kMXFP4);
     set_kernel<iq4_xs>(table, kIQ4_XS);
+    set_kernel<q8_0>(table, kQ8_0);
     table.dot_rows[kQ4_0] = grid_rows<Q4_0Format>;
     table.dot_rows[kQ5_0] = grid_rows<Q5_0Format>;
     table.dot_rows[kIQ4_NL] = grid_rows<Iq4NlFormat>;
     table.dot_rows[kMXFP4] = grid_rows<Mxfp4Format>;
     table.dot_rows[kIQ4_XS] = grid_rows<Iq4XsFormat>;
+    table.dot_rows[kQ8_0] = grid_rows<Q8_0Format>;
 }
 
 }  // namespace hearth::kernels::vnni

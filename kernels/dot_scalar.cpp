@@ -120,20 +120,6 @@ float dot_q4_0(const void* w, const void* a, size_t n) {
         w, a, n, [](const BlockQ4_0& x, int8_t* q) { unpack_low_bits(x.quants, 0, false, 8, q); });
 }
 
-// The same products in the AVX-512 kernels' activation layouts: planar for Q8_0; lane groups for
-// Q4_0, where per block the integer sum of the nibbles read unsigned with the activations plus
-// the offsets the group carries for them.
-float dot_q8_0_planar(const void* w, const void* a, size_t n) {
-    const PlanarQ8 y = planar_q8(a, n);
-    float sum = 0.0f;
-    for (size_t b = 0; b < n / 32; ++b) {
-        const auto& x = as<BlockQ8_0>(w)[b];
-        sum += half_to_float(x.scale) * y.scales[b] *
-               static_cast<float>(int_dot(x.quants, y.quants + 32 * b, 32));
-    }
-    return sum;
-}
-
 // What the AVX2 row kernels compute for each (row, token), operation for operation: per block,
 // the exact integer dot of the unsigned nibbles less the activations' offset, then one fused
 // multiply-add of it with the product of the two scales into a single float sum.
@@ -197,6 +183,16 @@ float dot_q4_0_lanes(const void* w, const void* a, size_t n) {
         return lane_dot(q, group, k, h) + group.offsets[2 * k + h];
     };
     return dot_lanes(a, n, nibbles, [x](size_t b) { return f16_scale(x[b]); });
+}
+
+// Q8_0 in lane groups: its signed quants' exact lane sums, which the kernel reaches by way of
+// the quants read unsigned (+128) and the offsets.
+float dot_q8_0_lanes(const void* w, const void* a, size_t n) {
+    const auto* x = as<BlockQ8_0>(w);
+    const auto quants = [x](size_t b, const LaneGroup& group, size_t k, size_t h) {
+        return lane_dot(x[b].quants, group, k, h);
+    };
+    return dot_lanes(a, n, quants, [x](size_t b) { return f16_scale(x[b]); });
 }
 
 // Q5_0 in lane groups: its signed values' exact lane sums, which the kernel reaches by way of

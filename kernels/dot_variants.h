@@ -45,8 +45,8 @@ float dot_q3_k(const void* w, const void* a, size_t n);
 float dot_iq4_nl(const void* w, const void* a, size_t n);
 float dot_iq4_xs(const void* w, const void* a, size_t n);
 float dot_mxfp4(const void* w, const void* a, size_t n);
-float dot_q8_0_planar(const void* w, const void* a, size_t n);   // PlanarQ8 activations
 float dot_q4_0_lanes(const void* w, const void* a, size_t n);    // LaneGroup activations
+float dot_q8_0_lanes(const void* w, const void* a, size_t n);    // LaneGroup activations
 float dot_q5_0_lanes(const void* w, const void* a, size_t n);    // LaneGroup activations
 float dot_iq4_nl_lanes(const void* w, const void* a, size_t n);  // LaneGroup activations
 float dot_mxfp4_lanes(const void* w, const void* a, size_t n);   // LaneGroup activations
@@ -66,11 +66,11 @@ void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace avx2
 
 namespace vnni {
-// Sets Q4_0's, IQ4_NL's, MXFP4's and IQ4_XS's single-token, many-token and row kernels
-// (LaneGroup activations).
+// Sets Q4_0's, Q5_0's, IQ4_NL's, MXFP4's, IQ4_XS's and Q8_0's single-token, many-token and row
+// kernels (LaneGroup activations).
 void set_grid_kernels(DotTable& table);
-// Sets Q8_0's (PlanarQ8 activations), Q3_K's, Q4_K's and Q6_K's (BlockQ8K, as the AVX2 ones)
-// single- and many-token kernels.
+// Sets Q3_K's, Q4_K's and Q6_K's single- and many-token kernels (BlockQ8K activations, as the
+// AVX2 ones).
 void set_kernels(DotTable& table);
 }  // namespace vnni
 

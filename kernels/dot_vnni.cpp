@@ -1,7 +1,7 @@
-// AVX-512 VNNI dot products for decode of Q8_0 and the k-quants Q3_K, Q4_K and Q6_K (this file
+// AVX-512 VNNI dot products for decode of the k-quants Q3_K, Q4_K and Q6_K (this file
 // is compiled with AVX-512; it runs only after best_isa() confirmed the CPU has it). Each kernel
 // is written for a group of K tokens (dot_many.h), unpacking a block once for all of them; the
-// 4-bit grid formats are in dot_grid_vnni.cpp.
+// 4-bit grid formats and Q8_0 are in dot_grid_vnni.cpp.
 #include <immintrin.h>
 
 #include <array>
@@ -19,24 +19,6 @@
 namespace hearth::kernels::vnni {
 namespace {
 
-// Lane k of the result is the sum of v[k]'s eight lanes.
-__m256i sum_lanes(const __m256i* v) {
-    const __m256i first =
-        _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
-    const __m256i second =
-        _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
-    return _mm256_add_epi32(_mm256_permute2x128_si256(first, second, 0x20),
-                            _mm256_permute2x128_si256(first, second, 0x31));
-}
-
-__m256 q8_0_scales(const BlockQ8_0* x) {
-    return _mm256_cvtph_ps(
-        _mm_setr_epi16(static_cast<int16_t>(x[0].scale), static_cast<int16_t>(x[1].scale),
-                       static_cast<int16_t>(x[2].scale), static_cast<int16_t>(x[3].scale),
-                       static_cast<int16_t>(x[4].scale), static_cast<int16_t>(x[5].scale),
-                       static_cast<int16_t>(x[6].scale), static_cast<int16_t>(x[7].scale)));
-}
-
 // A byte permute that widens two unpacked scales to 16-bit words (the odd bytes are masked to
 // zero): byte `first` into words 0-15, byte `second` into words 16-31.
 constexpr std::array<uint8_t, 64> word_index(int first, int second) {
@@ -46,58 +28,6 @@ constexpr std::array<uint8_t, 64> word_index(int first, int second) {
 }
 
 constexpr __mmask64 kEvenBytes = 0x5555555555555555;
-
-// A Q8_0 block's 32 quants load directly as one 256-bit vector, so Q8_0 needs no permutes (a
-// 512-bit version gathering four blocks with them measured 38% slower): eight blocks' dpbusd
-// sums, one lane-wise reduction, their eight scales applied at once from planar activations.
-// The quants are read unsigned (+128); the scaled sums take the 128 back out. A group of K
-// tokens shares the eight blocks' loads and sign flips.
-constexpr auto q8_0 = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
-    const auto* x = static_cast<const BlockQ8_0*>(w);
-    std::array<PlanarQ8, K> y;
-    for (int t = 0; t < K; ++t) {
-        y[t] = planar_q8(group.first + static_cast<size_t>(t) * group.stride, n);
-    }
-    const __m256i sign = _mm256_set1_epi8(static_cast<char>(0x80));
-    const size_t blocks = n / 32;
-    __m256 acc[K];
-    for (int t = 0; t < K; ++t) acc[t] = _mm256_setzero_ps();
-    size_t b = 0;
-    for (; b + 8 <= blocks; b += 8) {
-        // Nothing measured on two AMD cores, but a Xeon core reads only about 9 GB/s from memory
-        // unless asked ahead: TinyLlama Q8_0 decode at 16 threads went from 60-64 to 76-84 tok/s.
-        if constexpr (K == 1) prefetch_bytes_ahead(x + b, 8 * sizeof(BlockQ8_0));
-        __m256i weights[8];
-#pragma GCC unroll 8
-        for (int k = 0; k < 8; ++k) weights[k] = _mm256_xor_si256(load(x[b + k].quants), sign);
-        const __m256 d = q8_0_scales(x + b);
-        const __m256 offset = _mm256_mul_ps(d, _mm256_set1_ps(128.0f));
-#pragma GCC unroll 8
-        for (int t = 0; t < K; ++t) {
-            __m256i sums[8];
-#pragma GCC unroll 8
-            for (int k = 0; k < 8; ++k) {
-                sums[k] = _mm256_dpbusd_epi32(_mm256_setzero_si256(), weights[k],
-                                              load(y[t].quants + 32 * (b + k)));
-            }
-            acc[t] = _mm256_fmadd_ps(_mm256_cvtepi32_ps(sum_lanes(sums)),
-                                     _mm256_mul_ps(d, _mm256_loadu_ps(y[t].scales + b)), acc[t]);
-            acc[t] = _mm256_fnmadd_ps(offset, _mm256_loadu_ps(y[t].scaled_sums + b), acc[t]);
-        }
-    }
-    for (int t = 0; t < K; ++t) {
-        float tail = 0.0f;
-        for (size_t rest = b; rest < blocks; ++rest) {
-            const __m256i sum = _mm256_dpbusd_epi32(_mm256_setzero_si256(),
-                                                    _mm256_xor_si256(load(x[rest].quants), sign),
-                                                    load(y[t].quants + 32 * rest));
-            tail += _cvtsh_ss(x[rest].scale) *
-                    (y[t].scales[rest] * horizontal_sum(_mm256_cvtepi32_ps(sum)) -
-                     128.0f * y[t].scaled_sums[rest]);
-        }
-        group.put(t, horizontal_sum(acc[t]) + tail);
-    }
-};
 
 // Q6_K has a scale per 16 elements, and its decode dot puts run k (32 elements) of both halves
 // of a super-block in one 512-bit vector. Word i of a permute index: scale (i / 8) of
@@ -374,9 +304,6 @@ constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
 }  // namespace
 
 void set_kernels(DotTable& table) {
-    table.format[kQ8_0] = ActivationFormat::PlanarQ8;
-    table.dot_rows[kQ8_0] = nullptr;
-    set_kernel<q8_0>(table, kQ8_0);
     set_kernel<q3_k>(table, kQ3_K);
     set_kernel<q4_k>(table, kQ4_K);
     set_kernel<q6_k>(table, kQ6_K);

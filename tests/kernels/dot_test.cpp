@@ -34,9 +34,6 @@ std::vector<float> dequantized_activations(ActivationFormat format,
         const auto* blocks = reinterpret_cast<const BlockQ8Offset*>(prepared.data());
         for (size_t i = 0; i < n; ++i)
             values[i] = blocks[i / 32].scale * blocks[i / 32].quants[i % 32];
-    } else if (format == ActivationFormat::PlanarQ8) {
-        const PlanarQ8 planar = planar_q8(prepared.data(), n);
-        for (size_t i = 0; i < n; ++i) values[i] = planar.scales[i / 32] * planar.quants[i];
     } else if (format == ActivationFormat::Q4_0Lanes) {
         const auto* groups = reinterpret_cast<const LaneGroup*>(prepared.data());
         for (size_t i = 0; i < n; ++i) {
