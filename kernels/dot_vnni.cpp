@@ -29,38 +29,6 @@ constexpr std::array<uint8_t, 64> word_index(int first, int second) {
 
 constexpr __mmask64 kEvenBytes = 0x5555555555555555;
 
-// Q6_K has a scale per 16 elements, and its decode dot puts run k (32 elements) of both halves
-// of a super-block in one 512-bit vector. Word i of a permute index: scale (i / 8) of
-// four, the two 16s of run k in each half (half 0: scales 2k, 2k + 1; half 1: 8 + 2k, 9 + 2k).
-constexpr std::array<uint16_t, 32> run_scale_words(int k) {
-    std::array<uint16_t, 32> index{};
-    const int scales[4] = {2 * k, 2 * k + 1, 8 + 2 * k, 9 + 2 * k};
-    for (int i = 0; i < 32; ++i) index[i] = static_cast<uint16_t>(scales[i / 8]);
-    return index;
-}
-
-// Run k's unsigned values times each token's activations (each half's 32 joined to match),
-// weighted by the run's four scales, added to the tokens' sums.
-template <int K>
-[[gnu::always_inline]] inline void add_run(__m512i values, int k, __m512i scales,
-                                           const std::array<const BlockQ8K*, K>& y, size_t b,
-                                           __m512i (&sums)[K]) {
-    static constexpr std::array<uint16_t, 32> kScaleWords[4] = {
-        run_scale_words(0), run_scale_words(1), run_scale_words(2), run_scale_words(3)};
-    const __m512i pair_scales =
-        _mm512_permutexvar_epi16(_mm512_loadu_si512(kScaleWords[k].data()), scales);
-#pragma GCC unroll 8
-    for (int t = 0; t < K; ++t) {
-        const __m512i activations =
-            _mm512_inserti64x4(_mm512_castsi256_si512(load(y[t][b].quants + 32 * k)),
-                               load(y[t][b].quants + 128 + 32 * k), 1);
-        // vpdpwssd weighs the pairs and adds them in one instruction, as madd and add did in two
-        // (the same integers: no sum here comes near the int32 range).
-        sums[t] =
-            _mm512_dpwssd_epi32(sums[t], _mm512_maddubs_epi16(values, activations), pair_scales);
-    }
-}
-
 // A super-block's sums into the tokens' accumulators: the values' offset (2^shift) comes back
 // out through the activations' sums per 16, each times its scale.
 template <int K>
@@ -109,8 +77,9 @@ __m512i high_bit_matrix(int h, int j) {
     return _mm512_set_epi64(high, high, high, high, low, low, low, low);
 }
 
-// Word w of vector (h, j) weighs elements 2w and 2w + 1: scale 8h + 4j + w / 8.
-constexpr std::array<uint16_t, 32> q3_k_scale_words(int h, int j) {
+// Word w of vector (h, j) (elements 128h + 64j on) weighs elements 2w and 2w + 1 of it: scale
+// 8h + 4j + w / 8 of sixteen (Q3_K's and Q6_K's).
+constexpr std::array<uint16_t, 32> natural_scale_words(int h, int j) {
     std::array<uint16_t, 32> index{};
     for (int w = 0; w < 32; ++w) index[w] = static_cast<uint16_t>(8 * h + 4 * j + w / 8);
     return index;
@@ -150,8 +119,8 @@ __m256i q3_k_wide_scales(const uint8_t* packed) {
 
 constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
     static constexpr std::array<uint16_t, 32> kScaleWords[4] = {
-        q3_k_scale_words(0, 0), q3_k_scale_words(0, 1), q3_k_scale_words(1, 0),
-        q3_k_scale_words(1, 1)};
+        natural_scale_words(0, 0), natural_scale_words(0, 1), natural_scale_words(1, 0),
+        natural_scale_words(1, 1)};
     const auto* x = static_cast<const BlockQ3_K*>(w);
     const auto y = activation_rows<BlockQ8K>(group);
     const __m512i shifts[2] = {pair_shifts(0), pair_shifts(1)};
@@ -192,12 +161,25 @@ constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
     for (int t = 0; t < K; ++t) group.put(t, horizontal_sum(acc[t]));
 };
 
-// Q6_K: run k of both halves in one vector; a run's 6-bit values are a nibble of the
-// low-bit bytes with a bit pair of the high-bit bytes above it, offset by 32.
+// Q6_K, read in its elements' order as Q3_K is: vector (h, j) holds runs 2j and 2j + 1 of half
+// h, 64 consecutive elements, so each token's activations load whole as an operand (the kernel
+// this replaced joined run k of both halves and so inserted a half of activations per token and
+// run). Runs 0 and 1 of a half are the low nibbles of its 64 low-bit bytes in order, runs 2 and 3
+// the high ones; the half's 32 high-bit bytes, broadcast to both 256-bit halves, hold run r's
+// pair at bit 2r, which one word shift per vector (a count for each half) brings to bits 4-5.
+// Values are read unsigned (offset 32, taken back out through the activations' sums per 16).
 constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
+    static constexpr std::array<uint16_t, 32> kScaleWords[4] = {
+        natural_scale_words(0, 0), natural_scale_words(0, 1), natural_scale_words(1, 0),
+        natural_scale_words(1, 1)};
     const auto* x = static_cast<const BlockQ6_K*>(w);
     const auto y = activation_rows<BlockQ8K>(group);
-    const __m512i nibble = _mm512_set1_epi8(0x0f), pair = _mm512_set1_epi8(0x30);
+    const __m512i low_nibble = _mm512_set1_epi8(0x0f), high_nibble = _mm512_set1_epi8(0xf0),
+                  pair = _mm512_set1_epi8(0x30);
+    // Runs 0 and 1: pairs at bits 0 and 2, left by 4 and 2; runs 2 and 3: at 4 and 6, right by
+    // 0 and 2.
+    const __m512i up = _mm512_inserti64x4(_mm512_set1_epi16(4), _mm256_set1_epi16(2), 1);
+    const __m512i down = _mm512_inserti64x4(_mm512_setzero_si512(), _mm256_set1_epi16(2), 1);
     __m256 acc[K];
     for (int t = 0; t < K; ++t) acc[t] = _mm256_setzero_ps();
     for (size_t b = 0; b < n / 256; ++b) {
@@ -205,27 +187,37 @@ constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
         const __m256i wide_scales =
             _mm256_cvtepi8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(x[b].scales)));
         const __m512i scales = _mm512_castsi256_si512(wide_scales);
-        // Runs 0 and 2 of each half read bytes 0-31 of its 64 low-bit bytes, runs 1 and 3 bytes
-        // 32-63; the high-bit bytes of both halves are 64 in a row. Loaded in address order, once
-        // each (out of order, a single stream from memory ran slower than the AVX2 kernel's).
-        const __m512i head = own_register(_mm512_loadu_si512(x[b].low_bits)),
-                      tail = own_register(_mm512_loadu_si512(x[b].low_bits + 64));
-        const __m512i first = _mm512_shuffle_i64x2(head, tail, 0x44);
-        const __m512i second = _mm512_shuffle_i64x2(head, tail, 0xee);
-        const __m512i high = _mm512_loadu_si512(x[b].high_bits);
         __m512i sums[K];
         for (int t = 0; t < K; ++t) sums[t] = _mm512_setzero_si512();
-#pragma GCC unroll 4
-        for (int k = 0; k < 4; ++k) {
-            const __m512i low = k % 2 == 0 ? first : second;
-            const __m512i nibbles =
-                _mm512_and_si512(k < 2 ? low : _mm512_srli_epi16(low, 4), nibble);
-            const __m512i placed =
-                k == 2 ? high
-                       : (k < 2 ? _mm512_slli_epi16(high, 4 - 2 * k) : _mm512_srli_epi16(high, 2));
-            // nibbles | (placed & 0x30) in one ternary-logic instruction.
-            add_run<K>(_mm512_ternarylogic_epi32(nibbles, placed, pair, 0xf8), k, scales, y, b,
-                       sums);
+        // Loaded in address order (out of order, a single stream from memory ran slower than the
+        // AVX2 kernel's in an earlier version of this dot).
+        const __m512i lows[2] = {own_register(_mm512_loadu_si512(x[b].low_bits)),
+                                 own_register(_mm512_loadu_si512(x[b].low_bits + 64))};
+#pragma GCC unroll 2
+        for (int h = 0; h < 2; ++h) {
+            const __m512i low = lows[h];
+            const __m512i high = _mm512_broadcast_i64x4(load(x[b].high_bits + 32 * h));
+#pragma GCC unroll 2
+            for (int j = 0; j < 2; ++j) {
+                const int v = 2 * h + j;
+                const __m512i nibbles =
+                    j == 0 ? _mm512_and_si512(low, low_nibble)
+                           : _mm512_srli_epi16(_mm512_and_si512(low, high_nibble), 4);
+                const __m512i placed =
+                    j == 0 ? _mm512_sllv_epi16(high, up) : _mm512_srlv_epi16(high, down);
+                // nibbles | (placed & 0x30) in one ternary-logic instruction.
+                const __m512i values = _mm512_ternarylogic_epi32(nibbles, placed, pair, 0xf8);
+                const __m512i vector_scales =
+                    _mm512_permutexvar_epi16(_mm512_loadu_si512(kScaleWords[v].data()), scales);
+#pragma GCC unroll 8
+                for (int t = 0; t < K; ++t) {
+                    const __m512i activations = _mm512_loadu_si512(y[t][b].quants + 64 * v);
+                    // vpdpwssd weighs the pairs and adds them in one instruction (no sum here
+                    // comes near the int32 range).
+                    sums[t] = _mm512_dpwssd_epi32(
+                        sums[t], _mm512_maddubs_epi16(values, activations), vector_scales);
+                }
+            }
         }
         add_super_block<K>(sums, wide_scales, 5, _cvtsh_ss(x[b].scale), y, b, acc);
     }
