@@ -85,6 +85,27 @@ constexpr std::array<uint16_t, 32> natural_scale_words(int h, int j) {
     return index;
 }
 
+// Vector v = 2h + j of a super-block in element order (Q3_K's and Q6_K's): its unsigned values
+// times each token's 64 activations, weighted by their scales (the low 16 words of `scales`),
+// added to the tokens' sums. vpdpwssd weighs the pairs and adds them in one instruction (no sum
+// here comes near the int32 range).
+template <int K>
+[[gnu::always_inline]] inline void add_vector(__m512i values, int v, __m512i scales,
+                                              const std::array<const BlockQ8K*, K>& y, size_t b,
+                                              __m512i (&sums)[K]) {
+    static constexpr std::array<uint16_t, 32> kScaleWords[4] = {
+        natural_scale_words(0, 0), natural_scale_words(0, 1), natural_scale_words(1, 0),
+        natural_scale_words(1, 1)};
+    const __m512i vector_scales =
+        _mm512_permutexvar_epi16(_mm512_loadu_si512(kScaleWords[v].data()), scales);
+#pragma GCC unroll 8
+    for (int t = 0; t < K; ++t) {
+        const __m512i activations = _mm512_loadu_si512(y[t][b].quants + 64 * v);
+        sums[t] =
+            _mm512_dpwssd_epi32(sums[t], _mm512_maddubs_epi16(values, activations), vector_scales);
+    }
+}
+
 // Per 16-bit word j, the bit offset (within a 64-bit lane) vpmultishiftqb reads the word's high
 // byte from: from the scales' bytes 0-7, so that scale j's low nibble lands on bits 10-13 of the
 // word, or with `top_pair` from bytes 4-11, so that its top bit pair lands on bits 14-15. An
@@ -118,9 +139,6 @@ __m256i q3_k_wide_scales(const uint8_t* packed) {
 }
 
 constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
-    static constexpr std::array<uint16_t, 32> kScaleWords[4] = {
-        natural_scale_words(0, 0), natural_scale_words(0, 1), natural_scale_words(1, 0),
-        natural_scale_words(1, 1)};
     const auto* x = static_cast<const BlockQ3_K*>(w);
     const auto y = activation_rows<BlockQ8K>(group);
     const __m512i shifts[2] = {pair_shifts(0), pair_shifts(1)};
@@ -146,14 +164,7 @@ constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
                 // (pairs & 3) | placed
                 const __m512i values = _mm512_ternarylogic_epi32(
                     _mm512_srlv_epi16(packed, shifts[j]), placed, pair_mask, 0xec);
-                const __m512i vector_scales =
-                    _mm512_permutexvar_epi16(_mm512_loadu_si512(kScaleWords[v].data()), scales);
-#pragma GCC unroll 8
-                for (int t = 0; t < K; ++t) {
-                    const __m512i activations = _mm512_loadu_si512(y[t][b].quants + 64 * v);
-                    sums[t] = _mm512_dpwssd_epi32(
-                        sums[t], _mm512_maddubs_epi16(values, activations), vector_scales);
-                }
+                add_vector<K>(values, v, scales, y, b, sums);
             }
         }
         add_super_block<K>(sums, wide_scales, 2, _cvtsh_ss(x[b].scale), y, b, acc);
@@ -169,9 +180,6 @@ constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
 // pair at bit 2r, which one word shift per vector (a count for each half) brings to bits 4-5.
 // Values are read unsigned (offset 32, taken back out through the activations' sums per 16).
 constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
-    static constexpr std::array<uint16_t, 32> kScaleWords[4] = {
-        natural_scale_words(0, 0), natural_scale_words(0, 1), natural_scale_words(1, 0),
-        natural_scale_words(1, 1)};
     const auto* x = static_cast<const BlockQ6_K*>(w);
     const auto y = activation_rows<BlockQ8K>(group);
     const __m512i low_nibble = _mm512_set1_epi8(0x0f), high_nibble = _mm512_set1_epi8(0xf0),
@@ -207,16 +215,7 @@ constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
                     j == 0 ? _mm512_sllv_epi16(high, up) : _mm512_srlv_epi16(high, down);
                 // nibbles | (placed & 0x30) in one ternary-logic instruction.
                 const __m512i values = _mm512_ternarylogic_epi32(nibbles, placed, pair, 0xf8);
-                const __m512i vector_scales =
-                    _mm512_permutexvar_epi16(_mm512_loadu_si512(kScaleWords[v].data()), scales);
-#pragma GCC unroll 8
-                for (int t = 0; t < K; ++t) {
-                    const __m512i activations = _mm512_loadu_si512(y[t][b].quants + 64 * v);
-                    // vpdpwssd weighs the pairs and adds them in one instruction (no sum here
-                    // comes near the int32 range).
-                    sums[t] = _mm512_dpwssd_epi32(
-                        sums[t], _mm512_maddubs_epi16(values, activations), vector_scales);
-                }
+                add_vector<K>(values, v, scales, y, b, sums);
             }
         }
         add_super_block<K>(sums, wide_scales, 5, _cvtsh_ss(x[b].scale), y, b, acc);
