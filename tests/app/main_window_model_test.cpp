@@ -9,10 +9,12 @@
 #include "app/bundled_model.h"
 #include "app/core/model_catalog.h"
 #include "engine/format/gguf_file.h"
+#include "engine/model/model_info.h"
 #include "engine/text/chat_prompt.h"
 #include "tests/support/main_window_fixture.h"
 #include "tests/support/shared_data.h"
 #include "tests/support/templated_model.h"
+#include "ui/model_picker.h"
 
 namespace hearth {
 namespace {
@@ -341,5 +343,63 @@ TEST_F(MainWindowModelTest, TheDraftModelInSettingsDraftsAndAnotherVocabularyIsS
     EXPECT_EQ(last_answer(), plain);
 }
 
+// The KV cache type chosen in Settings reaches the engine for the model already loaded: the
+// engine reports a Q8_0 cache, the dashboard shows its size (at most 0.55 of F16's), answers go
+// on in it, and back on F16 the first answer comes again, word for word.
+TEST_F(MainWindowModelTest, TheKvCacheTypeInSettingsReachesTheEngineAndTheDashboard) {
+    auto conversation = m_window.current_conversation()->settings();
+    conversation.sampler.temperature = 0.0f;
+    m_window.apply_conversation_settings(conversation);
+    // Heads 32 wide or a multiple (the bundled model's are 8, so it keeps F16).
+    const auto path = test::model_path("synth-llama-256-Q8_0.gguf");
+    ASSERT_TRUE(load(QString::fromStdString(path.string())));
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    const QString f16_answer = last_answer();
+    ASSERT_FALSE(f16_answer.isEmpty());
+    const auto* memory = child<QLabel>("memory");
+    const QString f16_memory = memory->text();
+
+    // Applies a cache type; returns the model's facts the engine reports after it, and the
+    // context length they are for.
+    const auto switch_cache = [&](const QString& type) -> std::pair<ModelInfo, int> {
+        QSignalSpy changed(m_engine->worker(), &InferenceWorker::modelInfoChanged);
+        auto global = m_window.global_settings();
+        global.kv_cache = type;
+        m_window.apply_global_settings(global);
+        EXPECT_TRUE(QTest::qWaitFor([&] { return !changed.isEmpty(); }, 20000))
+            << type.toStdString();
+        QCoreApplication::processEvents();
+        if (changed.isEmpty()) return {};
+        return {changed.back()[0].value<ModelInfo>(), changed.back()[1].toInt()};
+    };
+    const auto [quantised, context] = switch_cache("q8_0");
+    EXPECT_EQ(quantised.kv_cache, KvCacheType::Q8_0);
+    ASSERT_GT(context, 0);
+    const uint64_t f16_bytes = read_model_info(path).kv_bytes(context);
+    EXPECT_LE(static_cast<double>(quantised.kv_bytes(context)),
+              0.55 * static_cast<double>(f16_bytes));
+    EXPECT_TRUE(f16_memory.endsWith(ui::byte_size_text(f16_bytes))) << f16_memory.toStdString();
+    EXPECT_TRUE(memory->text().endsWith(ui::byte_size_text(quantised.kv_bytes(context))))
+        << memory->text().toStdString();
+
+    QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
+    m_window.newConversation();
+    m_window.apply_conversation_settings(conversation);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    ASSERT_EQ(finished.size(), 1);
+    EXPECT_GT(finished[0][1].value<GenerationResult>().stats.generated_tokens, 0);
+    EXPECT_FALSE(last_answer().isEmpty());
+
+    EXPECT_EQ(switch_cache("f16").first.kv_cache, KvCacheType::F16);
+    EXPECT_TRUE(memory->text().endsWith(ui::byte_size_text(f16_bytes)))
+        << memory->text().toStdString();
+    m_window.newConversation();
+    m_window.apply_conversation_settings(conversation);
+    type_and_send("Once upon a time");
+    ASSERT_TRUE(wait_finished());
+    EXPECT_EQ(last_answer(), f16_answer);
+}
 }  // namespace
 }  // namespace hearth
