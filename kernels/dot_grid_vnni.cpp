@@ -67,11 +67,15 @@ __mmask64 first_bytes(size_t count) {
     return count >= 64 ? ~__mmask64{0} : (__mmask64{1} << count) - 1;
 }
 
+// Which of the 64 bytes from `offset` on lie inside a group of `bytes` bytes.
+__mmask64 part_bytes(size_t bytes, size_t offset) {
+    return first_bytes(bytes > offset ? bytes - offset : 0);
+}
+
 // Up to 64 bytes from `offset` on of a group of `bytes` bytes, nothing past it (masked loads:
 // a short last group reads nothing past the row).
 __m512i load_part(const uint8_t* group, size_t bytes, size_t offset) {
-    return _mm512_maskz_loadu_epi8(first_bytes(bytes > offset ? bytes - offset : 0),
-                                   group + offset);
+    return _mm512_maskz_loadu_epi8(part_bytes(bytes, offset), group + offset);
 }
 
 __m512i load_index(const std::array<uint8_t, 64>& index) {
@@ -338,9 +342,10 @@ public:
                 continue;
             }
             const size_t first = 2 * j * kBlock + 2, second = first + kBlock;
-            const __m256i low = _mm256_maskz_loadu_epi8(quant_bytes(bytes, first), weights + first);
-            const __m256i high =
-                _mm256_maskz_loadu_epi8(quant_bytes(bytes, second), weights + second);
+            const __m256i low = _mm256_maskz_loadu_epi8(
+                static_cast<__mmask32>(part_bytes(bytes, first)), weights + first);
+            const __m256i high = _mm256_maskz_loadu_epi8(
+                static_cast<__mmask32>(part_bytes(bytes, second)), weights + second);
             pairs[j] =
                 _mm512_xor_si512(_mm512_inserti64x4(_mm512_castsi256_si512(low), high, 1), bias);
         }
@@ -368,10 +373,6 @@ public:
     }
 
 private:
-    static __mmask32 quant_bytes(size_t bytes, size_t offset) {
-        return static_cast<__mmask32>(first_bytes(bytes > offset ? bytes - offset : 0));
-    }
-
     // Lane vectors v (result dwords 0-7) and v + 1 (dwords 8-15) for blocks 0-3, from two pair
     // vectors (block k's quants at dword 8k): lane 2k + h of vector v holds elements 16 (v / 2) +
     // 8h + 4 (v % 2) to 3 more, as lane_place lays the activations out, which is the block's
