@@ -37,15 +37,21 @@ protected:
         return loaded.isEmpty() ? std::filesystem::path() : loaded[0][0].value<ModelInfo>().path;
     }
 
+    // `text` asked in a new conversation with `settings`; whether its answer ended.
+    bool ask_anew(const core::ConversationSettings& settings,
+                  const QString& text = QStringLiteral("Once upon a time")) {
+        m_window.newConversation();
+        m_window.apply_conversation_settings(settings);
+        type_and_send(text);
+        return wait_finished();
+    }
+
     // "Tell me a joke." asked in a new conversation with `settings`: the prompt's length as the
     // engine reports it.
     int answer_prompt_tokens(core::ConversationSettings settings) {
         QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
-        m_window.newConversation();
         settings.max_tokens = 4;
-        m_window.apply_conversation_settings(settings);
-        type_and_send("Tell me a joke.");
-        if (!wait_finished() || finished.isEmpty()) return -1;
+        if (!ask_anew(settings, QStringLiteral("Tell me a joke.")) || finished.isEmpty()) return -1;
         return finished.back()[1].value<GenerationResult>().stats.prompt_tokens;
     }
 
@@ -92,10 +98,7 @@ TEST_F(MainWindowModelTest, AGpuChosenInSettingsRunsAndALostGpuFallsBackToTheCpu
     EXPECT_EQ(notice, "");  // the self-test passed
     EXPECT_TRUE(child<QLabel>("status")->text().contains("Running on vulkan"));
 
-    m_window.newConversation();
-    m_window.apply_conversation_settings(settings);
-    type_and_send("Once upon a time");
-    ASSERT_TRUE(wait_finished());
+    ASSERT_TRUE(ask_anew(settings));
     EXPECT_EQ(last_answer(), cpu_answer);  // the same greedy answer, chain-decoded on the device
 
     // Lost after the prompt and a chunk of the answer.
@@ -103,10 +106,7 @@ TEST_F(MainWindowModelTest, AGpuChosenInSettingsRunsAndALostGpuFallsBackToTheCpu
     QMetaObject::invokeMethod(m_engine->worker(), "injectDeviceLoss", Qt::BlockingQueuedConnection,
                               Q_ARG(int, 3));
     QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
-    m_window.newConversation();
-    m_window.apply_conversation_settings(settings);
-    type_and_send("Once upon a time");
-    ASSERT_TRUE(wait_finished());
+    ASSERT_TRUE(ask_anew(settings));
     ASSERT_EQ(finished.size(), 1);
     const auto result = finished[0][1].value<GenerationResult>();
     ASSERT_FALSE(result.notices.empty());
@@ -311,10 +311,7 @@ TEST_F(MainWindowModelTest, TheDraftModelInSettingsDraftsAndAnotherVocabularyIsS
     global.draft_model = bundled();
     m_window.apply_global_settings(global);
     QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
-    m_window.newConversation();
-    m_window.apply_conversation_settings(conversation);
-    type_and_send("Once upon a time");
-    ASSERT_TRUE(wait_finished());
+    ASSERT_TRUE(ask_anew(conversation));
     EXPECT_EQ(last_answer(), plain);
     ASSERT_EQ(finished.size(), 1);
     const auto drafted = finished[0][1].value<GenerationResult>().stats;
@@ -384,10 +381,7 @@ TEST_F(MainWindowModelTest, TheKvCacheTypeInSettingsReachesTheEngineAndTheDashbo
         << memory->text().toStdString();
 
     QSignalSpy finished(m_engine->worker(), &InferenceWorker::generationFinished);
-    m_window.newConversation();
-    m_window.apply_conversation_settings(conversation);
-    type_and_send("Once upon a time");
-    ASSERT_TRUE(wait_finished());
+    ASSERT_TRUE(ask_anew(conversation));
     ASSERT_EQ(finished.size(), 1);
     EXPECT_GT(finished[0][1].value<GenerationResult>().stats.generated_tokens, 0);
     EXPECT_FALSE(last_answer().isEmpty());
@@ -395,10 +389,7 @@ TEST_F(MainWindowModelTest, TheKvCacheTypeInSettingsReachesTheEngineAndTheDashbo
     EXPECT_EQ(switch_cache("f16").first.kv_cache, KvCacheType::F16);
     EXPECT_TRUE(memory->text().endsWith(ui::byte_size_text(f16_bytes)))
         << memory->text().toStdString();
-    m_window.newConversation();
-    m_window.apply_conversation_settings(conversation);
-    type_and_send("Once upon a time");
-    ASSERT_TRUE(wait_finished());
+    ASSERT_TRUE(ask_anew(conversation));
     EXPECT_EQ(last_answer(), f16_answer);
 }
 }  // namespace
