@@ -493,17 +493,6 @@ template <typename Format, int K>
                             tokens.out, tokens.out_stride);
 }
 
-// Calls run(std::integral_constant<int, K>{}) for K = size, 1 <= size <= Most: a kernel compiled
-// for each group size.
-template <int Most, typename Run>
-void with_size(size_t size, const Run& run) {
-    if (size == Most) {
-        run(std::integral_constant<int, Most>{});
-    } else if constexpr (Most > 1) {
-        with_size<Most - 1>(size, run);
-    }
-}
-
 // The row kernel (DotRowsFunction) of a grid format: tokens in groups of eight, then the rest
 // in one group of its own size (a verification pass of four drafts is five tokens: as four and
 // one, the rows were unpacked and their sums reduced twice). Each group meets the rows two at a

@@ -21,6 +21,26 @@ namespace {
 // no longer fit in the sixteen vector registers.
 inline constexpr int kTokenGroup = 8;
 
+// Calls run(std::integral_constant<int, K>{}) for K = size, 1 <= size <= Most: a kernel compiled
+// for each group size.
+template <int Most, typename Run>
+void with_size(size_t size, const Run& run) {
+    if (size == Most) {
+        run(std::integral_constant<int, Most>{});
+    } else if constexpr (Most > 1) {
+        with_size<Most - 1>(size, run);
+    }
+}
+
+// Passes over `tokens`: whole passes of Most, then one of what is left, each compiled for its
+// size: run(std::integral_constant<int, K>{}, first token of the pass).
+template <int Most, typename Run>
+void in_passes(size_t tokens, const Run& run) {
+    size_t done = 0;
+    for (; tokens - done >= Most; done += Most) run(std::integral_constant<int, Most>{}, done);
+    if (tokens > done) with_size<Most - 1>(tokens - done, [&](auto size) { run(size, done); });
+}
+
 // K token rows of prepared activations and where their K results go.
 template <int K>
 struct TokenGroup {

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "kernels/dot.h"
+#include "kernels/q4_0_strips.h"
 
 namespace hearth::kernels {
 
@@ -72,6 +73,17 @@ void set_grid_kernels(DotTable& table);
 // Sets Q3_K's, Q4_K's and Q6_K's single- and many-token kernels (BlockQ8K activations, as the
 // AVX2 ones).
 void set_kernels(DotTable& table);
+// A StripRowsFunction (q4_0_strips.h): rows in lanes, eight vpdpbusd per block and token.
+void q4_0_strip_rows(const StripBlock* strip, size_t rows, const void* activations,
+                     size_t activation_stride, size_t tokens, float* out, size_t out_stride,
+                     size_t count);
 }  // namespace vnni
+namespace amx {
+// A StripRowsFunction (q4_0_strips.h) on AMX tiles: one tile product per block for up to 16
+// tokens. Runs only where amx_int8_usable().
+void q4_0_strip_rows(const StripBlock* strip, size_t rows, const void* activations,
+                     size_t activation_stride, size_t tokens, float* out, size_t out_stride,
+                     size_t count);
+}  // namespace amx
 
 }  // namespace hearth::kernels
