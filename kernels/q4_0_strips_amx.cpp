@@ -19,6 +19,7 @@
 #include "kernels/dot_many.h"
 #include "kernels/dot_variants.h"
 #include "kernels/q4_0_strips.h"
+#include "kernels/simd_helpers.h"
 #include "kernels/strip_sums.h"
 
 namespace hearth::kernels::amx {
@@ -135,6 +136,7 @@ void strip_pass(const StripBlock* strip, size_t rows, const std::byte* activatio
         group.first = first;
         group.blocks = std::min(kGroupBlocks, blocks - first);
         for (size_t j = 0; j < group.blocks; ++j) {
+            prefetch_ahead(&strip[first + j]);
             unpack(strip[first + j], group.quads[j]);
             group.weight_scales[j] = weight_scales(strip[first + j].scales);
         }
