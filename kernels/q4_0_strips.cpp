@@ -58,6 +58,22 @@ void repack_q4_0_strips(const void* weights, size_t row_bytes, size_t rows, size
     }
 }
 
+void unpack_q4_0_strips(const StripBlock* strips, size_t columns, size_t first, size_t count,
+                        void* rows) {
+    const size_t blocks = strip_blocks(columns);
+    auto* out = static_cast<BlockQ4_0*>(rows);
+    for (size_t r = 0; r < count; ++r) {
+        const size_t row = first + r, m = row % kStripRows;
+        const StripBlock* strip = strips + row / kStripRows * blocks;
+        for (size_t b = 0; b < blocks; ++b) {
+            BlockQ4_0& block = out[r * blocks + b];
+            block.scale = strip[b].scales[m];
+            for (size_t q = 0; q < 4; ++q)
+                std::memcpy(block.quants + 4 * q, strip[b].nibbles[q][m], 4);
+        }
+    }
+}
+
 StripRowsFunction q4_0_strip_rows_vnni() {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
     if (best_isa() >= Isa::Avx512Vnni) return vnni::q4_0_strip_rows;

@@ -43,6 +43,11 @@ inline size_t strip_blocks(size_t columns) {
 void repack_q4_0_strips(const void* weights, size_t row_bytes, size_t rows, size_t columns,
                         StripBlock* out);
 
+// The inverse: rows [first, first + count) of a matrix in strips, as the file lays them out,
+// for readers of rows (a GPU upload, a dequantised row).
+void unpack_q4_0_strips(const StripBlock* strips, size_t columns, size_t first, size_t count,
+                        void* rows);
+
 // One strip against `tokens` BlockQ8Offset activation rows (token t's at activations + t *
 // activation_stride bytes): out[t * out_stride + m] for the first `rows` (at most kStripRows)
 // rows of the strip; nothing past them is written.

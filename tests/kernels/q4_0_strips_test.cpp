@@ -57,6 +57,21 @@ TEST(Q4_0Strips, RepackingPutsEachRowsBytesWhereTheLayoutSaysAndRepeatsTheLastRo
     }
 }
 
+TEST(Q4_0Strips, UnpackingGivesBackTheFilesRowsFromAnyStrip) {
+    std::mt19937 random(8);
+    const Matrix matrix = random_matrix(48, 160, random);
+    for (const size_t first : {0, 16, 32}) {
+        for (const size_t count : {1, 5, 16}) {
+            std::vector<std::byte> rows(count * matrix.row_bytes);
+            unpack_q4_0_strips(matrix.strips.data(), matrix.columns, first, count, rows.data());
+            EXPECT_EQ(std::memcmp(rows.data(), matrix.bytes.data() + first * matrix.row_bytes,
+                                  rows.size()),
+                      0)
+                << count << " rows from " << first;
+        }
+    }
+}
+
 TEST(Q4_0Strips, OnlyAvx512VnniAndAboveHaveAStripKernel) {
     EXPECT_EQ(q4_0_strip_rows(Isa::Scalar), nullptr);
     EXPECT_EQ(q4_0_strip_rows(Isa::Avx2), nullptr);
