@@ -16,11 +16,10 @@
 #include <cstdint>
 
 #include "kernels/activation_blocks.h"
-#include "kernels/dot_many.h"
 #include "kernels/dot_variants.h"
 #include "kernels/q4_0_strips.h"
 #include "kernels/simd_helpers.h"
-#include "kernels/strip_sums.h"
+#include "kernels/strip_helpers.h"
 
 namespace hearth::kernels::amx {
 namespace {
@@ -65,15 +64,11 @@ void configure(int tokens) {
 }
 
 // A block's sixteen rows as tile B wants them: quad q's bytes are row m's elements 4q..4q+3 at
-// 4m, the low nibbles of nibbles[q] for q < 4 and their high nibbles for quads 4-7.
-[[gnu::always_inline]] inline void unpack(const StripBlock& block, uint8_t (&quads)[8][64]) {
-    const __m512i low = _mm512_set1_epi8(0x0f);
-#pragma GCC unroll 4
-    for (int q = 0; q < 4; ++q) {
-        const __m512i bytes = _mm512_loadu_si512(block.nibbles[q]);
-        _mm512_store_si512(quads[q], _mm512_and_si512(bytes, low));
-        _mm512_store_si512(quads[q + 4], _mm512_and_si512(_mm512_srli_epi16(bytes, 4), low));
-    }
+// 4m.
+[[gnu::always_inline]] inline void unpack_into(const StripBlock& block, uint8_t (&quads)[8][64]) {
+    const Quads unpacked = unpack(block);
+#pragma GCC unroll 8
+    for (int q = 0; q < 8; ++q) _mm512_store_si512(quads[q], unpacked.quad[q]);
 }
 
 // Tile product `tile` (0-3) of one block: signed activations times unsigned nibbles. GCC 12's
@@ -113,9 +108,17 @@ struct Group {
     size_t first = 0, blocks = 0;
 };
 
+// N tokens against a strip, with the tiles configured for N.
 template <int N>
-void strip_pass(const StripBlock* strip, size_t rows, const std::byte* activations, size_t stride,
-                float* out, size_t out_stride, size_t blocks) {
+struct StripPass {
+    static void run(const StripBlock* strip, size_t rows, const std::byte* activations,
+                    size_t stride, float* out, size_t out_stride, size_t blocks);
+};
+
+template <int N>
+void StripPass<N>::run(const StripBlock* strip, size_t rows, const std::byte* activations,
+                       size_t stride, float* out, size_t out_stride, size_t blocks) {
+    configure(N);
     StripSums<N> pass(activations, stride);
     // Converts a group's products, blocks in order, into the sums.
     const auto add = [&](const Group<N>& group) {
@@ -137,7 +140,7 @@ void strip_pass(const StripBlock* strip, size_t rows, const std::byte* activatio
         group.blocks = std::min(kGroupBlocks, blocks - first);
         for (size_t j = 0; j < group.blocks; ++j) {
             prefetch_ahead(&strip[first + j]);
-            unpack(strip[first + j], group.quads[j]);
+            unpack_into(strip[first + j], group.quads[j]);
             group.weight_scales[j] = weight_scales(strip[first + j].scales);
         }
 #pragma GCC unroll 4
@@ -157,14 +160,8 @@ void strip_pass(const StripBlock* strip, size_t rows, const std::byte* activatio
 void q4_0_strip_rows(const StripBlock* strip, size_t rows, const void* activations,
                      size_t activation_stride, size_t tokens, float* out, size_t out_stride,
                      size_t count) {
-    const auto* first = static_cast<const std::byte*>(activations);
-    const size_t blocks = strip_blocks(count);
-    in_passes<kMostTokens>(tokens, [&](auto size, size_t done) {
-        constexpr int N = decltype(size)::value;
-        configure(N);
-        strip_pass<N>(strip, rows, first + done * activation_stride, activation_stride,
-                      out + done * out_stride, out_stride, blocks);
-    });
+    strip_rows<kMostTokens, StripPass>(strip, rows, activations, activation_stride, tokens, out,
+                                       out_stride, count);
 }
 
 }  // namespace hearth::kernels::amx

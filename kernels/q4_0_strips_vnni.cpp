@@ -11,32 +11,15 @@
 #include <cstring>
 
 #include "kernels/activation_blocks.h"
-#include "kernels/dot_many.h"
 #include "kernels/dot_variants.h"
 #include "kernels/q4_0_strips.h"
 #include "kernels/simd_helpers.h"
-#include "kernels/strip_sums.h"
+#include "kernels/strip_helpers.h"
 
 namespace hearth::kernels::vnni {
 namespace {
 
 constexpr int kPassTokens = 8;  // tokens sharing a block's unpacking
-
-struct Quads {
-    __m512i quad[8];
-};
-
-[[gnu::always_inline]] inline Quads unpack(const StripBlock& block) {
-    const __m512i low = _mm512_set1_epi8(0x0f);
-    Quads quads;
-#pragma GCC unroll 4
-    for (int q = 0; q < 4; ++q) {
-        const __m512i bytes = _mm512_loadu_si512(block.nibbles[q]);
-        quads.quad[q] = _mm512_and_si512(bytes, low);
-        quads.quad[q + 4] = _mm512_and_si512(_mm512_srli_epi16(bytes, 4), low);
-    }
-    return quads;
-}
 
 [[gnu::always_inline]] inline __m512i broadcast_word(const int8_t* quants, int q) {
     int32_t word;
@@ -56,9 +39,16 @@ struct Quads {
     return _mm512_add_epi32(low, high);
 }
 
+// N tokens against a strip.
 template <int N>
-void strip_pass(const StripBlock* strip, size_t rows, const std::byte* activations, size_t stride,
-                float* out, size_t out_stride, size_t blocks) {
+struct StripPass {
+    static void run(const StripBlock* strip, size_t rows, const std::byte* activations,
+                    size_t stride, float* out, size_t out_stride, size_t blocks);
+};
+
+template <int N>
+void StripPass<N>::run(const StripBlock* strip, size_t rows, const std::byte* activations,
+                       size_t stride, float* out, size_t out_stride, size_t blocks) {
     StripSums<N> pass(activations, stride);
     for (size_t b = 0; b < blocks; ++b) {
         // A strip is one contiguous stream, but the hardware prefetchers alone left decode from
@@ -78,13 +68,8 @@ void strip_pass(const StripBlock* strip, size_t rows, const std::byte* activatio
 void q4_0_strip_rows(const StripBlock* strip, size_t rows, const void* activations,
                      size_t activation_stride, size_t tokens, float* out, size_t out_stride,
                      size_t count) {
-    const auto* first = static_cast<const std::byte*>(activations);
-    const size_t blocks = strip_blocks(count);
-    in_passes<kPassTokens>(tokens, [&](auto size, size_t done) {
-        constexpr int N = decltype(size)::value;
-        strip_pass<N>(strip, rows, first + done * activation_stride, activation_stride,
-                      out + done * out_stride, out_stride, blocks);
-    });
+    strip_rows<kPassTokens, StripPass>(strip, rows, activations, activation_stride, tokens, out,
+                                       out_stride, count);
 }
 
 }  // namespace hearth::kernels::vnni

@@ -1,0 +1,86 @@
+// What the Q4_0 strip kernels (q4_0_strips_vnni.cpp, q4_0_strips_amx.cpp) share: a block's
+// quads, a pass's tokens and their sums with the float operations that make every kernel equal
+// the twin, and the passes over the tokens. Compiled into each with its own instruction sets, so
+// in an unnamed namespace, as dot_many.h's templates.
+#pragma once
+
+#include <immintrin.h>
+
+#include <array>
+#include <cstddef>
+
+#include "kernels/activation_blocks.h"
+#include "kernels/dot_many.h"
+#include "kernels/q4_0_strips.h"
+
+namespace hearth::kernels {
+namespace {
+
+// A block's eight quads, one 32-bit lane a row: the low nibbles of nibbles[q] are quad q, the
+// high ones quad 4 + q.
+struct Quads {
+    __m512i quad[8];
+};
+
+[[gnu::always_inline]] inline Quads unpack(const StripBlock& block) {
+    const __m512i low = _mm512_set1_epi8(0x0f);
+    Quads quads;
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) {
+        const __m512i bytes = _mm512_loadu_si512(block.nibbles[q]);
+        quads.quad[q] = _mm512_and_si512(bytes, low);
+        quads.quad[q + 4] = _mm512_and_si512(_mm512_srli_epi16(bytes, 4), low);
+    }
+    return quads;
+}
+
+// N tokens' BlockQ8Offset rows and their sums with the strip's sixteen rows, one lane a row.
+template <int N>
+struct StripSums {
+    std::array<const BlockQ8Offset*, N> tokens;
+    __m512 sums[N];
+
+    StripSums(const std::byte* activations, size_t stride) {
+        for (int t = 0; t < N; ++t) {
+            tokens[t] = reinterpret_cast<const BlockQ8Offset*>(activations +
+                                                               static_cast<size_t>(t) * stride);
+            sums[t] = _mm512_setzero_ps();
+        }
+    }
+
+    // Adds token t's exact integer dots with block b (the offset already taken out): one
+    // conversion, the scales' product and one FMA, as scalar::dot_q4_0_offset does.
+    [[gnu::always_inline]] void add(int t, size_t b, __m512i dots, __m512 weight_scales) {
+        const __m512 scales = _mm512_mul_ps(weight_scales, _mm512_set1_ps(tokens[t][b].scale));
+        sums[t] = _mm512_fmadd_ps(scales, _mm512_cvtepi32_ps(dots), sums[t]);
+    }
+
+    // The first `rows` lanes of each token's sums, token t's at out + t * out_stride.
+    void store(size_t rows, float* out, size_t out_stride) const {
+        const auto written = static_cast<__mmask16>((1u << rows) - 1);
+        for (int t = 0; t < N; ++t)
+            _mm512_mask_storeu_ps(out + static_cast<size_t>(t) * out_stride, written, sums[t]);
+    }
+};
+
+// A block's sixteen f16 weight scales as floats.
+[[gnu::always_inline]] inline __m512 weight_scales(const uint16_t (&scales)[16]) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(scales)));
+}
+
+// A StripRowsFunction's body: passes of at most Most tokens, each by Pass<N>::run(strip, rows,
+// first token's activations, stride, its results, out_stride, blocks).
+template <int Most, template <int> class Pass>
+void strip_rows(const StripBlock* strip, size_t rows, const void* activations,
+                size_t activation_stride, size_t tokens, float* out, size_t out_stride,
+                size_t count) {
+    const auto* first = static_cast<const std::byte*>(activations);
+    in_passes<Most>(tokens, [&](auto size, size_t done) {
+        Pass<decltype(size)::value>::run(strip, rows, first + done * activation_stride,
+                                         activation_stride, out + done * out_stride, out_stride,
+                                         strip_blocks(count));
+    });
+}
+
+}  // namespace
+}  // namespace hearth::kernels
