@@ -19,6 +19,7 @@
 #include "engine/generation/sampler.h"
 #include "engine/model/model.h"
 #include "engine/model/model_info.h"
+#include "engine/model/q4_0_strip_layout.h"
 #include "engine/runtime/speed_measurement.h"
 
 namespace {
@@ -62,7 +63,14 @@ std::string experts_read(const hearth::ModelConfig& config) {
 int main(int argc, char** argv) {
     try {
         const auto options = hearth::bench::parse_bench_options(argc, argv);
-        const auto model = hearth::Model::load(options.model_path);
+        // The CPU backend reads the layout the engine loads for it, unless asked for the file's.
+        hearth::MapOptions load;
+        if (options.backend == "cpu" && !options.file_layout) {
+            load.rewrite = hearth::q4_0_strip_rewrite(
+                options.isa.empty() ? hearth::kernels::best_isa()
+                                    : hearth::kernels::parse_isa(options.isa));
+        }
+        const auto model = hearth::Model::load(options.model_path, load);
         const auto backend =
             hearth::make_backend({.name = options.backend,
                                   .threads = options.threads,
@@ -162,7 +170,8 @@ int main(int argc, char** argv) {
         fmt::print(
             stderr,
             "hearth-bench: {}\nusage: hearth-bench -m MODEL.gguf [-p 64,512] [-n 128] [-d 0] [-r "
-            "5] [-t THREADS] [--isa scalar|avx2|avx512-vnni] [--backend cpu|vulkan [--device N]] "
+            "5] [-t THREADS] [--isa scalar|avx2|avx512-vnni] [--file-layout] [--backend cpu|vulkan "
+            "[--device N]] "
             "[--kv-type f16|q8_0] [--json] [--decode-paths]\n",
             error.what());
         return 2;

@@ -41,6 +41,8 @@ BenchOptions parse_bench_options(int argc, char** argv) {
             options.backend = value();
         } else if (option == "--isa") {
             options.isa = value();
+        } else if (option == "--file-layout") {
+            options.file_layout = true;
         } else if (option == "--kv-type") {
             options.kv_cache = parse_kv_cache_type(value());
         } else if (option == "--device") {

@@ -18,6 +18,7 @@ struct BenchOptions {
     int threads = 0;                         // -t
     std::string backend = "cpu";
     std::string isa;                 // --isa (cpu): scalar, avx2, avx512-vnni; empty for the best
+    bool file_layout = false;        // --file-layout (cpu): keep Q4_0 rows, not strips
     std::optional<uint32_t> device;  // --device N (vulkan)
     KvCacheType kv_cache = KvCacheType::F16;  // --kv-type f16|q8_0
     bool json = false;

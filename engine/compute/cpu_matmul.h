@@ -1,5 +1,6 @@
 // Products of a model's weight matrices with a step's activations on the CPU, on the path the
-// step's size calls for: integer dot products per token with activations quantised on the fly,
+// step's size calls for: integer dot products per token with activations quantised on the fly
+// (by rows, or by the sixteen-row strips a model loaded in kernels/q4_0_strips.h's layout holds),
 // panel kernels that multiply all tokens at once, or weight tiles dequantised for OpenBLAS sgemm.
 // The CPU backend's layers and its expert FFN share one, with its scratch.
 #pragma once
@@ -13,6 +14,7 @@
 #include "engine/model/model.h"
 #include "kernels/dot.h"
 #include "kernels/gemm.h"
+#include "kernels/q4_0_strips.h"
 
 namespace hearth {
 
@@ -81,6 +83,7 @@ public:
     private:
         const kernels::DotTable& m_dots;
         const kernels::GemmTable* m_gemm;
+        kernels::StripRowsFunction m_strip_kernel;
         MatmulThresholds m_thresholds;
         size_t m_activations = 0, m_panel = 0, m_tile = 0;
     };
@@ -92,6 +95,7 @@ private:
         kernels::DotFunction dot;
         kernels::DotManyFunction dot_many;
         kernels::DotRowsFunction dot_rows;
+        kernels::StripRowsFunction strip;  // for a matrix in strips, where the CPU has one
         size_t activation_offset, stride, first_unit, unit_rows;
     };
     struct PreparedInput {
@@ -103,12 +107,17 @@ private:
     };
 
     void run_dots(std::span<const Product> products, const float* in, int count);
+    static void multiply_strips(const DotPart& part, size_t first, size_t last,
+                                const std::byte* tokens);
+    static void multiply_rows(const DotPart& part, const std::byte* data, size_t count,
+                              const std::byte* tokens, float* out);
     void run_panel(std::span<const Product> products, const float* in, int count);
     void run_blas(const WeightMatrix& w, const float* in, int count, float* out);
 
     ThreadPool& m_pool;
     const kernels::DotTable& m_dots;
-    const kernels::GemmTable* m_gemm;  // null where the CPU (or the chosen ISA) has none
+    const kernels::GemmTable* m_gemm;           // null where the CPU (or the chosen ISA) has none
+    kernels::StripRowsFunction m_strip_kernel;  // null likewise; strips are then unpacked
     MatmulThresholds m_thresholds;
     std::vector<std::byte> m_activations;
     std::vector<kernels::PanelBlock> m_panel;

@@ -436,6 +436,7 @@ void GgufFile::parse(std::span<const std::byte> available) {
                         std::to_string(file_size) + " bytes: truncated or corrupt file");
         }
         tensor.data = m_map ? m_map->bytes().data() + begin : nullptr;
+        if (m_map) tensor.layout = m_map->layout();
     }
 
     std::vector<const GgufTensor*> by_offset;

@@ -35,6 +35,9 @@ struct GgufTensor {
     uint64_t offset = 0;  // from the start of the data section
     size_t bytes = 0;
     const std::byte* data = nullptr;  // points into the mapping, valid while the file lives
+    // The MapOptions::rewrite layout its file's bytes were loaded in; empty for the file's own.
+    // The rewrite decides which tensors it changes.
+    std::string layout;
 
     uint64_t row_length() const { return shape.empty() ? 0 : shape[0]; }
     uint64_t rows() const { return shape.empty() ? 0 : elements / shape[0]; }

@@ -72,8 +72,8 @@ public:
     HugePageCopy(const HugePageCopy&) = delete;
     HugePageCopy& operator=(const HugePageCopy&) = delete;
 
-    // The file's `size` bytes read into a new copy, then made read-only; null where the memory
-    // cannot be had (the caller then maps the file).
+    // The file's `size` bytes read into a new copy, rewritten by options.rewrite if any, then
+    // made read-only; null where the memory cannot be had (the caller then maps the file).
     static std::shared_ptr<const HugePageCopy> read(int fd, size_t size,
                                                     const std::filesystem::path& path,
                                                     const MapOptions& options) {
@@ -92,12 +92,17 @@ public:
             if (got < 0) fail(path, "cannot read", errno);
             done += static_cast<size_t>(got);
         }
+        if (options.rewrite) {
+            options.rewrite->apply({copy->m_data, size}, path);
+            copy->m_layout = options.rewrite->layout;
+        }
         if (::mprotect(copy->m_region, copy->m_length, PROT_READ) != 0) return nullptr;
         return copy;
     }
 
     bool allocated() const { return m_region != MAP_FAILED; }
     const std::byte* data() const { return m_data; }
+    const std::string& layout() const { return m_layout; }
 
 private:
     static constexpr size_t kHugePage = size_t{2} << 20;
@@ -105,15 +110,18 @@ private:
     size_t m_length;
     void* m_region;
     std::byte* m_data = nullptr;
+    std::string m_layout;
 };
 
 namespace {
 
-// A file as it was when read: the same device, inode, size and change time.
-using FileIdentity = std::tuple<dev_t, ino_t, off_t, time_t, long>;
+// A file as it was when read (the same device, inode, size and change time) in one layout.
+using FileIdentity = std::tuple<dev_t, ino_t, off_t, time_t, long, std::string>;
 
-FileIdentity identity_of(const struct stat& info) {
-    return {info.st_dev, info.st_ino, info.st_size, info.st_mtim.tv_sec, info.st_mtim.tv_nsec};
+FileIdentity identity_of(const struct stat& info, const MapOptions& options) {
+    return {info.st_dev,          info.st_ino,
+            info.st_size,         info.st_mtim.tv_sec,
+            info.st_mtim.tv_nsec, options.rewrite ? options.rewrite->layout : std::string()};
 }
 
 // The copies alive in this process, so that a second load of an unchanged file shares the
@@ -153,8 +161,9 @@ MappedFile::MappedFile(const std::filesystem::path& path, const MapOptions& opti
     if (!S_ISREG(info.st_mode)) throw LoadError(path.string() + ": not a regular file");
     if (info.st_size == 0) throw LoadError(path.string() + ": the file is empty");
     m_size = static_cast<size_t>(info.st_size);
-    if (options.prefault && options.huge_pages && transparent_huge_pages_offered()) {
-        const FileIdentity file = identity_of(info);
+    if (options.prefault &&
+        (options.rewrite || (options.huge_pages && transparent_huge_pages_offered()))) {
+        const FileIdentity file = identity_of(info, options);
         m_copy = live_copies().find(file);
         if (m_copy == nullptr && (m_copy = HugePageCopy::read(fd.get(), m_size, path, options))) {
             live_copies().add(file, m_copy);
@@ -192,6 +201,11 @@ void MappedFile::map(int fd, const std::filesystem::path& path, const MapOptions
     }
     (void)sink;
     if (options.progress) options.progress(m_size, m_size);
+}
+
+const std::string& MappedFile::layout() const {
+    static const std::string file_layout;
+    return m_copy != nullptr ? m_copy->layout() : file_layout;
 }
 
 MappedFile::~MappedFile() {

@@ -1,5 +1,6 @@
 // A whole file's bytes, read-only, released on destruction: a private copy in transparent huge
-// pages where the kernel offers them and the file is loaded whole, else a memory map. Decode
+// pages where the kernel offers them and the file is loaded whole (and wherever its bytes are to
+// be rewritten, see ByteRewrite), else a memory map. Decode
 // reads every weight once per token, and on 4 KiB pages the hardware prefetchers stop at every
 // page boundary: one core streamed 24 GB/s from 4 KiB pages and 33 GB/s from 2 MiB ones here,
 // and Qwen3-0.6B Q4_0 decoded 13-18% faster from the copy. The copy costs what the pre-faulted
@@ -14,9 +15,20 @@
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include <string_view>
 
 namespace hearth {
+
+// A change made to a file's bytes once, as they are loaded into memory: repacking weights into
+// the layout a CPU's kernels read fastest. The file on disk is never touched.
+struct ByteRewrite {
+    // Names the result. Loads in one process share a copy only when they ask for the same layout.
+    std::string layout;
+    // Rewrites `bytes` (the whole file, writable) in place; throws LoadError for a file it cannot
+    // rewrite.
+    std::function<void(std::span<std::byte> bytes, const std::filesystem::path& path)> apply;
+};
 
 struct MapOptions {
     // Pre-fault every page, so the first token of a generation pays no page faults. Off for
@@ -28,6 +40,10 @@ struct MapOptions {
     // With `prefault`: copy the file into transparent huge pages where the kernel offers them
     // (its setting is not "never" and it has the memory), else map it.
     bool huge_pages = true;
+    // With `prefault`: load the file into a private copy (on huge pages where offered) and apply
+    // this to it before it is made read-only. A load that maps the file (not pre-faulted, or no
+    // memory for a copy) keeps the file's layout; MappedFile::layout() says which one it got.
+    std::shared_ptr<const ByteRewrite> rewrite;
 };
 
 class MappedFile final {
@@ -42,6 +58,8 @@ public:
     size_t size() const { return m_size; }
     // Whether the bytes are a copy in memory advised for huge pages rather than a map of the file.
     bool copied_to_huge_pages() const { return m_copy != nullptr; }
+    // The ByteRewrite layout the bytes are in; empty for the file's own.
+    const std::string& layout() const;
 
     class HugePageCopy;
 

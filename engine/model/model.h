@@ -100,17 +100,23 @@ struct WeightMatrix {
     int64_t rows = 0;
     int64_t columns = 0;
     size_t row_bytes = 0;
+    // Q4_0 rows repacked into the sixteen-row strips of kernels/q4_0_strips.h as the model was
+    // loaded (engine/model/q4_0_strip_layout.h): `data` holds strips, not rows, and row() must
+    // not be used; rows_at() unpacks.
+    bool strips = false;
 
     // Null for a model read from a file's header alone, which has no bytes: offsetting a null
     // pointer is undefined behaviour, and a made-up address would look like data.
     const std::byte* row(int64_t index) const {
         return data == nullptr ? nullptr : data + static_cast<size_t>(index) * row_bytes;
     }
+    // Rows [first, first + count) in the file's layout: where they lie, or, for strips, unpacked
+    // into `scratch`. For readers that want rows (a GPU upload, the reference pass).
+    const std::byte* rows_at(int64_t first, int64_t count, std::vector<std::byte>& scratch) const;
     // Rows [first, first + count) as a matrix of their own: the parts of a fused tensor
-    // (Phi-3's attn_qkv, its gate-and-up ffn_up) are views, not copies.
-    WeightMatrix slice(int64_t first, int64_t count) const {
-        return {type, row(first), count, columns, row_bytes};
-    }
+    // (Phi-3's attn_qkv, its gate-and-up ffn_up) are views, not copies. Strips are cut only
+    // between strips: other bounds throw LoadError.
+    WeightMatrix slice(int64_t first, int64_t count) const;
 };
 
 struct LayerWeights {

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "engine/model/q4_0_strip_layout.h"
+
 namespace hearth {
 
 std::string shape_text(const std::vector<uint64_t>& shape) {
@@ -58,7 +60,12 @@ WeightMatrix ModelReader::matrix_of(const GgufTensor& found, int64_t rows, int64
         fail("tensor '" + found.name + "' has shape " + shape_text(found.shape) + ", expected [" +
              std::to_string(columns) + ", " + std::to_string(rows) + "]");
     }
-    return {found.type, found.data, rows, columns, tensor_bytes(found.type, columns)};
+    return {found.type,
+            found.data,
+            rows,
+            columns,
+            tensor_bytes(found.type, columns),
+            loaded_in_strips(found)};
 }
 
 WeightMatrix ModelReader::stacked_matrices(const std::string& name, int64_t count, int64_t rows,

@@ -21,8 +21,9 @@ void rmsnorm(const float* x, const std::vector<float>& weight, float epsilon, fl
 // out = W x, dequantising one row at a time into `row`.
 void matvec(const WeightMatrix& w, const float* x, float* out, std::vector<float>& row) {
     row.resize(static_cast<size_t>(w.columns));
+    std::vector<std::byte> unpacked;
     for (int64_t r = 0; r < w.rows; ++r) {
-        dequantize(w.type, w.row(r), row.data(), row.size());
+        dequantize(w.type, w.rows_at(r, 1, unpacked), row.data(), row.size());
         double sum = 0.0;
         for (int64_t c = 0; c < w.columns; ++c) sum += static_cast<double>(row[c]) * x[c];
         out[r] = static_cast<float>(sum);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "engine/compute/backend_factory.h"
+#include "engine/model/q4_0_strip_layout.h"
 
 namespace hearth {
 namespace {
@@ -47,7 +48,7 @@ void check_draft_vocabulary(const Vocabulary& model, const Vocabulary& draft) {
 
 std::unique_ptr<DraftModel> DraftModel::load(const std::filesystem::path& file,
                                              const Vocabulary& verifier, int threads) {
-    auto model = Model::load(file);
+    auto model = Model::load(file, cpu_load_options());
     check_draft_vocabulary(verifier, Vocabulary::from_gguf(model->file()));
     auto draft = std::make_unique<DraftModel>();
     draft->backend = make_backend({.name = "cpu", .threads = threads}, *model);

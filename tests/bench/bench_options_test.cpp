@@ -29,6 +29,8 @@ TEST(BenchOptions, ParsesTheDocumentedCommandLine) {
     EXPECT_EQ(gpu.device, 1u);
     EXPECT_FALSE(parse({"-m", "x"}).device.has_value());
     EXPECT_EQ(parse({"-m", "x", "--isa", "avx2"}).isa, "avx2");
+    EXPECT_FALSE(parse({"-m", "x"}).file_layout);
+    EXPECT_TRUE(parse({"-m", "x", "--file-layout"}).file_layout);
     EXPECT_EQ(parse({"-m", "x"}).kv_cache, KvCacheType::F16);
     EXPECT_EQ(parse({"-m", "x", "-d", "2048", "--kv-type", "q8_0"}).kv_cache, KvCacheType::Q8_0);
 }

@@ -149,10 +149,10 @@ Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json, 
 
 FixtureCounts check_native_fixture(
     const std::string& fixture, const std::function<std::unique_ptr<Backend>(const Model&)>& make,
-    bool q8_0_cache, bool exact_activations) {
+    bool q8_0_cache, bool exact_activations, const MapOptions& load) {
     const auto json = load_json(fixture_path("models/" + fixture + ".json"));
     const auto model =
-        Model::load(model_path(json["model"].toObject()["file"].toString().toStdString()));
+        Model::load(model_path(json["model"].toObject()["file"].toString().toStdString()), load);
     const auto backend = make(*model);
     return check_against_fixture(fixture, json, *backend,
                                  native_tolerance(fixture, json, q8_0_cache, exact_activations));

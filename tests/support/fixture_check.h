@@ -70,14 +70,14 @@ std::vector<std::string> native_model_fixtures();
 Tolerance native_tolerance(const std::string& fixture, const QJsonObject& json,
                            bool q8_0_cache = false, bool exact_activations = false);
 
-// Loads the model of native fixture `fixture` ("synth-llama-256-Q8_0"), builds a backend for it
-// with `make`, and checks it by native_tolerance.
+// Loads the model of native fixture `fixture` ("synth-llama-256-Q8_0") with `load`, builds a
+// backend for it with `make`, and checks it by native_tolerance.
 // `exact_activations`: the backend multiplies unrounded activations (the Vulkan shaders), where
 // llama.cpp rounded them to 8 bits before each quantised product; on expert_choices_flip files
 // that can choose another expert in each layer, so those are held to one flip per layer.
 FixtureCounts check_native_fixture(
     const std::string& fixture, const std::function<std::unique_ptr<Backend>(const Model&)>& make,
-    bool q8_0_cache = false, bool exact_activations = false);
+    bool q8_0_cache = false, bool exact_activations = false, const MapOptions& load = {});
 
 // Two backends (an F16 and a Q8_0 KV cache, say) teacher-forced through every prompt of native
 // fixture `fixture` and its greedy continuation: per step, the fixture's top-1/top-2 gap and

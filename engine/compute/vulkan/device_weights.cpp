@@ -35,9 +35,10 @@ public:
         const size_t rows_per_piece = std::max<size_t>(1, units) * unit_rows;
         for (size_t first = 0; first < static_cast<size_t>(weights.rows); first += rows_per_piece) {
             const size_t rows = std::min(rows_per_piece, static_cast<size_t>(weights.rows) - first);
-            matrix.pieces.push_back(
-                {buffer(weights.row(static_cast<int64_t>(first)), rows * weights.row_bytes),
-                 static_cast<uint32_t>(first), static_cast<uint32_t>(rows)});
+            matrix.pieces.push_back({buffer(weights.rows_at(static_cast<int64_t>(first),
+                                                            static_cast<int64_t>(rows), m_unpacked),
+                                            rows * weights.row_bytes),
+                                     static_cast<uint32_t>(first), static_cast<uint32_t>(rows)});
         }
         return matrix;
     }
@@ -64,6 +65,7 @@ private:
     size_t m_total;
     const UploadProgress& m_progress;
     size_t m_done = 0;
+    std::vector<std::byte> m_unpacked;  // a piece of a matrix in strips, as rows
 };
 
 namespace {

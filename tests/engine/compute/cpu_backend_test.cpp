@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "engine/format/gguf_writer.h"
+#include "engine/model/q4_0_strip_layout.h"
 #include "tests/support/backend_checks.h"
 #include "tests/support/fixture_check.h"
 #include "tests/support/shared_data.h"
@@ -25,6 +26,20 @@ TEST_P(CpuBackendFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
     const auto counts = test::check_native_fixture(GetParam(), [](const Model& model) {
         return std::make_unique<CpuBackend>(model, CpuBackendOptions{.threads = 2});
     });
+    EXPECT_GT(counts.top1_checked, 0);
+}
+
+// Loaded as the engine loads it for the CPU: Q4_0 products in strips (kernels/q4_0_strips.h),
+// which the CPU multiplies with the strip kernels where it has them and unpacks where not. The
+// one shared file whose products are Q4_0.
+TEST(CpuBackend, Q4_0StripsMatchLlamaCpp) {
+    const auto counts = test::check_native_fixture(
+        "synth-llama-256-Q4_0",
+        [](const Model& model) {
+            EXPECT_TRUE(model.weights().layers[0].query.strips);
+            return std::make_unique<CpuBackend>(model, CpuBackendOptions{.threads = 2});
+        },
+        false, false, {.rewrite = q4_0_strip_layout()});
     EXPECT_GT(counts.top1_checked, 0);
 }
 

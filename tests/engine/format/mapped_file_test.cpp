@@ -94,6 +94,43 @@ TEST_F(MappedFileTest, LoadsOfTheSameUnchangedFileShareOneCopy) {
     EXPECT_EQ(second.bytes()[1000], pattern(kFileBytes)[1000]);
 }
 
+// A rewrite (the CPU's weight layout) changes the loaded copy, never the file, and even with huge
+// pages withheld; loads share a copy only when they ask for the same layout, and a load that maps
+// the file keeps the file's own.
+TEST_F(MappedFileTest, ARewriteChangesTheCopyAndCopiesAreSharedOnlyInOneLayout) {
+    const auto invert = std::make_shared<const ByteRewrite>(
+        ByteRewrite{"inverted", [](std::span<std::byte> bytes, const std::filesystem::path&) {
+                        for (auto& byte : bytes) byte = ~byte;
+                    }});
+    const MappedFile inverted(path, {.huge_pages = false, .rewrite = invert});
+    ASSERT_TRUE(inverted.copied_to_huge_pages());
+    EXPECT_EQ(inverted.layout(), "inverted");
+    ASSERT_EQ(inverted.size(), expected.size());
+    for (const size_t at : {size_t{0}, size_t{4096}, kFileBytes - 1}) {
+        EXPECT_EQ(inverted.bytes()[at], ~expected[at]) << "byte " << at;
+    }
+    const MappedFile again(path, {.rewrite = invert});
+    EXPECT_EQ(again.bytes().data(), inverted.bytes().data());
+    const MappedFile plain(path);
+    EXPECT_NE(plain.bytes().data(), inverted.bytes().data());
+    EXPECT_EQ(plain.layout(), "");
+    expect_same_bytes(plain);
+    const MappedFile header(path, {.prefault = false, .rewrite = invert});
+    EXPECT_FALSE(header.copied_to_huge_pages());
+    EXPECT_EQ(header.layout(), "");
+    expect_same_bytes(header);
+}
+
+// A rewrite's error is the load's, and leaves no copy behind for the next load to find.
+TEST_F(MappedFileTest, ARewriteThatFailsFailsTheLoad) {
+    const auto refuse = std::make_shared<const ByteRewrite>(
+        ByteRewrite{"refused", [](std::span<std::byte>, const std::filesystem::path& file) {
+                        throw LoadError(file.string() + ": not in a layout this rewrite knows");
+                    }});
+    EXPECT_THROW(MappedFile(path, {.rewrite = refuse}), LoadError);
+    EXPECT_THROW(MappedFile(path, {.rewrite = refuse}), LoadError);
+}
+
 // Where the kernel's setting is "never", or the file cannot be read, loads map the file.
 TEST(TransparentHugePages, AreOfferedUnlessTheKernelsSettingIsNever) {
     EXPECT_TRUE(transparent_huge_pages_offered("[always] madvise never"));

@@ -1,0 +1,72 @@
+#include "engine/model/q4_0_strip_layout.h"
+
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "engine/format/tensor_types.h"
+#include "kernels/q4_0_strips.h"
+
+namespace hearth {
+namespace {
+
+bool ends_with(std::string_view text, std::string_view end) {
+    return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
+}
+
+// The products the CPU backend runs as whole matrices. Phi-3's fused attn_qkv is left out (its
+// slices need not fall on strips); its fused ffn_up is in, cut at the FFN length, which real
+// models make a multiple of sixteen (WeightMatrix::slice refuses any other).
+bool multiplied_whole(std::string_view name) {
+    if (name == "output.weight") return true;
+    constexpr std::array kMatrices{".attn_q.weight",      ".attn_k.weight",   ".attn_v.weight",
+                                   ".attn_output.weight", ".ffn_gate.weight", ".ffn_up.weight",
+                                   ".ffn_down.weight"};
+    for (const auto matrix : kMatrices) {
+        if (ends_with(name, matrix)) return name.starts_with("blk.");
+    }
+    return false;
+}
+
+// Repacks every tensor the layout takes, one at a time through a copy of its rows.
+void repack_file(std::span<std::byte> bytes, const std::filesystem::path& path) {
+    const GgufFile header(GgufBeginning{bytes, bytes.size(), path.string()});
+    std::vector<std::byte> rows;
+    for (const auto& tensor : header.tensors()) {
+        if (!repacked_into_strips(tensor)) continue;
+        std::byte* data = bytes.data() + header.data_offset() + tensor.offset;
+        rows.assign(data, data + tensor.bytes);
+        const size_t columns = tensor.row_length();
+        kernels::repack_q4_0_strips(rows.data(), tensor_bytes(tensor.type, columns), tensor.rows(),
+                                    columns, reinterpret_cast<kernels::StripBlock*>(data));
+    }
+}
+
+}  // namespace
+
+bool repacked_into_strips(const GgufTensor& tensor) {
+    return tensor.type == TensorType::Q4_0 && tensor.shape.size() == 2 &&
+           tensor.rows() % kernels::kStripRows == 0 && tensor.row_length() % 32 == 0 &&
+           tensor.rows() > 0 && multiplied_whole(tensor.name);
+}
+
+bool loaded_in_strips(const GgufTensor& tensor) {
+    return tensor.layout == kQ4_0StripLayout && repacked_into_strips(tensor);
+}
+
+std::shared_ptr<const ByteRewrite> q4_0_strip_layout() {
+    return std::make_shared<const ByteRewrite>(
+        ByteRewrite{std::string(kQ4_0StripLayout), repack_file});
+}
+
+std::shared_ptr<const ByteRewrite> q4_0_strip_rewrite(kernels::Isa isa) {
+    return kernels::q4_0_strip_rows(isa) != nullptr ? q4_0_strip_layout() : nullptr;
+}
+
+MapOptions cpu_load_options(MapOptions options) {
+    options.rewrite = q4_0_strip_rewrite(kernels::best_isa());
+    return options;
+}
+
+}  // namespace hearth

@@ -1,0 +1,39 @@
+// The strip layout of a model's Q4_0 matrices (kernels/q4_0_strips.h), made as the file is loaded
+// into memory: on a CPU with a strip kernel, decode and batched decode read sixteen rows as one
+// operand instead of transposing them on every read. Loading does it once, in the model's own
+// copy (the same bytes, rearranged), so it costs no memory; the file on disk is untouched.
+#pragma once
+
+#include <memory>
+#include <string_view>
+
+#include "engine/format/gguf_file.h"
+#include "engine/format/mapped_file.h"
+#include "kernels/dot.h"
+
+namespace hearth {
+
+inline constexpr std::string_view kQ4_0StripLayout = "q4_0 strips";
+
+// Whether the strip layout repacks `tensor`: the Q4_0 matrices the CPU multiplies by activations
+// (attention, the dense feed-forward, the LM head) whose rows fill whole strips and whose rows
+// are whole blocks. Not the embedding (looked up a row at a time) nor stacked experts (their
+// kernels take rows one expert at a time).
+bool repacked_into_strips(const GgufTensor& tensor);
+
+// Whether `tensor` was loaded in strips: its file was loaded with q4_0_strip_rewrite() and the
+// layout repacks it.
+bool loaded_in_strips(const GgufTensor& tensor);
+
+// The rewrite into strips. Any CPU reads them (unpacking where it has no strip kernel).
+std::shared_ptr<const ByteRewrite> q4_0_strip_layout();
+
+// The rewrite into strips for a CPU working at `isa`: null where it has no strip kernel, and the
+// model then keeps the file's layout.
+std::shared_ptr<const ByteRewrite> q4_0_strip_rewrite(kernels::Isa isa);
+
+// The options a CPU-backed load uses: pre-faulted, in strips where kernels::best_isa() has a
+// strip kernel. The CPU backend reads any layout; this one is fastest for it.
+MapOptions cpu_load_options(MapOptions options = {});
+
+}  // namespace hearth

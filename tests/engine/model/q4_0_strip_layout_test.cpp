@@ -1,0 +1,182 @@
+// A model loaded in the CPU's strip layout holds the same weights as its file, rearranged: every
+// reader (the CPU backend at each kernel level, the reference pass, a GPU upload) computes the
+// same numbers from it, bit for bit, as from the file's rows.
+#include "engine/model/q4_0_strip_layout.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "engine/compute/cpu_backend.h"
+#include "engine/compute/reference_backend.h"
+#include "engine/compute/vulkan/vulkan_backend.h"
+#include "engine/model/load_error.h"
+#include "engine/model/model.h"
+#include "kernels/q4_0_strips.h"
+#include "tests/support/shared_data.h"
+#include "tests/support/temp_files.h"
+
+namespace hearth {
+namespace {
+
+const char* const kModel = "synth-llama-256-Q4_0.gguf";
+
+struct Loaded {
+    std::unique_ptr<Model> rows = Model::load(test::model_path(kModel));
+    std::unique_ptr<Model> strips =
+        Model::load(test::model_path(kModel), {.rewrite = q4_0_strip_layout()});
+};
+
+// Every matrix of a model with the one in the same place of another.
+template <typename Visit>
+void for_each_matrix(const Model& first, const Model& second, Visit visit) {
+    const auto& a = first.weights();
+    const auto& b = second.weights();
+    visit(a.token_embedding, b.token_embedding, "token_embd");
+    visit(a.output, b.output, "output");
+    for (size_t l = 0; l < a.layers.size(); ++l) {
+        const auto ma = a.layers[l].matrices(), mb = b.layers[l].matrices();
+        for (size_t m = 0; m < ma.size(); ++m) {
+            visit(*ma[m], *mb[m], "layer " + std::to_string(l) + " matrix " + std::to_string(m));
+        }
+    }
+}
+
+TEST(Q4_0StripLayout, RepacksTheQ4_0ProductsInPlaceAndNothingElse) {
+    const Loaded loaded;
+    int repacked = 0;
+    std::vector<std::byte> scratch;
+    for_each_matrix(
+        *loaded.rows, *loaded.strips,
+        [&](const WeightMatrix& rows, const WeightMatrix& strips, const std::string& what) {
+            EXPECT_FALSE(rows.strips) << what;
+            const bool expected =
+                rows.type == TensorType::Q4_0 && what != "token_embd" && rows.rows % 16 == 0;
+            EXPECT_EQ(strips.strips, expected) << what;
+            const size_t bytes = static_cast<size_t>(rows.rows) * rows.row_bytes;
+            const bool same = std::memcmp(rows.data, strips.data, bytes) == 0;
+            EXPECT_EQ(same, !strips.strips) << what;
+            const std::byte* unpacked = strips.rows_at(0, strips.rows, scratch);
+            EXPECT_EQ(std::memcmp(rows.data, unpacked, bytes), 0) << what;
+            repacked += strips.strips;
+        });
+    // All seven matrices of each layer of this file are Q4_0.
+    EXPECT_GE(repacked, 7 * static_cast<int>(loaded.rows->weights().layers.size()));
+    // The file itself is untouched: a plain load reads its rows.
+    const auto again = Model::load(test::model_path(kModel), {.huge_pages = false});
+    const auto& query = again->weights().layers[0].query;
+    EXPECT_EQ(std::memcmp(query.data, loaded.rows->weights().layers[0].query.data,
+                          static_cast<size_t>(query.rows) * query.row_bytes),
+              0);
+}
+
+std::vector<int32_t> prompt(int length) {
+    std::vector<int32_t> tokens{1};
+    for (int i = 1; i < length; ++i) tokens.push_back(3 + (i * 37) % 250);
+    return tokens;
+}
+
+// A prompt, then decode steps; every row of logits.
+std::vector<float> run(Backend& backend) {
+    auto sequence = backend.create_sequence(128);
+    auto logits = backend.forward(prompt(70), *sequence, LogitRows::All);
+    for (const int32_t token : {5, 17, 99}) {
+        const auto step = backend.forward(std::span(&token, 1), *sequence, LogitRows::Last);
+        logits.insert(logits.end(), step.begin(), step.end());
+    }
+    return logits;
+}
+
+// Strips take the integer dots at every size; so do the rows here. Below AVX-512 VNNI the strips
+// are unpacked for the row kernels of the level; above, the strip kernels compute
+// scalar::dot_q4_0_offset's numbers, which is what the AVX2 row kernel computes (AVX-512's row
+// kernels read activations of another layout, Q4_0Lanes).
+TEST(Q4_0StripLayout, TheCpuBackendComputesTheRowsNumbersAtEveryKernelLevel) {
+    const Loaded loaded;
+    for (const auto isa : {kernels::Isa::Scalar, kernels::Isa::Avx2, kernels::Isa::Avx512Vnni}) {
+        if (isa > kernels::best_isa()) continue;
+        const bool kernel = kernels::q4_0_strip_rows(isa) != nullptr;
+        const CpuBackendOptions dots{.threads = 2,
+                                     .isa = kernel ? kernels::Isa::Avx2 : isa,
+                                     .chunk_sizes = {1, 8, 64},
+                                     .panel_threshold = 1000,
+                                     .blas_threshold = 1000};
+        CpuBackendOptions strips = dots;
+        strips.isa = isa;
+        strips.panel_threshold = 16;  // which strips never take
+        strips.blas_threshold = 32;
+        CpuBackend from_rows(*loaded.rows, dots), from_strips(*loaded.strips, strips);
+        EXPECT_EQ(run(from_rows), run(from_strips)) << kernels::isa_name(isa);
+    }
+}
+
+TEST(Q4_0StripLayout, TheReferencePassReadsStripsAsRows) {
+    const Loaded loaded;
+    ReferenceBackend from_rows(*loaded.rows), from_strips(*loaded.strips);
+    EXPECT_EQ(run(from_rows), run(from_strips));
+}
+
+// A GPU reads rows: the upload unpacks strips, in pieces that need not start on a strip.
+TEST(Q4_0StripLayout, AGpuUploadUnpacksStrips) {
+    const Loaded loaded;
+    const VulkanBackendOptions options{.allow_cpu_device = true, .max_piece_bytes = 16 << 10};
+    VulkanBackend from_rows(*loaded.rows, options), from_strips(*loaded.strips, options);
+    EXPECT_EQ(run(from_rows), run(from_strips));
+}
+
+TEST(Q4_0StripLayout, SlicesOfStripsFallBetweenStrips) {
+    const Loaded loaded;
+    const WeightMatrix& up = loaded.strips->weights().layers[0].up;
+    ASSERT_TRUE(up.strips);
+    const WeightMatrix second = up.slice(16, 32);
+    EXPECT_TRUE(second.strips);
+    std::vector<std::byte> whole, part;
+    const std::byte* rows = up.rows_at(16, 32, whole);
+    EXPECT_EQ(std::memcmp(rows, second.rows_at(0, 32, part), 32 * up.row_bytes), 0);
+    try {
+        (void)up.slice(8, 16);
+        FAIL() << "a slice from the middle of a strip";
+    } catch (const LoadError& error) {
+        EXPECT_NE(std::string(error.what()).find("strip of 16 rows"), std::string::npos)
+            << error.what();
+    }
+}
+
+// The rewrite reads the file's header as any load does: a damaged file is the same LoadError.
+TEST(Q4_0StripLayout, ADamagedFileIsRefusedAsWithoutTheLayout) {
+    test::TempDirectory directory;
+    std::ifstream source(test::model_path(kModel), std::ios::binary);
+    std::vector<char> bytes((std::istreambuf_iterator<char>(source)), {});
+    bytes.resize(bytes.size() / 2);
+    const auto truncated = directory.path() / "truncated.gguf";
+    std::ofstream(truncated, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    for (const auto& rewrite : {std::shared_ptr<const ByteRewrite>(), q4_0_strip_layout()}) {
+        try {
+            (void)Model::load(truncated, {.rewrite = rewrite});
+            FAIL() << "a truncated file loaded";
+        } catch (const LoadError& error) {
+            EXPECT_NE(std::string(error.what()).find("truncated or corrupt file"),
+                      std::string::npos)
+                << error.what();
+        }
+    }
+}
+
+// The engine's loads ask for strips exactly where the CPU has a kernel for them.
+TEST(Q4_0StripLayout, CpuLoadsAskForStripsWhereTheCpuHasAStripKernel) {
+    const auto options = cpu_load_options({.prefault = true});
+    const bool kernel = kernels::q4_0_strip_rows(kernels::best_isa()) != nullptr;
+    ASSERT_EQ(options.rewrite != nullptr, kernel);
+    if (kernel) {
+        EXPECT_EQ(options.rewrite->layout, kQ4_0StripLayout);
+    }
+    EXPECT_EQ(q4_0_strip_rewrite(kernels::Isa::Avx2), nullptr);
+    EXPECT_EQ(q4_0_strip_rewrite(kernels::Isa::Scalar), nullptr);
+}
+
+}  // namespace
+}  // namespace hearth
