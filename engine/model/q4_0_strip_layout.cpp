@@ -1,8 +1,11 @@
 #include "engine/model/q4_0_strip_layout.h"
 
+#include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/format/tensor_types.h"
@@ -29,18 +32,32 @@ bool multiplied_whole(std::string_view name) {
     return false;
 }
 
-// Repacks every tensor the layout takes, one at a time through a copy of its rows.
+// Repacks every tensor the layout takes, each through a copy of its rows, the tensors shared out
+// among the machine's cores: one core repacked TinyLlama's 607 MiB in 0.2-0.5 s, which a 7B
+// model would multiply by six.
 void repack_file(std::span<std::byte> bytes, const std::filesystem::path& path) {
     const GgufFile header(GgufBeginning{bytes, bytes.size(), path.string()});
-    std::vector<std::byte> rows;
+    std::vector<const GgufTensor*> tensors;
     for (const auto& tensor : header.tensors()) {
-        if (!repacked_into_strips(tensor)) continue;
-        std::byte* data = bytes.data() + header.data_offset() + tensor.offset;
-        rows.assign(data, data + tensor.bytes);
-        const size_t columns = tensor.row_length();
-        kernels::repack_q4_0_strips(rows.data(), tensor_bytes(tensor.type, columns), tensor.rows(),
-                                    columns, reinterpret_cast<kernels::StripBlock*>(data));
+        if (repacked_into_strips(tensor)) tensors.push_back(&tensor);
     }
+    std::atomic<size_t> next{0};
+    const auto repack = [&] {
+        std::vector<std::byte> rows;
+        for (size_t index = next++; index < tensors.size(); index = next++) {
+            const GgufTensor& tensor = *tensors[index];
+            std::byte* data = bytes.data() + header.data_offset() + tensor.offset;
+            rows.assign(data, data + tensor.bytes);
+            const size_t columns = tensor.row_length();
+            kernels::repack_q4_0_strips(rows.data(), tensor_bytes(tensor.type, columns),
+                                        tensor.rows(), columns,
+                                        reinterpret_cast<kernels::StripBlock*>(data));
+        }
+    };
+    const size_t helpers = std::min<size_t>(std::thread::hardware_concurrency(), 8);
+    std::vector<std::jthread> threads;
+    for (size_t h = 1; h < helpers; ++h) threads.emplace_back(repack);
+    repack();
 }
 
 }  // namespace
