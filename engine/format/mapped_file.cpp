@@ -54,9 +54,9 @@ bool transparent_huge_pages_offered() {
 // A file read whole into anonymous memory aligned to 2 MiB and advised for huge pages.
 class MappedFile::HugePageCopy final {
 public:
-    // Room for `size` bytes from a 2 MiB boundary on; allocated() is false where the memory
-    // cannot be had.
-    explicit HugePageCopy(size_t size)
+    // Room for `size` bytes from a 2 MiB boundary on, advised for huge pages if `huge_pages`;
+    // allocated() is false where the memory cannot be had.
+    HugePageCopy(size_t size, bool huge_pages)
         : m_length((size + kHugePage - 1) / kHugePage * kHugePage + kHugePage),
           m_region(::mmap(nullptr, m_length, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                           -1, 0)) {
@@ -64,7 +64,7 @@ public:
         const auto base = reinterpret_cast<uintptr_t>(m_region);
         const auto start = (base + kHugePage - 1) / kHugePage * kHugePage;
         m_data = reinterpret_cast<std::byte*>(start);
-        ::madvise(m_data, m_length - (start - base), MADV_HUGEPAGE);
+        if (huge_pages) ::madvise(m_data, m_length - (start - base), MADV_HUGEPAGE);
     }
     ~HugePageCopy() {
         if (allocated()) ::munmap(m_region, m_length);
@@ -77,7 +77,8 @@ public:
     static std::shared_ptr<const HugePageCopy> read(int fd, size_t size,
                                                     const std::filesystem::path& path,
                                                     const MapOptions& options) {
-        const auto copy = std::make_shared<HugePageCopy>(size);
+        const auto copy = std::make_shared<HugePageCopy>(
+            size, options.huge_pages && transparent_huge_pages_offered());
         if (!copy->allocated()) return nullptr;
         // About every percent, as the map's pre-faulting reports.
         const size_t chunk = std::max<size_t>(size_t{64} << 10, size / 100);

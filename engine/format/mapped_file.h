@@ -56,7 +56,8 @@ public:
 
     std::span<const std::byte> bytes() const { return {m_data, m_size}; }
     size_t size() const { return m_size; }
-    // Whether the bytes are a copy in memory advised for huge pages rather than a map of the file.
+    // Whether the bytes are a private copy (advised for huge pages unless MapOptions::huge_pages
+    // is off) rather than a map of the file.
     bool copied_to_huge_pages() const { return m_copy != nullptr; }
     // The ByteRewrite layout the bytes are in; empty for the file's own.
     const std::string& layout() const;

@@ -32,8 +32,8 @@ std::shared_ptr<const ByteRewrite> q4_0_strip_layout();
 // model then keeps the file's layout.
 std::shared_ptr<const ByteRewrite> q4_0_strip_rewrite(kernels::Isa isa);
 
-// The options a CPU-backed load uses: pre-faulted, in strips where kernels::best_isa() has a
-// strip kernel. The CPU backend reads any layout; this one is fastest for it.
-MapOptions cpu_load_options(MapOptions options = {});
+// The options a load for the CPU backend at `isa` uses: in strips where that level has a strip
+// kernel. The CPU backend reads any layout; this one is fastest for it.
+MapOptions cpu_load_options(MapOptions options = {}, kernels::Isa isa = kernels::best_isa());
 
 }  // namespace hearth

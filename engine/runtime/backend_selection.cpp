@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <stdexcept>
 
 #include "engine/compute/backend_factory.h"
 #include "engine/compute/vulkan/device.h"
 #include "engine/compute/vulkan/self_test.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
 #include "engine/model/load_error.h"
+#include "engine/model/q4_0_strip_layout.h"
 #include "engine/runtime/turn_time.h"
 
 namespace hearth {
@@ -62,6 +64,23 @@ bool has_gpu() {
     return std::any_of(devices.begin(), devices.end(), [](const vulkan::DeviceInfo& device) {
         return device.type != VK_PHYSICAL_DEVICE_TYPE_CPU;
     });
+}
+
+MapOptions load_options(const BackendPreference& preference, MapOptions options) {
+    using Kind = BackendPreference::Kind;
+    const bool cpu = preference.kind == Kind::Cpu ||
+                     (preference.kind == Kind::Automatic && !has_gpu()) ||
+                     !preference.unknown_setting.empty();
+    if (!cpu) return options;
+    auto isa = kernels::best_isa();
+    if (!preference.isa.empty()) {
+        try {
+            isa = kernels::parse_isa(preference.isa);
+        } catch (const std::invalid_argument&) {
+            return options;  // the CPU backend's creation names the problem
+        }
+    }
+    return cpu_load_options(std::move(options), isa);
 }
 
 BackendSelector::BackendSelector(BackendSelectorOptions options) : m_options(std::move(options)) {}

@@ -59,4 +59,10 @@ private:
 // Whether the machine has a Vulkan device that is not a CPU implementation (no driver: none).
 bool has_gpu();
 
+// `options` for loading a model `preference` will run: the CPU's weight layout
+// (engine/model/q4_0_strip_layout.h) where the CPU backend will run it, the file's own for a GPU
+// (automatic on a machine with one: the upload would only unpack the strips again) and for the
+// reference pass. A later switch of backend reads either layout.
+MapOptions load_options(const BackendPreference& preference, MapOptions options = {});
+
 }  // namespace hearth

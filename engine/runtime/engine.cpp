@@ -13,7 +13,6 @@
 #include "engine/generation/session.h"
 #include "engine/grammar/json_schema.h"
 #include "engine/model/load_error.h"
-#include "engine/model/q4_0_strip_layout.h"
 #include "engine/runtime/memory_check.h"
 #include "engine/text/chat_prompt.h"
 
@@ -92,9 +91,8 @@ ModelInfo Engine::load(const std::filesystem::path& file, const LoadControl& con
                                     : std::min(info.context_length, kDefaultContextCap));
     }
     int reported = -1;
-    // Whatever backend runs it, now or after a switch, the CPU's layout: a GPU upload unpacks it.
-    auto model =
-        Model::load(file, cpu_load_options({.progress = progress_reporter(control, reported)}));
+    auto model = Model::load(
+        file, load_options(m_options.backend, {.progress = progress_reporter(control, reported)}));
     auto tokenizer = make_tokenizer(model->file());
     auto chat = std::make_unique<ChatTemplate>(
         ChatTemplate::from_model(model->file(), tokenizer->vocabulary()));

@@ -35,10 +35,11 @@ public:
         const size_t rows_per_piece = std::max<size_t>(1, units) * unit_rows;
         for (size_t first = 0; first < static_cast<size_t>(weights.rows); first += rows_per_piece) {
             const size_t rows = std::min(rows_per_piece, static_cast<size_t>(weights.rows) - first);
-            matrix.pieces.push_back({buffer(weights.rows_at(static_cast<int64_t>(first),
-                                                            static_cast<int64_t>(rows), m_unpacked),
-                                            rows * weights.row_bytes),
-                                     static_cast<uint32_t>(first), static_cast<uint32_t>(rows)});
+            matrix.pieces.push_back(
+                {weights.strips
+                     ? unpacked_buffer(weights, first, rows)
+                     : buffer(weights.row(static_cast<int64_t>(first)), rows * weights.row_bytes),
+                 static_cast<uint32_t>(first), static_cast<uint32_t>(rows)});
         }
         return matrix;
     }
@@ -51,12 +52,32 @@ public:
     size_t uploaded() const { return m_done; }
 
 private:
-    std::unique_ptr<Buffer> buffer(const void* data, size_t bytes) {
-        auto buffer = std::make_unique<Buffer>(m_device, bytes, Memory::Device);
-        m_device.upload(*buffer, 0, data, bytes);
+    // Rows [first, first + count) of a matrix in strips (the CPU's layout), unpacked a few
+    // thousand rows at a time: a piece can be hundreds of megabytes.
+    std::unique_ptr<Buffer> unpacked_buffer(const WeightMatrix& weights, size_t first,
+                                            size_t count) {
+        constexpr size_t kRowsAtOnce = 4096;
+        auto buffer = std::make_unique<Buffer>(m_device, count * weights.row_bytes, Memory::Device);
+        for (size_t done = 0; done < count; done += kRowsAtOnce) {
+            const size_t rows = std::min(kRowsAtOnce, count - done);
+            const std::byte* data = weights.rows_at(static_cast<int64_t>(first + done),
+                                                    static_cast<int64_t>(rows), m_unpacked);
+            m_device.upload(*buffer, done * weights.row_bytes, data, rows * weights.row_bytes);
+        }
+        count_uploaded(count * weights.row_bytes);
+        return buffer;
+    }
+
+    void count_uploaded(size_t bytes) {
         m_done += bytes;
         if (m_progress && !m_progress(m_done, m_total))
             throw LoadCancelled("loading the model onto the GPU was cancelled");
+    }
+
+    std::unique_ptr<Buffer> buffer(const void* data, size_t bytes) {
+        auto buffer = std::make_unique<Buffer>(m_device, bytes, Memory::Device);
+        m_device.upload(*buffer, 0, data, bytes);
+        count_uploaded(bytes);
         return buffer;
     }
 
@@ -65,7 +86,7 @@ private:
     size_t m_total;
     const UploadProgress& m_progress;
     size_t m_done = 0;
-    std::vector<std::byte> m_unpacked;  // a piece of a matrix in strips, as rows
+    std::vector<std::byte> m_unpacked;  // rows of a matrix in strips, unpacked for upload
 };
 
 namespace {

@@ -145,6 +145,29 @@ TEST(Q4_0StripLayout, SlicesOfStripsFallBetweenStrips) {
     }
 }
 
+// Which tensors the layout takes, by name, type and shape. An ffn_up must split into two halves
+// of whole strips: Phi-3's is its gate and up in one, cut at the FFN length.
+TEST(Q4_0StripLayout, TakesProductsWhoseRowsFillWholeStrips) {
+    const auto tensor = [](std::string name, uint64_t rows, TensorType type = TensorType::Q4_0) {
+        GgufTensor t{.name = std::move(name), .type = type, .shape = {64, rows}};
+        t.elements = 64 * rows;
+        return t;
+    };
+    EXPECT_TRUE(repacked_into_strips(tensor("blk.3.attn_q.weight", 48)));
+    EXPECT_TRUE(repacked_into_strips(tensor("blk.0.ffn_down.weight", 16)));
+    EXPECT_TRUE(repacked_into_strips(tensor("output.weight", 256)));
+    EXPECT_TRUE(repacked_into_strips(tensor("blk.0.ffn_up.weight", 64)));
+    EXPECT_FALSE(repacked_into_strips(tensor("blk.0.ffn_up.weight", 48)));
+    EXPECT_FALSE(repacked_into_strips(tensor("blk.3.attn_q.weight", 40)));
+    EXPECT_FALSE(repacked_into_strips(tensor("blk.3.attn_q.weight", 48, TensorType::Q8_0)));
+    EXPECT_FALSE(repacked_into_strips(tensor("token_embd.weight", 256)));
+    EXPECT_FALSE(repacked_into_strips(tensor("blk.0.attn_qkv.weight", 256)));
+    EXPECT_FALSE(repacked_into_strips(tensor("blk.0.ffn_up_exps.weight", 256)));
+    GgufTensor stacked = tensor("blk.0.ffn_gate.weight", 64);
+    stacked.shape = {64, 16, 4};
+    EXPECT_FALSE(repacked_into_strips(stacked));
+}
+
 // The rewrite reads the file's header as any load does: a damaged file is the same LoadError.
 TEST(Q4_0StripLayout, ADamagedFileIsRefusedAsWithoutTheLayout) {
     test::TempDirectory directory;

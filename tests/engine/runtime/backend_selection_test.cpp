@@ -1,0 +1,36 @@
+// Which weight layout a load asks for, by the backend that will run the model.
+#include "engine/runtime/backend_selection.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/model/q4_0_strip_layout.h"
+#include "kernels/q4_0_strips.h"
+
+namespace hearth {
+namespace {
+
+bool asks_for_strips(const BackendPreference& preference) {
+    const MapOptions options = load_options(preference, {.prefault = true});
+    EXPECT_TRUE(options.prefault);
+    if (options.rewrite) {
+        EXPECT_EQ(options.rewrite->layout, kQ4_0StripLayout);
+    }
+    return options.rewrite != nullptr;
+}
+
+TEST(LoadOptions, StripsExactlyWhereTheCpuBackendWithAStripKernelRunsTheModel) {
+    using Kind = BackendPreference::Kind;
+    const bool kernel = kernels::q4_0_strip_rows(kernels::best_isa()) != nullptr;
+    EXPECT_EQ(asks_for_strips({.kind = Kind::Cpu}), kernel);
+    EXPECT_EQ(asks_for_strips({.kind = Kind::Automatic}), kernel && !has_gpu());
+    EXPECT_EQ(asks_for_strips({.kind = Kind::Cpu, .unknown_setting = "quantum"}), kernel);
+    // A lower kernel level has no strip kernel: strips would only be unpacked on every product.
+    EXPECT_FALSE(asks_for_strips({.kind = Kind::Cpu, .isa = "avx2"}));
+    EXPECT_FALSE(asks_for_strips({.kind = Kind::Cpu, .isa = "no-such-level"}));
+    // A GPU and the float32 oracle read rows.
+    EXPECT_FALSE(asks_for_strips({.kind = Kind::Vulkan}));
+    EXPECT_FALSE(asks_for_strips({.kind = Kind::Reference}));
+}
+
+}  // namespace
+}  // namespace hearth
