@@ -72,13 +72,13 @@ public:
     HugePageCopy(const HugePageCopy&) = delete;
     HugePageCopy& operator=(const HugePageCopy&) = delete;
 
-    // The file's `size` bytes read into a new copy, rewritten by options.rewrite if any, then
-    // made read-only; null where the memory cannot be had (the caller then maps the file).
+    // The file's `size` bytes read into a new copy (advised for huge pages if `huge_pages`),
+    // rewritten by options.rewrite if any, then made read-only; null where the memory cannot be
+    // had (the caller then maps the file).
     static std::shared_ptr<const HugePageCopy> read(int fd, size_t size,
                                                     const std::filesystem::path& path,
-                                                    const MapOptions& options) {
-        const auto copy = std::make_shared<HugePageCopy>(
-            size, options.huge_pages && transparent_huge_pages_offered());
+                                                    const MapOptions& options, bool huge_pages) {
+        const auto copy = std::make_shared<HugePageCopy>(size, huge_pages);
         if (!copy->allocated()) return nullptr;
         // About every percent, as the map's pre-faulting reports.
         const size_t chunk = std::max<size_t>(size_t{64} << 10, size / 100);
@@ -162,11 +162,13 @@ MappedFile::MappedFile(const std::filesystem::path& path, const MapOptions& opti
     if (!S_ISREG(info.st_mode)) throw LoadError(path.string() + ": not a regular file");
     if (info.st_size == 0) throw LoadError(path.string() + ": the file is empty");
     m_size = static_cast<size_t>(info.st_size);
-    if (options.prefault &&
-        (options.rewrite || (options.huge_pages && transparent_huge_pages_offered()))) {
+    const bool huge_pages =
+        options.prefault && options.huge_pages && transparent_huge_pages_offered();
+    if (options.prefault && (options.rewrite || huge_pages)) {
         const FileIdentity file = identity_of(info, options);
         m_copy = live_copies().find(file);
-        if (m_copy == nullptr && (m_copy = HugePageCopy::read(fd.get(), m_size, path, options))) {
+        if (m_copy == nullptr &&
+            (m_copy = HugePageCopy::read(fd.get(), m_size, path, options, huge_pages))) {
             live_copies().add(file, m_copy);
         }
         if (m_copy != nullptr) {
