@@ -17,9 +17,9 @@
 #include "engine/compute/backend_factory.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
 #include "engine/generation/sampler.h"
+#include "engine/model/cpu_load_options.h"
 #include "engine/model/model.h"
 #include "engine/model/model_info.h"
-#include "engine/model/q4_0_strip_layout.h"
 #include "engine/runtime/speed_measurement.h"
 
 namespace {

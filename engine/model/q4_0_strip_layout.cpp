@@ -101,13 +101,4 @@ std::shared_ptr<const ByteRewrite> q4_0_strip_layout() {
         ByteRewrite{std::string(kQ4_0StripLayout), repack_file});
 }
 
-std::shared_ptr<const ByteRewrite> q4_0_strip_rewrite(kernels::Isa isa) {
-    return kernels::q4_0_strip_rows(isa) != nullptr ? q4_0_strip_layout() : nullptr;
-}
-
-MapOptions cpu_load_options(MapOptions options, kernels::Isa isa) {
-    options.rewrite = q4_0_strip_rewrite(isa);
-    return options;
-}
-
 }  // namespace hearth

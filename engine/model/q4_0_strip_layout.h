@@ -9,7 +9,6 @@
 
 #include "engine/format/gguf_file.h"
 #include "engine/format/mapped_file.h"
-#include "kernels/dot.h"
 
 namespace hearth {
 
@@ -21,19 +20,11 @@ inline constexpr std::string_view kQ4_0StripLayout = "q4_0 strips";
 // kernels take rows one expert at a time).
 bool repacked_into_strips(const GgufTensor& tensor);
 
-// Whether `tensor` was loaded in strips: its file was loaded with q4_0_strip_rewrite() and the
-// layout repacks it.
+// Whether `tensor` was loaded in strips: its file was loaded with the strip layout's rewrite
+// and the layout repacks it.
 bool loaded_in_strips(const GgufTensor& tensor);
 
 // The rewrite into strips. Any CPU reads them (unpacking where it has no strip kernel).
 std::shared_ptr<const ByteRewrite> q4_0_strip_layout();
-
-// The rewrite into strips for a CPU working at `isa`: null where it has no strip kernel, and the
-// model then keeps the file's layout.
-std::shared_ptr<const ByteRewrite> q4_0_strip_rewrite(kernels::Isa isa);
-
-// The options a load for the CPU backend at `isa` uses: in strips where that level has a strip
-// kernel. The CPU backend reads any layout; this one is fastest for it.
-MapOptions cpu_load_options(MapOptions options = {}, kernels::Isa isa = kernels::best_isa());
 
 }  // namespace hearth

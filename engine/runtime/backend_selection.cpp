@@ -10,8 +10,8 @@
 #include "engine/compute/vulkan/device.h"
 #include "engine/compute/vulkan/self_test.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
+#include "engine/model/cpu_load_options.h"
 #include "engine/model/load_error.h"
-#include "engine/model/q4_0_strip_layout.h"
 #include "engine/runtime/turn_time.h"
 
 namespace hearth {

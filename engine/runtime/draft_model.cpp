@@ -5,7 +5,7 @@
 #include <string>
 
 #include "engine/compute/backend_factory.h"
-#include "engine/model/q4_0_strip_layout.h"
+#include "engine/model/cpu_load_options.h"
 
 namespace hearth {
 namespace {

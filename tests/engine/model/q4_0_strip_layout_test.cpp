@@ -13,6 +13,7 @@
 #include "engine/compute/cpu_backend.h"
 #include "engine/compute/reference_backend.h"
 #include "engine/compute/vulkan/vulkan_backend.h"
+#include "engine/model/cpu_load_options.h"
 #include "engine/model/load_error.h"
 #include "engine/model/model.h"
 #include "kernels/q4_0_strips.h"
