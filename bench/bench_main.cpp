@@ -66,9 +66,9 @@ int main(int argc, char** argv) {
         // The CPU backend reads the layout the engine loads for it, unless asked for the file's.
         hearth::MapOptions load;
         if (options.backend == "cpu" && !options.file_layout) {
-            load.rewrite = hearth::q4_0_strip_rewrite(
-                options.isa.empty() ? hearth::kernels::best_isa()
-                                    : hearth::kernels::parse_isa(options.isa));
+            load = hearth::cpu_load_options(load, options.isa.empty()
+                                                      ? hearth::kernels::best_isa()
+                                                      : hearth::kernels::parse_isa(options.isa));
         }
         const auto model = hearth::Model::load(options.model_path, load);
         const auto backend =

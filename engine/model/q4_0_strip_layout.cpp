@@ -16,10 +16,6 @@
 namespace hearth {
 namespace {
 
-bool ends_with(std::string_view text, std::string_view end) {
-    return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
-}
-
 // The products the CPU backend runs as whole matrices. Phi-3's fused attn_qkv is left out (its
 // slices need not fall on strips); its fused ffn_up is in where both halves fill whole strips
 // (repacked_into_strips).
@@ -29,7 +25,7 @@ bool multiplied_whole(std::string_view name) {
                                    ".attn_output.weight", ".ffn_gate.weight", ".ffn_up.weight",
                                    ".ffn_down.weight"};
     for (const auto matrix : kMatrices) {
-        if (ends_with(name, matrix)) return name.starts_with("blk.");
+        if (name.ends_with(matrix)) return name.starts_with("blk.");
     }
     return false;
 }
@@ -86,7 +82,7 @@ void repack_file(std::span<std::byte> bytes, const std::filesystem::path& path) 
 bool repacked_into_strips(const GgufTensor& tensor) {
     // ffn_up may be Phi-3's gate and up in one, cut in half: each half must fill whole strips.
     const uint64_t rows_per_strip =
-        ends_with(tensor.name, ".ffn_up.weight") ? 2 * kernels::kStripRows : kernels::kStripRows;
+        tensor.name.ends_with(".ffn_up.weight") ? 2 * kernels::kStripRows : kernels::kStripRows;
     return tensor.type == TensorType::Q4_0 && tensor.shape.size() == 2 && tensor.rows() > 0 &&
            tensor.rows() % rows_per_strip == 0 && tensor.row_length() % 32 == 0 &&
            multiplied_whole(tensor.name);
