@@ -81,7 +81,8 @@ void attention_block_q8_0(AttentionRow* rows, size_t row_count, const BlockQ8_0*
 
 AttentionBlockFunction attention_block(Isa isa) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
-    if (isa != Isa::Scalar) return avx2::attention_block;
+    if (isa == Isa::Avx512Vnni) return avx512::attention_block;
+    if (isa == Isa::Avx2) return avx2::attention_block;
 #endif
     (void)isa;
     return scalar::attention_block;
@@ -89,7 +90,8 @@ AttentionBlockFunction attention_block(Isa isa) {
 
 AttentionBlockQ8_0Function attention_block_q8_0(Isa isa) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
-    if (isa != Isa::Scalar) return avx2::attention_block_q8_0;
+    if (isa == Isa::Avx512Vnni) return avx512::attention_block_q8_0;
+    if (isa == Isa::Avx2) return avx2::attention_block_q8_0;
 #endif
     (void)isa;
     return scalar::attention_block_q8_0;

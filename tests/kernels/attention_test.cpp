@@ -233,6 +233,42 @@ TEST(Attention, ARowIsTheSameAloneAndAmongManyRows) {
                     stride / kBlock32, random);
 }
 
+#if defined(__x86_64__)
+// The AVX-512 blocks do each lane's arithmetic in the AVX2 blocks' order, so a machine's rows
+// give the same bits whichever of the two it runs, and the fixtures' checks of one hold for both.
+template <typename Kernel, typename Element>
+void check_same_bits(Kernel narrow, Kernel wide, const Case& c, const Cache<Element>& cache,
+                     size_t stride, std::mt19937& random) {
+    const auto queries = random_floats(c.rows * c.head_dim, random, 2.0f);
+    const std::vector<size_t> windows = row_windows(c);
+    const auto expected = attend(narrow, c, queries, cache.keys, cache.values, stride, windows);
+    const auto got = attend(wide, c, queries, cache.keys, cache.values, stride, windows);
+    for (size_t i = 0; i < expected.size(); ++i) {
+        ASSERT_EQ(got[i], expected[i]) << "row " << i / c.head_dim << " dim " << i % c.head_dim;
+    }
+}
+
+TEST(Attention, Avx512GivesTheAvx2Bits) {
+    if (best_isa() < Isa::Avx512Vnni) GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
+    std::mt19937 random(23);
+    // Heads of whole 16s, of 8s and with a remainder; a few rows (read as stored) and many
+    // (converted); windows, caps, partial groups of positions.
+    for (const Case c : {Case{64, 130, 3}, Case{64, 200, 32, 32}, Case{80, 65, 12},
+                         Case{100, 33, 3}, Case{8, 5, 2}, Case{128, 150, 10, 40, 0.5f},
+                         Case{256, 70, 4}, Case{96, 61, 17}, Case{100, 40, 20}}) {
+        const size_t stride = c.head_dim * 3 + 5;
+        check_same_bits(avx2::attention_block, avx512::attention_block, c,
+                        half_cache(c.positions * stride, random), stride, random);
+    }
+    for (const Case c : {Case{64, 100, 2}, Case{96, 97, 5}, Case{128, 130, 20, 9},
+                         Case{256, 31, 3, 0, 0.7f}, Case{32, 33, 40}}) {
+        const size_t stride = c.head_dim * 3 + kBlock32;
+        check_same_bits(avx2::attention_block_q8_0, avx512::attention_block_q8_0, c,
+                        q8_0_cache(c.positions * stride, random), stride / kBlock32, random);
+    }
+}
+#endif
+
 TEST(Attention, BlocksFitTheScratch) {
     for (const size_t head_dim : {8, 64, 128, 129, 256}) {
         const size_t positions = attention_block_positions(head_dim);
