@@ -2,9 +2,10 @@
 // set (attention_avx2.cpp, attention_avx512.cpp), each compiled with those instructions alone and
 // chosen at run time. Each score is one chain of FMAs along the head in eight lanes and a fixed
 // lane sum; each weighted value row adds into up to 64 output dimensions held in registers.
-// Compiled for AVX-512, scoring holds two positions' eight lanes in one register and the values
-// are added sixteen dimensions at a time: every lane does the same arithmetic in the same order,
-// so both files give the same bits and rows may be split between them freely.
+// Compiled for AVX-512, a decode step's few rows score two positions' eight lanes in one register,
+// a prompt's many rows score sixteen positions a vector from transposed keys, and the values are
+// added sixteen dimensions at a time: every lane does the same arithmetic in the same order, so
+// both files give the same bits and rows may be split between them freely.
 #pragma once
 
 #include <immintrin.h>

@@ -57,7 +57,12 @@ DownloadJob::DownloadJob(HubClient& hub, QString repository, HubFile file, QStri
       m_hub(hub),
       m_repository(std::move(repository)),
       m_file(std::move(file)),
-      m_folder(std::move(folder)) {}
+      m_folder(std::move(folder)) {
+    m_held_report.setSingleShot(true);
+    connect(&m_held_report, &QTimer::timeout, this, [this] {
+        if (m_state == DownloadState::Running && m_received != m_reported) report_progress(true);
+    });
+}
 
 DownloadJob::~DownloadJob() {
     stop_digest();
@@ -361,10 +366,17 @@ void DownloadJob::remove_part() {
     QFile::remove(state_path());
 }
 
-// At most every 100 ms, or after each hundredth of the file, whichever comes first.
+// At most every 100 ms, or after each hundredth of the file, whichever comes first; a report
+// held back is made when the 100 ms are up if nothing else has made it by then.
 void DownloadJob::report_progress(bool force) {
     const bool step = m_received - m_reported >= m_file.size / kProgressSteps;
-    if (!force && !step && m_report_clock.elapsed() < kProgressIntervalMs) return;
+    const qint64 since = m_report_clock.elapsed();
+    if (!force && !step && since < kProgressIntervalMs) {
+        if (!m_held_report.isActive())
+            m_held_report.start(static_cast<int>(kProgressIntervalMs - since));
+        return;
+    }
+    m_held_report.stop();
     m_report_clock.restart();
     m_reported = m_received;
     DownloadProgress progress{m_received, m_file.size};

@@ -8,6 +8,7 @@
 #include <QFile>
 #include <QObject>
 #include <QPointer>
+#include <QTimer>
 
 #include <atomic>
 #include <memory>
@@ -102,6 +103,9 @@ private:
     int m_retries = 0;
     QElapsedTimer m_attempt_clock;
     QElapsedTimer m_report_clock;
+    // Fires a report held back by the 100 ms limit when no more bytes come to trigger one, so a
+    // stalled download shows what it has, not up to a hundredth of the file less.
+    QTimer m_held_report;
 };
 
 }  // namespace hearth::downloads
