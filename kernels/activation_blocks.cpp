@@ -11,6 +11,7 @@ namespace hearth::kernels {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
 namespace avx2 {
 void quantize_row_q8(const float* x, BlockQ8* out, size_t count);
+void quantize_row_q8_offset(const float* x, BlockQ8Offset* out, size_t count);
 void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);
 void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count);
 }  // namespace avx2
@@ -26,11 +27,21 @@ void quantize_row_q8(const float* x, BlockQ8* out, size_t count) {
     quantize_row_q8_scalar(x, out, count);
 }
 
-// Quantised as quantize_row_q8 does, block by block, so the quants equal BlockQ8's.
 void quantize_row_q8_offset(const float* x, BlockQ8Offset* out, size_t count) {
+#if defined(HEARTH_HAVE_AVX2_KERNELS)
+    if (best_isa() != Isa::Scalar) {
+        avx2::quantize_row_q8_offset(x, out, count);
+        return;
+    }
+#endif
+    quantize_row_q8_offset_scalar(x, out, count);
+}
+
+// Quantised as quantize_row_q8 does, block by block, so the quants equal BlockQ8's.
+void quantize_row_q8_offset_scalar(const float* x, BlockQ8Offset* out, size_t count) {
     for (size_t b = 0; b < count / 32; ++b) {
         BlockQ8 block;
-        quantize_row_q8(x + 32 * b, &block, 32);
+        quantize_row_q8_scalar(x + 32 * b, &block, 32);
         out[b].scale = block.scale;
         int sum = 0;
         for (int i = 0; i < 32; ++i) {

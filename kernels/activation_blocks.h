@@ -61,7 +61,9 @@ void quantize_row_q8(const float* x, BlockQ8* out, size_t count);
 // The plain loop quantize_row_q8 runs on CPUs without AVX2; its SIMD version equals it bit for bit.
 void quantize_row_q8_scalar(const float* x, BlockQ8* out, size_t count);        // count % 32 == 0
 void quantize_row_q8_offset(const float* x, BlockQ8Offset* out, size_t count);  // count % 32 == 0
-void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count);     // count % 32 == 0
+// The plain loop quantize_row_q8_offset runs on CPUs without AVX2 (bit for bit the same).
+void quantize_row_q8_offset_scalar(const float* x, BlockQ8Offset* out, size_t count);
+void quantize_row_q4_0_lanes(const float* x, LaneGroup* out, size_t count);  // count % 32 == 0
 // The plain loop quantize_row_q4_0_lanes runs on CPUs without AVX2 (bit for bit the same).
 void quantize_row_q4_0_lanes_scalar(const float* x, LaneGroup* out, size_t count);
 void quantize_row_q8k(const float* x, BlockQ8K* out, size_t count);  // count % 256 == 0

@@ -19,11 +19,11 @@ bool same_bits(const BlockQ8& a, const BlockQ8& b) {
     return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-TEST(ActivationBlocks, RowQuantiserEqualsTheScalarLoopBitForBit) {
+// 64 blocks of 32: ties at every scale (x * inverse landing on .5), a zero block, a block with one
+// value, infinities' neighbours and subnormals among random values.
+std::vector<float> awkward_blocks() {
     std::mt19937 random(7);
     std::vector<float> x = random_floats(32 * 64, random, 3.0f);
-    // Ties at every scale (x * inverse landing on .5), a zero block, a block with one value,
-    // infinities' neighbours and subnormals.
     for (int i = 0; i < 32; ++i) x[i] = static_cast<float>(i - 16) * 0.25f;  // scale 0.5: ties
     x[31] = 127.0f / 2.0f;
     std::fill(x.begin() + 32, x.begin() + 64, 0.0f);
@@ -31,11 +31,31 @@ TEST(ActivationBlocks, RowQuantiserEqualsTheScalarLoopBitForBit) {
     x[96] = std::numeric_limits<float>::max();
     x[128] = std::numeric_limits<float>::denorm_min();
     x[160] = -std::numeric_limits<float>::min();
+    return x;
+}
+
+TEST(ActivationBlocks, RowQuantiserEqualsTheScalarLoopBitForBit) {
+    const std::vector<float> x = awkward_blocks();
     std::vector<BlockQ8> fast(x.size() / 32), plain(x.size() / 32);
     quantize_row_q8(x.data(), fast.data(), x.size());
     quantize_row_q8_scalar(x.data(), plain.data(), x.size());
     for (size_t b = 0; b < fast.size(); ++b) {
         EXPECT_TRUE(same_bits(fast[b], plain[b])) << "block " << b;
+    }
+    EXPECT_EQ(plain[0].quants[31], 127);
+    EXPECT_EQ(plain[1].scale, 0.0f);
+}
+
+TEST(ActivationBlocks, OffsetQuantiserEqualsTheScalarLoopBitForBit) {
+    const std::vector<float> x = awkward_blocks();
+    std::vector<BlockQ8Offset> fast(x.size() / 32), plain(x.size() / 32);
+    quantize_row_q8_offset(x.data(), fast.data(), x.size());
+    quantize_row_q8_offset_scalar(x.data(), plain.data(), x.size());
+    for (size_t b = 0; b < fast.size(); ++b) {
+        EXPECT_EQ(std::memcmp(&fast[b], &plain[b], sizeof plain[b]), 0) << "block " << b;
+        int sum = 0;
+        for (const int8_t q : plain[b].quants) sum += q;
+        EXPECT_EQ(plain[b].offset, 8 * sum) << "block " << b;
     }
     EXPECT_EQ(plain[0].quants[31], 127);
     EXPECT_EQ(plain[1].scale, 0.0f);
