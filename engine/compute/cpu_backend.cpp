@@ -21,15 +21,6 @@ namespace {
 // run on the calling thread (a row's numbers do not depend on which thread computes it).
 constexpr size_t kLeastShareElements = 8192;
 
-// x <- x / sqrt(mean(x^2) + epsilon) * weight, over weight.size() values.
-void rms_normalize(const float* x, const std::vector<float>& weight, float epsilon, float* out) {
-    const size_t dim = weight.size();
-    double sum_squares = 0.0;
-    for (size_t i = 0; i < dim; ++i) sum_squares += static_cast<double>(x[i]) * x[i];
-    const float scale = static_cast<float>(1.0 / std::sqrt(sum_squares / dim + epsilon));
-    for (size_t i = 0; i < dim; ++i) out[i] = x[i] * scale * weight[i];
-}
-
 kernels::SwigluFunction gate_activation(Activation activation, kernels::Isa isa) {
     switch (activation) {
         case Activation::GeluTanh:
@@ -56,6 +47,7 @@ CpuBackend::CpuBackend(const Model& model, CpuBackendOptions options)
       m_pool(m_options.threads),
       m_isa(m_options.isa.value_or(kernels::best_isa())),
       m_matmul(m_pool, m_isa, thresholds(m_options)),
+      m_rms_norm(kernels::rms_norm(m_isa)),
       m_gate_activation(gate_activation(m_config.activation, m_isa)),
       m_attention({static_cast<size_t>(m_config.head_dim),
                    static_cast<size_t>(m_config.head_count),
@@ -360,7 +352,7 @@ void CpuBackend::normalize(const float* in, const std::vector<float>& weight, in
     const size_t grain = std::max<size_t>(1, kLeastShareElements / dim);
     m_pool.parallel_for(static_cast<size_t>(count), grain, [&](size_t begin, size_t end) {
         for (size_t t = begin; t < end; ++t) {
-            rms_normalize(in + t * dim, weight, m_config.rms_epsilon, out + t * dim);
+            m_rms_norm(in + t * dim, weight.data(), dim, m_config.rms_epsilon, out + t * dim);
         }
     });
 }
@@ -405,11 +397,12 @@ void CpuBackend::run_layer(int layer, std::span<const Segment<Element>> segments
             for (size_t i = 0; i < w.value_bias.size(); ++i) value[i] += w.value_bias[i];
             if (m_config.query_key_norm) {
                 for (int h = 0; h < m_config.head_count; ++h) {
-                    rms_normalize(query + h * head_dim, w.query_norm, epsilon,
-                                  query + h * head_dim);
+                    m_rms_norm(query + h * head_dim, w.query_norm.data(), w.query_norm.size(),
+                               epsilon, query + h * head_dim);
                 }
                 for (int h = 0; h < m_config.kv_head_count; ++h) {
-                    rms_normalize(key + h * head_dim, w.key_norm, epsilon, key + h * head_dim);
+                    m_rms_norm(key + h * head_dim, w.key_norm.data(), w.key_norm.size(), epsilon,
+                               key + h * head_dim);
                 }
             }
             if (rope != nullptr) {

@@ -16,6 +16,7 @@
 #include "engine/compute/thread_pool.h"
 #include "engine/model/model.h"
 #include "kernels/dot.h"
+#include "kernels/rms_norm.h"
 #include "kernels/swiglu.h"
 
 namespace hearth {
@@ -124,6 +125,7 @@ private:
     ThreadPool m_pool;
     kernels::Isa m_isa;
     CpuMatmul m_matmul;
+    kernels::RmsNormFunction m_rms_norm;
     kernels::SwigluFunction m_gate_activation;  // the gate the model asks for
     CpuAttention m_attention;
     CpuExperts m_experts;
