@@ -33,6 +33,7 @@ void clamped_swiglu(float* gate, const float* up, size_t count) {
 
 SwigluFunction swiglu(Isa isa) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
+    if (isa == Isa::Avx512Vnni) return avx512::swiglu;
     if (isa != Isa::Scalar) return avx2::swiglu;
 #endif
     (void)isa;
@@ -41,6 +42,7 @@ SwigluFunction swiglu(Isa isa) {
 
 SwigluFunction geglu(Isa isa) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
+    if (isa == Isa::Avx512Vnni) return avx512::geglu;
     if (isa != Isa::Scalar) return avx2::geglu;
 #endif
     (void)isa;
@@ -49,6 +51,7 @@ SwigluFunction geglu(Isa isa) {
 
 SwigluFunction clamped_swiglu(Isa isa) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
+    if (isa == Isa::Avx512Vnni) return avx512::clamped_swiglu;
     if (isa != Isa::Scalar) return avx2::clamped_swiglu;
 #endif
     (void)isa;

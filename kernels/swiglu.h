@@ -45,4 +45,11 @@ void geglu(float* gate, const float* up, size_t count);
 void clamped_swiglu(float* gate, const float* up, size_t count);
 }  // namespace avx2
 
+// The same operations sixteen lanes wide: the AVX2 versions' bits.
+namespace avx512 {
+void swiglu(float* gate, const float* up, size_t count);
+void geglu(float* gate, const float* up, size_t count);
+void clamped_swiglu(float* gate, const float* up, size_t count);
+}  // namespace avx512
+
 }  // namespace hearth::kernels

@@ -7,7 +7,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <iterator>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "tests/support/random_weights.h"
@@ -19,7 +22,10 @@ struct Kernel {
     const char* name;
     SwigluFunction function;
 };
-const Kernel kKernels[] = {{"scalar", scalar::swiglu}, {"machine", swiglu()}};
+// "avx2" is the AVX2 kernel where the machine's best is AVX-512, else the machine's again.
+const Isa kAvx2 = std::min(best_isa(), Isa::Avx2);
+const Kernel kKernels[] = {
+    {"scalar", scalar::swiglu}, {"avx2", swiglu(kAvx2)}, {"machine", swiglu()}};
 
 double silu_times(double gate, double up) {
     return gate / (1.0 + std::exp(-gate)) * up;
@@ -67,7 +73,8 @@ TEST(Swiglu, ExtremeGatesStayFinite) {
     }
 }
 
-const Kernel kGegluKernels[] = {{"scalar", scalar::geglu}, {"machine", geglu()}};
+const Kernel kGegluKernels[] = {
+    {"scalar", scalar::geglu}, {"avx2", geglu(kAvx2)}, {"machine", geglu()}};
 
 // Gemma's definition as written, in double precision.
 double gelu_times(double gate, double up) {
@@ -114,6 +121,7 @@ TEST(Geglu, ExtremeGatesStayFinite) {
 }
 
 const Kernel kClampedKernels[] = {{"scalar", scalar::clamped_swiglu},
+                                  {"avx2", clamped_swiglu(kAvx2)},
                                   {"machine", clamped_swiglu()}};
 
 // gpt-oss's definition as the README writes it, in double precision.
@@ -159,6 +167,32 @@ TEST(ClampedSwiglu, TheClampsBoundTheOutputAndNaNShows) {
         EXPECT_NEAR(out[6], 0.0f, 1e-6) << name;
         EXPECT_TRUE(std::isnan(out[7])) << name;
         EXPECT_TRUE(std::isnan(out[8])) << name;
+    }
+}
+
+// The AVX-512 gates run the AVX2 ones' operations sixteen lanes wide: a row's numbers must not
+// depend on which of the two a machine picks for it. Lengths give 16-wide bodies with 8-wide and
+// scalar tails; the gates span the clamps, e^x's limits and NaN.
+TEST(Gates, Avx512GivesTheAvx2Bits) {
+    if (best_isa() < Isa::Avx512Vnni) GTEST_SKIP() << "this CPU has no AVX-512 VNNI";
+    using GatePair = std::pair<SwigluFunction, SwigluFunction>;
+    const GatePair pairs[] = {{avx2::swiglu, avx512::swiglu},
+                              {avx2::geglu, avx512::geglu},
+                              {avx2::clamped_swiglu, avx512::clamped_swiglu}};
+    std::mt19937 random(17);
+    for (const size_t count : {1, 8, 15, 16, 17, 25, 33, 1536, 5632}) {
+        auto gate = random_floats(count, random, 12.0f);
+        const auto up = random_floats(count, random, 12.0f);
+        const float specials[] = {-1000.0f, -88.0f, 88.0f, 1e30f, NAN, 7.0f, -0.0f};
+        for (size_t i = 0; i < std::min(count, std::size(specials)); ++i)
+            gate[i * 3 % count] = specials[i];
+        for (const auto& [wide, widest] : pairs) {
+            auto expected = gate, got = gate;
+            wide(expected.data(), up.data(), count);
+            widest(got.data(), up.data(), count);
+            ASSERT_EQ(std::memcmp(expected.data(), got.data(), count * sizeof(float)), 0)
+                << count << " elements";
+        }
     }
 }
 
