@@ -4,6 +4,8 @@
 #include <cmath>
 #include <numbers>
 
+#include "kernels/rope.h"
+
 namespace hearth {
 
 namespace {
@@ -78,9 +80,9 @@ void Rope::angles(int position, float* cosines, float* sines) const {
 }
 
 void Rope::rotate(float* head, const float* cosines, const float* sines) const {
-    for (int i = 0; i < static_cast<int>(m_frequencies.size()); ++i) {
-        rotate_pair(head, i, cosines[i], sines[i]);
-    }
+    const auto pairing = m_style == RopeStyle::AdjacentPairs ? kernels::RopePairing::Adjacent
+                                                             : kernels::RopePairing::Halves;
+    kernels::rope_rotate(pairing, head, cosines, sines, pairs());
 }
 
 LayerRopes::LayerRopes(const Model& model, int context_length) {
