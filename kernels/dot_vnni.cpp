@@ -182,7 +182,8 @@ constexpr auto q3_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
 constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
     const auto* x = static_cast<const BlockQ6_K*>(w);
     const auto y = activation_rows<BlockQ8K>(group);
-    const __m512i low_nibble = _mm512_set1_epi8(0x0f), high_nibble = _mm512_set1_epi8(0xf0),
+    const __m512i low_nibble = _mm512_set1_epi8(0x0f),
+                  high_nibble = _mm512_set1_epi8(static_cast<char>(0xf0)),
                   pair = _mm512_set1_epi8(0x30);
     // Runs 0 and 1: pairs at bits 0 and 2, left by 4 and 2; runs 2 and 3: at 4 and 6, right by
     // 0 and 2.

@@ -167,7 +167,9 @@ TEST(VulkanChainDecode, ASequenceTooShortForChainsDecodesStepByStep) {
         RecordingPicker picker(device_rule ? std::optional(greedy()) : std::nullopt);
         EXPECT_EQ(backend.decode(*sequence, argmax(logits), 5, picker), 5);
         EXPECT_EQ(sequence->size(), capacity - 1);
-        if (device_rule) EXPECT_EQ(picker.tokens, by_host);
+        if (device_rule) {
+            EXPECT_EQ(picker.tokens, by_host);
+        }
         by_host = picker.tokens;
     }
 }
