@@ -66,12 +66,22 @@ bool has_gpu() {
     });
 }
 
-MapOptions load_options(const BackendPreference& preference, MapOptions options) {
+BackendSelector::BackendSelector(BackendSelectorOptions options) : m_options(std::move(options)) {}
+
+bool BackendSelector::machine_has_gpu() {
+    if (!m_has_gpu) m_has_gpu = has_gpu();
+    return *m_has_gpu;
+}
+
+bool BackendSelector::certainly_cpu(const BackendPreference& preference) {
     using Kind = BackendPreference::Kind;
-    const bool cpu = preference.kind == Kind::Cpu ||
-                     (preference.kind == Kind::Automatic && !has_gpu()) ||
-                     !preference.unknown_setting.empty();
-    if (!cpu) return options;
+    if (!preference.unknown_setting.empty() || preference.kind == Kind::Cpu) return true;
+    return preference.kind == Kind::Automatic && !m_options.cpu_devices_as_gpus &&
+           !machine_has_gpu();
+}
+
+MapOptions BackendSelector::load_options(const BackendPreference& preference, MapOptions options) {
+    if (!certainly_cpu(preference)) return options;
     auto isa = kernels::best_isa();
     if (!preference.isa.empty()) {
         try {
@@ -82,8 +92,6 @@ MapOptions load_options(const BackendPreference& preference, MapOptions options)
     }
     return cpu_load_options(std::move(options), isa);
 }
-
-BackendSelector::BackendSelector(BackendSelectorOptions options) : m_options(std::move(options)) {}
 
 std::unique_ptr<Backend> BackendSelector::cpu(const BackendPreference& preference,
                                               const Model& model) {
@@ -103,11 +111,10 @@ BackendSelection BackendSelector::select(const BackendPreference& preference, co
                              .problem = GpuProblem::UnknownSetting,
                              .detail = preference.unknown_setting});
     }
-    if (preference.kind == Kind::Cpu) return on_cpu(preference, model);
     if (preference.kind == Kind::Reference) return {make_backend({.name = "reference"}, model)};
+    if (certainly_cpu(preference)) return on_cpu(preference, model);
     const bool automatic = preference.kind == Kind::Automatic;
     const bool cpu_devices = !automatic || m_options.cpu_devices_as_gpus;
-    if (automatic && !cpu_devices && !has_gpu()) return on_cpu(preference, model);
     const bool strict = !automatic && !preference.fall_back_to_cpu;
     if (auto failure = self_test_failure(preference.device, cpu_devices)) {
         if (strict)

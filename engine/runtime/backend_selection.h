@@ -47,22 +47,29 @@ public:
     // The CPU backend for `preference`'s threads, whatever kind it names.
     static std::unique_ptr<Backend> cpu(const BackendPreference& preference, const Model& model);
 
+    // `options` for loading a model that select() will then run: the CPU's weight layout
+    // (engine/model/q4_0_strip_layout.h) where select() is sure to pick the CPU backend, the
+    // file's own where a GPU may run it (the upload would only unpack the strips again) and for
+    // the reference pass. A later switch of backend reads either layout.
+    MapOptions load_options(const BackendPreference& preference, MapOptions options = {});
+
 private:
+    // Whether select() runs `preference` on the CPU backend without trying a GPU: an unknown
+    // setting, the CPU asked for, or automatic where no device counts as a GPU.
+    bool certainly_cpu(const BackendPreference& preference);
+    // has_gpu(), asked once per selector: each call creates a Vulkan instance.
+    bool machine_has_gpu();
+
     // Why device `index` (none: the best GPU) failed the self-test; nothing when it passed. Each
     // device is tested once per selector.
     std::optional<Notice> self_test_failure(std::optional<uint32_t> index, bool allow_cpu_device);
 
     BackendSelectorOptions m_options;
     std::map<std::string, std::optional<Notice>> m_self_tests;
+    std::optional<bool> m_has_gpu;
 };
 
 // Whether the machine has a Vulkan device that is not a CPU implementation (no driver: none).
 bool has_gpu();
-
-// `options` for loading a model `preference` will run: the CPU's weight layout
-// (engine/model/q4_0_strip_layout.h) where the CPU backend will run it, the file's own for a GPU
-// (automatic on a machine with one: the upload would only unpack the strips again) and for the
-// reference pass. A later switch of backend reads either layout.
-MapOptions load_options(const BackendPreference& preference, MapOptions options = {});
 
 }  // namespace hearth

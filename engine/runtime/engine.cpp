@@ -92,7 +92,8 @@ ModelInfo Engine::load(const std::filesystem::path& file, const LoadControl& con
     }
     int reported = -1;
     auto model = Model::load(
-        file, load_options(m_options.backend, {.progress = progress_reporter(control, reported)}));
+        file, m_selector.load_options(m_options.backend,
+                                      {.progress = progress_reporter(control, reported)}));
     auto tokenizer = make_tokenizer(model->file());
     auto chat = std::make_unique<ChatTemplate>(
         ChatTemplate::from_model(model->file(), tokenizer->vocabulary()));

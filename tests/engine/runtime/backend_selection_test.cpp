@@ -9,8 +9,9 @@
 namespace hearth {
 namespace {
 
-bool asks_for_strips(const BackendPreference& preference) {
-    const MapOptions options = load_options(preference, {.prefault = true});
+bool asks_for_strips(const BackendPreference& preference, BackendSelectorOptions selector = {}) {
+    const MapOptions options =
+        BackendSelector(std::move(selector)).load_options(preference, {.prefault = true});
     EXPECT_TRUE(options.prefault);
     if (options.rewrite) {
         EXPECT_EQ(options.rewrite->layout, kQ4_0StripLayout);
@@ -30,6 +31,8 @@ TEST(LoadOptions, StripsExactlyWhereTheCpuBackendWithAStripKernelRunsTheModel) {
     // A GPU and the float32 oracle read rows.
     EXPECT_FALSE(asks_for_strips({.kind = Kind::Vulkan}));
     EXPECT_FALSE(asks_for_strips({.kind = Kind::Reference}));
+    // Where CPU implementations count as GPUs (lavapipe, in tests), automatic may pick one.
+    EXPECT_FALSE(asks_for_strips({.kind = Kind::Automatic}, {.cpu_devices_as_gpus = true}));
 }
 
 }  // namespace
