@@ -98,7 +98,9 @@ TEST_F(MainWindowTest, AnAnswerStreamingInOneConversationShowsInNoOther) {
                           list->visualItemRect(list->item(row)).center());
         const auto arrived = chunks.size();
         ASSERT_TRUE(QTest::qWaitFor([&] { return chunks.size() >= arrived + 3; }, 10000));
-        if (row == 1) EXPECT_EQ(shown_messages(m_window), other);
+        if (row == 1) {
+            EXPECT_EQ(shown_messages(m_window), other);
+        }
     }
     QTest::keyClick(&m_window, Qt::Key_Escape);
     ASSERT_TRUE(wait_finished());

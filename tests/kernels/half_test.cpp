@@ -66,7 +66,9 @@ TEST(Half, RowConversionIsTheScalarOneBitForBit) {
 TEST(BFloat16, RoundTripsAndRounds) {
     for (uint32_t bits = 0; bits <= 0xffff; bits += 7) {
         const float value = bfloat16_to_float(static_cast<uint16_t>(bits));
-        if (!std::isnan(value)) EXPECT_EQ(float_to_bfloat16(value), bits);
+        if (!std::isnan(value)) {
+            EXPECT_EQ(float_to_bfloat16(value), bits);
+        }
     }
     EXPECT_EQ(float_to_bfloat16(1.0f), 0x3f80);
     EXPECT_EQ(float_to_bfloat16(std::bit_cast<float>(0x3f808000u)), 0x3f80);  // tie to even
