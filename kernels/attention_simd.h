@@ -296,8 +296,9 @@ void add_weighted_values(float* const* out, const float* const* weights, const f
     d = add_weighted_vectors<R, 8, SixteenLanes>(out, weights, correction, values, head_dim,
                                                  visible, d);
 #endif
-    d = add_weighted_vectors < R, R == 1 ? 8 : 4,
-    EightLanes > (out, weights, correction, values, head_dim, visible, d);
+    constexpr int kEightLaneVectors = R == 1 ? 8 : 4;
+    d = add_weighted_vectors<R, kEightLaneVectors, EightLanes>(out, weights, correction, values,
+                                                               head_dim, visible, d);
     add_remaining<R>(out, weights, correction, values, head_dim, visible, d);
 }
 
