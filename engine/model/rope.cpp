@@ -46,36 +46,25 @@ Rope::Rope(const RopeConfig& config, std::span<const float> factors)
     }
 }
 
-void Rope::rotate_pair(float* head, int pair, float cosine, float sine) const {
-    const int half = static_cast<int>(m_frequencies.size());
-    const int a = m_style == RopeStyle::AdjacentPairs ? 2 * pair : pair;
-    const int b = m_style == RopeStyle::AdjacentPairs ? 2 * pair + 1 : pair + half;
-    const float x0 = head[a], x1 = head[b];
-    head[a] = x0 * cosine - x1 * sine;
-    head[b] = x0 * sine + x1 * cosine;
-}
-
 void Rope::apply(float* head, int position) const {
-    for (int i = 0; i < static_cast<int>(m_frequencies.size()); ++i) {
-        const double angle = static_cast<double>(position) * m_frequencies[i];
-        rotate_pair(head, i, static_cast<float>(m_magnitude * std::cos(angle)),
-                    static_cast<float>(m_magnitude * std::sin(angle)));
-    }
-}
-
-void Rope::shift(float* head, int delta) const {
-    for (int i = 0; i < static_cast<int>(m_frequencies.size()); ++i) {
-        const double angle = static_cast<double>(delta) * m_frequencies[i];
-        rotate_pair(head, i, static_cast<float>(std::cos(angle)),
-                    static_cast<float>(std::sin(angle)));
-    }
+    std::vector<float> cosines(pairs()), sines(pairs());
+    angles(position, cosines.data(), sines.data());
+    rotate(head, cosines.data(), sines.data());
 }
 
 void Rope::angles(int position, float* cosines, float* sines) const {
+    scaled_angles(position, m_magnitude, cosines, sines);
+}
+
+void Rope::shift_angles(int delta, float* cosines, float* sines) const {
+    scaled_angles(delta, 1.0, cosines, sines);
+}
+
+void Rope::scaled_angles(int steps, double magnitude, float* cosines, float* sines) const {
     for (size_t i = 0; i < m_frequencies.size(); ++i) {
-        const double angle = static_cast<double>(position) * m_frequencies[i];
-        cosines[i] = static_cast<float>(m_magnitude * std::cos(angle));
-        sines[i] = static_cast<float>(m_magnitude * std::sin(angle));
+        const double angle = static_cast<double>(steps) * m_frequencies[i];
+        cosines[i] = static_cast<float>(magnitude * std::cos(angle));
+        sines[i] = static_cast<float>(magnitude * std::sin(angle));
     }
 }
 

@@ -20,21 +20,22 @@ public:
     // way the model family does (adjacent pairs, or NEOX halves), and scales them by the
     // magnitude.
     void apply(float* head, int position) const;
-    // Rotates by `delta` positions without the magnitude: moves a cached key that apply() made.
-    void shift(float* head, int delta) const;
 
     // apply() in two steps, so a token's angles are computed once for all of its heads:
     // cosines and sines hold pairs() floats each, the magnitude included.
     size_t pairs() const { return m_frequencies.size(); }
     void angles(int position, float* cosines, float* sines) const;
     void rotate(float* head, const float* cosines, const float* sines) const;
+    // The angles of a rotation by `delta` positions without the magnitude: rotate() with them
+    // moves a cached key that apply() made.
+    void shift_angles(int delta, float* cosines, float* sines) const;
 
     const std::vector<double>& frequencies() const { return m_frequencies; }
     float magnitude() const { return m_magnitude; }
     RopeStyle style() const { return m_style; }
 
 private:
-    void rotate_pair(float* head, int pair, float cosine, float sine) const;
+    void scaled_angles(int steps, double magnitude, float* cosines, float* sines) const;
 
     std::vector<double> m_frequencies;
     float m_magnitude;
