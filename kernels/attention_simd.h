@@ -81,11 +81,9 @@ void score(const float* const* queries, const TransposedKeys& keys, size_t count
 }
 #endif
 
-// The vector operations scoring and add_weighted need, eight lanes at a time or, compiled for
-// AVX-512, sixteen: each lane does the same arithmetic in the same order either way.
-struct EightLanes {
-    using Vector = __m256;
-    static constexpr size_t kLanes = 8;
+// What scoring and add_weighted read, beside the float operations: eight lanes at a time or,
+// compiled for AVX-512, sixteen; each lane does the same arithmetic in the same order either way.
+struct EightLanes : EightFloats {
     static constexpr size_t kPositions = 1;  // whose scores one vector sums
     static Vector query(const float* from) { return _mm256_loadu_ps(from); }
     template <typename Rows>
@@ -93,13 +91,6 @@ struct EightLanes {
         return rows.load8(position[0], d);
     }
     static __m128 four_sums(const Vector* a) { return lane_sums(a[0], a[1], a[2], a[3]); }
-    static Vector load(const float* from) { return _mm256_loadu_ps(from); }
-    static void store(float* to, Vector v) { _mm256_storeu_ps(to, v); }
-    static Vector splat(float x) { return _mm256_set1_ps(x); }
-    static Vector multiply(Vector a, Vector b) { return _mm256_mul_ps(a, b); }
-    static Vector multiply_add(Vector a, Vector b, Vector c) { return _mm256_fmadd_ps(a, b, c); }
-    // The empty asm claims to change the register, so GCC keeps the value in one.
-    static void own_register(Vector& v) { asm("" : "+x"(v)); }
     template <typename Rows>
     static Vector values(const Rows& rows, size_t p, size_t d) {
         return rows.load8(p, d);
@@ -108,9 +99,7 @@ struct EightLanes {
 
 #if defined(__AVX512F__)
 // Scoring, it holds two positions' eight lanes in one register, one in each half.
-struct SixteenLanes {
-    using Vector = __m512;
-    static constexpr size_t kLanes = 16;
+struct SixteenLanes : SixteenFloats {
     static constexpr size_t kPositions = 2;
     static Vector query(const float* from) {
         return _mm512_castpd_ps(_mm512_broadcast_f64x4(_mm256_castps_pd(_mm256_loadu_ps(from))));
@@ -122,12 +111,6 @@ struct SixteenLanes {
     static __m128 four_sums(const Vector* a) {
         return lane_sums(low_half(a[0]), high_half(a[0]), low_half(a[1]), high_half(a[1]));
     }
-    static Vector load(const float* from) { return _mm512_loadu_ps(from); }
-    static void store(float* to, Vector v) { _mm512_storeu_ps(to, v); }
-    static Vector splat(float x) { return _mm512_set1_ps(x); }
-    static Vector multiply(Vector a, Vector b) { return _mm512_mul_ps(a, b); }
-    static Vector multiply_add(Vector a, Vector b, Vector c) { return _mm512_fmadd_ps(a, b, c); }
-    static void own_register(Vector& v) { asm("" : "+v"(v)); }
     template <typename Rows>
     static Vector values(const Rows& rows, size_t p, size_t d) {
         return rows.load16(p, d);

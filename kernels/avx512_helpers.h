@@ -39,5 +39,23 @@ inline __m512 exp(__m512 x) {
     return _mm512_mul_ps(p, _mm512_castsi512_ps(exponent));
 }
 
+// simd_helpers' EightFloats sixteen lanes wide.
+struct SixteenFloats {
+    using Vector = __m512;
+    static constexpr size_t kLanes = 16;
+    static Vector load(const float* from) { return _mm512_loadu_ps(from); }
+    static void store(float* to, Vector v) { _mm512_storeu_ps(to, v); }
+    static Vector splat(float x) { return _mm512_set1_ps(x); }
+    static Vector add(Vector a, Vector b) { return _mm512_add_ps(a, b); }
+    static Vector subtract(Vector a, Vector b) { return _mm512_sub_ps(a, b); }
+    static Vector multiply(Vector a, Vector b) { return _mm512_mul_ps(a, b); }
+    static Vector divide(Vector a, Vector b) { return _mm512_div_ps(a, b); }
+    static Vector minimum(Vector a, Vector b) { return _mm512_min_ps(a, b); }
+    static Vector maximum(Vector a, Vector b) { return _mm512_max_ps(a, b); }
+    static Vector multiply_add(Vector a, Vector b, Vector c) { return _mm512_fmadd_ps(a, b, c); }
+    static Vector exp(Vector x) { return kernels::exp(x); }
+    static void own_register(Vector& v) { asm("" : "+v"(v)); }
+};
+
 }  // namespace
 }  // namespace hearth::kernels

@@ -73,6 +73,28 @@ inline __m256 exp(__m256 x) {
     return _mm256_mul_ps(p, _mm256_castsi256_ps(exponent));
 }
 
+// Float operations eight lanes wide, for kernels written once over a lane width (attention,
+// the gates); avx512_helpers.h has the sixteen-lane twin. Every lane does the same arithmetic
+// either way, so both widths give the same bits.
+struct EightFloats {
+    using Vector = __m256;
+    static constexpr size_t kLanes = 8;
+    static Vector load(const float* from) { return _mm256_loadu_ps(from); }
+    static void store(float* to, Vector v) { _mm256_storeu_ps(to, v); }
+    static Vector splat(float x) { return _mm256_set1_ps(x); }
+    static Vector add(Vector a, Vector b) { return _mm256_add_ps(a, b); }
+    static Vector subtract(Vector a, Vector b) { return _mm256_sub_ps(a, b); }
+    static Vector multiply(Vector a, Vector b) { return _mm256_mul_ps(a, b); }
+    static Vector divide(Vector a, Vector b) { return _mm256_div_ps(a, b); }
+    // min and max return their second operand where either is NaN.
+    static Vector minimum(Vector a, Vector b) { return _mm256_min_ps(a, b); }
+    static Vector maximum(Vector a, Vector b) { return _mm256_max_ps(a, b); }
+    static Vector multiply_add(Vector a, Vector b, Vector c) { return _mm256_fmadd_ps(a, b, c); }
+    static Vector exp(Vector x) { return kernels::exp(x); }
+    // The empty asm claims to change the register, so GCC keeps the value in one.
+    static void own_register(Vector& v) { asm("" : "+x"(v)); }
+};
+
 // A Q4_K/Q5_K super-block's eight 6-bit scales (bytes 0-7) and minimums (bytes 8-15), in eight
 // vector operations instead of about twenty scalar ones (the Q4_K dot measured level with either):
 // sub-blocks 0-3 keep six bits in bytes 0-3 (scales) and 4-7 (minimums); 4-7 take their low
