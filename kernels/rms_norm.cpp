@@ -13,10 +13,7 @@ void rms_norm(const float* x, const float* weight, size_t count, float epsilon, 
     }
     double rest = 0.0;
     for (; i < count; ++i) rest += square(i);
-    const double sum_squares = (((sums[0] + sums[1]) + (sums[2] + sums[3])) +
-                                ((sums[4] + sums[5]) + (sums[6] + sums[7]))) +
-                               rest;
-    const float scale = rms_scale(sum_squares, count, epsilon);
+    const float scale = rms_scale(sums, rest, count, epsilon);
     for (i = 0; i < count; ++i) out[i] = x[i] * scale * weight[i];
 }
 

@@ -27,8 +27,12 @@ namespace avx2 {
 void rms_norm(const float* x, const float* weight, size_t count, float epsilon, float* out);
 }  // namespace avx2
 
-// The scale rms_norm multiplies by, from the sum of squares; shared so every version rounds alike.
-inline float rms_scale(double sum_squares, size_t count, float epsilon) {
+// The scale rms_norm multiplies by, from the eight sums and the rest: the one definition of the
+// order they are added in, and of the rounding, that every version shares.
+inline float rms_scale(const double (&sums)[8], double rest, size_t count, float epsilon) {
+    const double sum_squares = (((sums[0] + sums[1]) + (sums[2] + sums[3])) +
+                                ((sums[4] + sums[5]) + (sums[6] + sums[7]))) +
+                               rest;
     return static_cast<float>(1.0 / std::sqrt(sum_squares / static_cast<double>(count) + epsilon));
 }
 

@@ -22,10 +22,7 @@ void rms_norm(const float* x, const float* weight, size_t count, float epsilon, 
     alignas(32) double sums[8];
     _mm256_store_pd(sums, low);
     _mm256_store_pd(sums + 4, high);
-    const double sum_squares = (((sums[0] + sums[1]) + (sums[2] + sums[3])) +
-                                ((sums[4] + sums[5]) + (sums[6] + sums[7]))) +
-                               rest;
-    const float scale = rms_scale(sum_squares, count, epsilon);
+    const float scale = rms_scale(sums, rest, count, epsilon);
     const __m256 scales = _mm256_set1_ps(scale);
     for (i = 0; i + 8 <= count; i += 8) {
         const __m256 scaled = _mm256_mul_ps(_mm256_loadu_ps(x + i), scales);
