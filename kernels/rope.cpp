@@ -19,7 +19,12 @@ namespace scalar {
 
 void rope_rotate(RopePairing pairing, float* head, const float* cosines, const float* sines,
                  size_t pairs) {
-    for (size_t i = 0; i < pairs; ++i) {
+    rope_rotate_from(pairing, head, cosines, sines, 0, pairs);
+}
+
+void rope_rotate_from(RopePairing pairing, float* head, const float* cosines, const float* sines,
+                      size_t first, size_t pairs) {
+    for (size_t i = first; i < pairs; ++i) {
         const size_t a = pairing == RopePairing::Adjacent ? 2 * i : i;
         const size_t b = pairing == RopePairing::Adjacent ? 2 * i + 1 : i + pairs;
         const float x0 = head[a], x1 = head[b];

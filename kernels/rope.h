@@ -20,6 +20,9 @@ void rope_rotate(RopePairing pairing, float* head, const float* cosines, const f
 namespace scalar {
 void rope_rotate(RopePairing pairing, float* head, const float* cosines, const float* sines,
                  size_t pairs);
+// Only pairs `first` to pairs - 1 of the head's `pairs`: the vector versions' tails.
+void rope_rotate_from(RopePairing pairing, float* head, const float* cosines, const float* sines,
+                      size_t first, size_t pairs);
 }  // namespace scalar
 
 namespace avx2 {

@@ -8,14 +8,8 @@
 namespace hearth::kernels::avx2 {
 namespace {
 
-// a cos - b sin and a sin + b cos for pair i, as the scalar version computes them.
-void rotate_one(float& a, float& b, float cosine, float sine) {
-    const float x0 = a, x1 = b;
-    a = x0 * cosine - x1 * sine;
-    b = x0 * sine + x1 * cosine;
-}
-
-void rotate_halves(float* head, const float* cosines, const float* sines, size_t pairs) {
+// Each returns how many pairs its whole vectors rotated; the scalar version does the rest.
+size_t rotate_halves(float* head, const float* cosines, const float* sines, size_t pairs) {
     float* second = head + pairs;
     size_t i = 0;
     for (; i + 8 <= pairs; i += 8) {
@@ -25,13 +19,13 @@ void rotate_halves(float* head, const float* cosines, const float* sines, size_t
         _mm256_storeu_ps(second + i,
                          _mm256_add_ps(_mm256_mul_ps(a, sine), _mm256_mul_ps(b, cosine)));
     }
-    for (; i < pairs; ++i) rotate_one(head[i], second[i], cosines[i], sines[i]);
+    return i;
 }
 
 // Four pairs (a0 b0 a1 b1 ...) a vector: each angle twice, b a beside a, and addsub's
 // (a cos - b sin, b cos + a sin); the second is the scalar a sin + b cos, added the other way
 // round, which rounds alike.
-void rotate_adjacent(float* head, const float* cosines, const float* sines, size_t pairs) {
+size_t rotate_adjacent(float* head, const float* cosines, const float* sines, size_t pairs) {
     const __m256i twice = _mm256_setr_epi32(0, 0, 1, 1, 2, 2, 3, 3);
     size_t i = 0;
     for (; i + 4 <= pairs; i += 4) {
@@ -44,18 +38,17 @@ void rotate_adjacent(float* head, const float* cosines, const float* sines, size
         _mm256_storeu_ps(head + 2 * i,
                          _mm256_addsub_ps(_mm256_mul_ps(x, cosine), _mm256_mul_ps(swapped, sine)));
     }
-    for (; i < pairs; ++i) rotate_one(head[2 * i], head[2 * i + 1], cosines[i], sines[i]);
+    return i;
 }
 
 }  // namespace
 
 void rope_rotate(RopePairing pairing, float* head, const float* cosines, const float* sines,
                  size_t pairs) {
-    if (pairing == RopePairing::Adjacent) {
-        rotate_adjacent(head, cosines, sines, pairs);
-    } else {
-        rotate_halves(head, cosines, sines, pairs);
-    }
+    const size_t done = pairing == RopePairing::Adjacent
+                            ? rotate_adjacent(head, cosines, sines, pairs)
+                            : rotate_halves(head, cosines, sines, pairs);
+    scalar::rope_rotate_from(pairing, head, cosines, sines, done, pairs);
 }
 
 }  // namespace hearth::kernels::avx2
