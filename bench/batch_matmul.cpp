@@ -4,8 +4,8 @@
 // kernels) against the many-token dot once per row, and where the format has a row kernel, that
 // kernel over groups of eight rows (Q4_0's single dot is then the row kernel on one row, eight
 // times the work: compare its rows with an older build's). Activations are prepared outside the
-// timing (both paths prepare them alike). For Q4_0 a second table runs the same product on the
-// weights repacked into strips (q4_0_strips.h).
+// timing (both paths prepare them alike). For Q4_0 and IQ4_XS a second table runs the same
+// product on the weights repacked into strips (strips.h).
 //   hearth-batch-matmul [-t THREADS] [-r REPETITIONS] [--rows N] [--columns N]
 //                       [--types q4_0,q4_k,q6_k,q8_0,q5_0,f16]
 #include <fmt/format.h>
@@ -27,8 +27,8 @@
 #include "engine/compute/thread_pool.h"
 #include "engine/format/tensor_types.h"
 #include "kernels/dot.h"
-#include "kernels/q4_0_strips.h"
 #include "kernels/quantize.h"
+#include "kernels/strips.h"
 
 namespace {
 
@@ -190,29 +190,31 @@ void run_type(const Options& options, const Format& format, hearth::ThreadPool& 
     }
 }
 
-// Q4_0 repacked into strips (q4_0_strips.h), as a model's weights would be at load: the best
-// strip kernel (AMX from ten tokens, where the CPU has it) and the VNNI one alone, over the
-// same rows and activations as run_type's Q4_0 table, so the two tables compare.
-void run_strips(const Options& options, hearth::ThreadPool& pool) {
-    const auto best = kernels::q4_0_strip_rows(kernels::best_isa());
-    const auto vnni = kernels::q4_0_strip_rows_vnni();
+// A type repacked into strips (strips.h), as a model's weights would be at load: the best strip
+// kernel (for Q4_0 AMX from ten tokens, where the CPU has it) and the VNNI one alone, over the
+// same rows and activations as run_type's table of the type, so the two tables compare.
+void run_strips(const Options& options, const Format& format_of, hearth::ThreadPool& pool) {
+    const int type = static_cast<int>(format_of.type);
+    const auto name = hearth::tensor_type_info(format_of.type).name;
+    const auto best = kernels::strip_rows(type, kernels::best_isa());
+    const auto vnni = kernels::strip_rows_vnni(type);
     if (best == nullptr) {
-        fmt::print("\nQ4_0 strips: no strip kernel on this CPU ({})\n",
+        fmt::print("\n{} strips: no strip kernel on this CPU ({})\n", name,
                    kernels::isa_name(kernels::best_isa()));
         return;
     }
     const size_t rows = options.rows, columns = options.columns;
-    const size_t row_bytes = hearth::tensor_bytes(TensorType::Q4_0, columns);
-    hearth::bench::NormalRandom random(static_cast<uint32_t>(TensorType::Q4_0));
+    const size_t row_bytes = hearth::tensor_bytes(format_of.type, columns);
+    hearth::bench::NormalRandom random(static_cast<uint32_t>(format_of.type));
     std::vector<float> values(rows * columns);
     for (auto& value : values) value = random.next(0.02f);
     std::vector<std::byte> weights(rows * row_bytes);
-    for (size_t r = 0; r < rows; ++r) {
-        kernels::quantize_q4_0(&values[r * columns], &weights[r * row_bytes], columns);
-    }
-    const size_t blocks = kernels::strip_blocks(columns), strips = kernels::strip_count(rows);
-    auto packed = hearth::bench::huge_page_vector<kernels::StripBlock>(strips * blocks);
-    kernels::repack_q4_0_strips(weights.data(), row_bytes, rows, columns, packed.data());
+    for (size_t r = 0; r < rows; ++r)
+        format_of.quantize(&values[r * columns], &weights[r * row_bytes], columns);
+    const size_t strips = kernels::strip_count(rows);
+    const size_t strip_bytes = kernels::kStripRows * row_bytes;
+    auto packed = hearth::bench::huge_page_vector<std::byte>(strips * strip_bytes);
+    kernels::repack_strips(type, weights.data(), row_bytes, rows, columns, packed.data());
     constexpr int kMostTokens = 32;
     const auto format = kernels::ActivationFormat::Q8Offset;
     const size_t stride = kernels::activation_row_bytes(format, columns);
@@ -223,7 +225,7 @@ void run_strips(const Options& options, hearth::ThreadPool& pool) {
     }
     std::vector<float> out(rows * kMostTokens);
     const bool amx = best != vnni;
-    fmt::print("\nq4_0 strips {} x {}, {} threads ({}):\n", rows, columns, pool.size(),
+    fmt::print("\n{} strips {} x {}, {} threads ({}):\n", name, rows, columns, pool.size(),
                amx ? "AMX from 10 tokens, VNNI below" : "VNNI");
     fmt::print("| tokens | strips µs/step | µs/token |{}\n", amx ? " VNNI only µs/token |" : "");
     fmt::print("|-------:|---------------:|---------:|{}\n", amx ? "-------------------:|" : "");
@@ -232,7 +234,7 @@ void run_strips(const Options& options, hearth::ThreadPool& pool) {
             pool.parallel_for(strips, 1, [&](size_t begin, size_t end) {
                 for (size_t s = begin; s < end; ++s) {
                     const size_t first = s * kernels::kStripRows;
-                    kernel(&packed[s * blocks], std::min(kernels::kStripRows, rows - first),
+                    kernel(&packed[s * strip_bytes], std::min(kernels::kStripRows, rows - first),
                            activations.data(), stride, tokens, &out[first], rows, columns);
                 }
             });
@@ -255,7 +257,9 @@ int main(int argc, char** argv) {
         hearth::ThreadPool pool(options.threads);
         for (const auto& name : options.types) {
             run_type(options, kFormats.at(name), pool);
-            if (name == "q4_0") run_strips(options, pool);
+            const auto& format = kFormats.at(name);
+            if (kernels::has_strip_layout(static_cast<int>(format.type)))
+                run_strips(options, format, pool);
         }
     } catch (const std::exception& error) {
         fmt::print(stderr, "hearth-batch-matmul: {}\n", error.what());

@@ -135,6 +135,39 @@ float dot_q4_0_offset(const void* w, const void* a, size_t n) {
     return sum;
 }
 
+// The strip kernels' IQ4_NL (strips.h): dot_q4_0_offset's operations, the values looked up in the
+// grid. The kernels add the grid biased by 128 and take 16 times the offset back out, which
+// leaves the same exact integer as this plain sum.
+float dot_iq4_nl_offset(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<BlockIQ4_NL>(w)[b];
+        const auto& y = as<BlockQ8Offset>(a)[b];
+        int8_t values[32];
+        iq4_values(x.quants, values);
+        sum = std::fma(half_to_float(x.scale) * y.scale,
+                       static_cast<float>(int_dot(values, y.quants, 32)), sum);
+    }
+    return sum;
+}
+
+// The strip kernels' IQ4_XS: each sub-block as an IQ4_NL block whose scale is the super-block's
+// times the sub-block's (exact in a float: an f16 times a 6-bit integer).
+float dot_iq4_xs_offset(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    for (size_t b = 0; b < n / 32; ++b) {
+        const auto& x = as<BlockIQ4_XS>(w)[b / 8];
+        const auto& y = as<BlockQ8Offset>(a)[b];
+        const int sub = static_cast<int>(b % 8);
+        int8_t values[32];
+        iq4_values(x.quants + 16 * sub, values);
+        const float scale =
+            half_to_float(x.scale) * static_cast<float>(unpack_scale_iq4_xs(sub, x));
+        sum = std::fma(scale * y.scale, static_cast<float>(int_dot(values, y.quants, 32)), sum);
+    }
+    return sum;
+}
+
 // What the AVX-512 grid kernels (dot_grid_vnni.cpp) compute, operation for operation. Each group
 // of eight 32-element blocks fills 16 lanes, two per block (LaneGroup): the lane's exact integer
 // sum of 16 products (the activations' offsets in it, for Q4_0's unsigned nibbles), converted

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "kernels/dot.h"
-#include "kernels/q4_0_strips.h"
+#include "kernels/strips.h"
 
 namespace hearth::kernels {
 
@@ -46,13 +46,15 @@ float dot_q3_k(const void* w, const void* a, size_t n);
 float dot_iq4_nl(const void* w, const void* a, size_t n);
 float dot_iq4_xs(const void* w, const void* a, size_t n);
 float dot_mxfp4(const void* w, const void* a, size_t n);
-float dot_q4_0_lanes(const void* w, const void* a, size_t n);    // LaneGroup activations
-float dot_q8_0_lanes(const void* w, const void* a, size_t n);    // LaneGroup activations
-float dot_q5_0_lanes(const void* w, const void* a, size_t n);    // LaneGroup activations
-float dot_iq4_nl_lanes(const void* w, const void* a, size_t n);  // LaneGroup activations
-float dot_mxfp4_lanes(const void* w, const void* a, size_t n);   // LaneGroup activations
-float dot_iq4_xs_lanes(const void* w, const void* a, size_t n);  // LaneGroup activations
-float dot_q4_0_offset(const void* w, const void* a, size_t n);   // BlockQ8Offset activations
+float dot_q4_0_lanes(const void* w, const void* a, size_t n);     // LaneGroup activations
+float dot_q8_0_lanes(const void* w, const void* a, size_t n);     // LaneGroup activations
+float dot_q5_0_lanes(const void* w, const void* a, size_t n);     // LaneGroup activations
+float dot_iq4_nl_lanes(const void* w, const void* a, size_t n);   // LaneGroup activations
+float dot_mxfp4_lanes(const void* w, const void* a, size_t n);    // LaneGroup activations
+float dot_iq4_xs_lanes(const void* w, const void* a, size_t n);   // LaneGroup activations
+float dot_q4_0_offset(const void* w, const void* a, size_t n);    // BlockQ8Offset activations
+float dot_iq4_nl_offset(const void* w, const void* a, size_t n);  // BlockQ8Offset activations
+float dot_iq4_xs_offset(const void* w, const void* a, size_t n);  // BlockQ8Offset activations
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace scalar
 
@@ -73,15 +75,14 @@ void set_grid_kernels(DotTable& table);
 // Sets Q3_K's, Q4_K's and Q6_K's single- and many-token kernels (BlockQ8K activations, as the
 // AVX2 ones).
 void set_kernels(DotTable& table);
-// A StripRowsFunction (q4_0_strips.h): rows in lanes, eight vpdpbusd per block and token.
-void q4_0_strip_rows(const StripBlock* strip, size_t rows, const void* activations,
-                     size_t activation_stride, size_t tokens, float* out, size_t out_stride,
-                     size_t count);
+// The StripRowsFunctions (strips.h) of Q4_0, IQ4_NL and IQ4_XS: rows in lanes, eight vpdpbusd
+// per 32-element block and token.
+StripRowsFunction strip_rows(int type);
 }  // namespace vnni
 namespace amx {
-// A StripRowsFunction (q4_0_strips.h) on AMX tiles: one tile product per block for up to 16
+// A StripRowsFunction (strips.h) of Q4_0 on AMX tiles: one tile product per block for up to 16
 // tokens. Runs only where amx_int8_usable().
-void q4_0_strip_rows(const StripBlock* strip, size_t rows, const void* activations,
+void q4_0_strip_rows(const void* strip, size_t rows, const void* activations,
                      size_t activation_stride, size_t tokens, float* out, size_t out_stride,
                      size_t count);
 }  // namespace amx

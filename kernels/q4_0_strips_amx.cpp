@@ -1,4 +1,4 @@
-// The AMX kernel over Q4_0 strips (q4_0_strips.h), compiled with AVX-512 and AMX; it runs only
+// The AMX kernel over Q4_0 strips (strips.h), compiled with AVX-512 and AMX; it runs only
 // where amx_int8_usable(). Per block one tile product multiplies the tokens' 32 activation bytes
 // (tile A: a row per token, read in place from the BlockQ8Offset rows) with the strip's sixteen
 // rows (tile B: eight quads x sixteen rows x four bytes, the strip's nibbles unpacked), giving a
@@ -17,9 +17,9 @@
 
 #include "kernels/activation_blocks.h"
 #include "kernels/dot_variants.h"
-#include "kernels/q4_0_strips.h"
 #include "kernels/simd_helpers.h"
 #include "kernels/strip_helpers.h"
+#include "kernels/strips.h"
 
 namespace hearth::kernels::amx {
 namespace {
@@ -66,7 +66,7 @@ void configure(int tokens) {
 // A block's sixteen rows as tile B wants them: quad q's bytes are row m's elements 4q..4q+3 at
 // 4m.
 [[gnu::always_inline]] inline void unpack_into(const StripBlock& block, uint8_t (&quads)[8][64]) {
-    const Quads unpacked = unpack(block);
+    const Quads unpacked = unpack(block.nibbles, NibbleValues{});
 #pragma GCC unroll 8
     for (int q = 0; q < 8; ++q) _mm512_store_si512(quads[q], unpacked.quad[q]);
 }
@@ -111,13 +111,15 @@ struct Group {
 // N tokens against a strip, with the tiles configured for N.
 template <int N>
 struct StripPass {
-    static void run(const StripBlock* strip, size_t rows, const std::byte* activations,
-                    size_t stride, float* out, size_t out_stride, size_t blocks);
+    static void run(const void* strips, size_t rows, const std::byte* activations, size_t stride,
+                    float* out, size_t out_stride, size_t columns);
 };
 
 template <int N>
-void StripPass<N>::run(const StripBlock* strip, size_t rows, const std::byte* activations,
-                       size_t stride, float* out, size_t out_stride, size_t blocks) {
+void StripPass<N>::run(const void* strips, size_t rows, const std::byte* activations, size_t stride,
+                       float* out, size_t out_stride, size_t columns) {
+    const auto* strip = static_cast<const StripBlock*>(strips);
+    const size_t blocks = columns / 32;
     configure(N);
     StripSums<N> pass(activations, stride);
     // Converts a group's products, blocks in order, into the sums.
@@ -157,11 +159,11 @@ void StripPass<N>::run(const StripBlock* strip, size_t rows, const std::byte* ac
 
 }  // namespace
 
-void q4_0_strip_rows(const StripBlock* strip, size_t rows, const void* activations,
+void q4_0_strip_rows(const void* strip, size_t rows, const void* activations,
                      size_t activation_stride, size_t tokens, float* out, size_t out_stride,
                      size_t count) {
-    strip_rows<kMostTokens, StripPass>(strip, rows, activations, activation_stride, tokens, out,
-                                       out_stride, count);
+    strip_passes<kMostTokens, StripPass>(strip, rows, activations, activation_stride, tokens, out,
+                                         out_stride, count);
 }
 
 }  // namespace hearth::kernels::amx

@@ -1,6 +1,6 @@
-// What the Q4_0 strip kernels (q4_0_strips_vnni.cpp, q4_0_strips_amx.cpp) share: a block's
-// quads, a pass's tokens and their sums with the float operations that make every kernel equal
-// the twin, and the passes over the tokens. Compiled into each with its own instruction sets, so
+// What the strip kernels (strips_vnni.cpp, q4_0_strips_amx.cpp) share: a block's quads, a pass's
+// tokens and their sums with the float operations that make every kernel equal the twin, and the
+// passes over the tokens. Compiled into each with its own instruction sets, so
 // in an unnamed namespace, as dot_many.h's templates.
 #pragma once
 
@@ -11,7 +11,7 @@
 
 #include "kernels/activation_blocks.h"
 #include "kernels/dot_many.h"
-#include "kernels/q4_0_strips.h"
+#include "kernels/strips.h"
 
 namespace hearth::kernels {
 namespace {
@@ -22,17 +22,27 @@ struct Quads {
     __m512i quad[8];
 };
 
-[[gnu::always_inline]] inline Quads unpack(const StripBlock& block) {
-    const __m512i low = _mm512_set1_epi8(0x0f);
+// The quads of a strip's nibbles, each nibble made a value by `values`, which reads the low four
+// bits of each byte and ignores the rest.
+template <typename Values>
+[[gnu::always_inline]] inline Quads unpack(const StripNibbles& nibbles, const Values& values) {
     Quads quads;
 #pragma GCC unroll 4
     for (int q = 0; q < 4; ++q) {
-        const __m512i bytes = _mm512_loadu_si512(block.nibbles[q]);
-        quads.quad[q] = _mm512_and_si512(bytes, low);
-        quads.quad[q + 4] = _mm512_and_si512(_mm512_srli_epi16(bytes, 4), low);
+        const __m512i bytes = _mm512_loadu_si512(nibbles[q]);
+        quads.quad[q] = values(bytes);
+        quads.quad[q + 4] = values(_mm512_srli_epi16(bytes, 4));
     }
     return quads;
 }
+
+// Q4_0's values: the nibbles themselves, unsigned.
+struct NibbleValues {
+    __m512i mask = _mm512_set1_epi8(0x0f);
+    [[gnu::always_inline]] __m512i operator()(__m512i bytes) const {
+        return _mm512_and_si512(bytes, mask);
+    }
+};
 
 // N tokens' BlockQ8Offset rows and their sums with the strip's sixteen rows, one lane a row.
 template <int N>
@@ -69,16 +79,15 @@ struct StripSums {
 }
 
 // A StripRowsFunction's body: passes of at most Most tokens, each by Pass<N>::run(strip, rows,
-// first token's activations, stride, its results, out_stride, blocks).
+// first token's activations, stride, its results, out_stride, columns).
 template <int Most, template <int> class Pass>
-void strip_rows(const StripBlock* strip, size_t rows, const void* activations,
-                size_t activation_stride, size_t tokens, float* out, size_t out_stride,
-                size_t count) {
+void strip_passes(const void* strip, size_t rows, const void* activations, size_t activation_stride,
+                  size_t tokens, float* out, size_t out_stride, size_t count) {
     const auto* first = static_cast<const std::byte*>(activations);
     in_passes<Most>(tokens, [&](auto size, size_t done) {
         Pass<decltype(size)::value>::run(strip, rows, first + done * activation_stride,
                                          activation_stride, out + done * out_stride, out_stride,
-                                         strip_blocks(count));
+                                         count);
     });
 }
 

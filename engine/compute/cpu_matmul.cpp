@@ -22,7 +22,9 @@ bool uses_panel(const kernels::GemmTable* gemm, MatmulThresholds thresholds, con
 
 // Whether a product of `count` tokens runs on the integer dots. Strips take them at every size:
 // AMX's tile products for sixteen tokens beat the panel kernels (49 against 71 µs a token for
-// 5632 x 2048 on one core of the Xeon of stop 43).
+// 5632 x 2048 on one core of the Xeon of stop 43), and so do IQ4_XS's VNNI strip passes of eight
+// (TinyLlama IQ4_XS pp512: 225-227 tok/s, against 213-225 with the panel kernels reading rows
+// unpacked from the strips 128 at a time; SmolLM IQ4_XS 1489-1797 against 1330-1578).
 bool uses_dots(const kernels::GemmTable* gemm, MatmulThresholds thresholds, const WeightMatrix& w,
                int count) {
     return w.strips || (!uses_panel(gemm, thresholds, w, count) && count < thresholds.blas);
@@ -30,16 +32,10 @@ bool uses_dots(const kernels::GemmTable* gemm, MatmulThresholds thresholds, cons
 
 // The activations a matrix's dots read: the strip kernel's for strips where the CPU has one.
 kernels::ActivationFormat dot_format(const kernels::DotTable& dots,
-                                     kernels::StripRowsFunction strip_kernel,
+                                     const CpuMatmul::StripKernels& strip_kernels,
                                      const WeightMatrix& w) {
-    if (w.strips && strip_kernel != nullptr) return kernels::ActivationFormat::Q8Offset;
+    if (strip_kernels(w) != nullptr) return kernels::ActivationFormat::Q8Offset;
     return dots.format[static_cast<uint32_t>(w.type)];
-}
-
-// Strip `first_row` / kStripRows of a matrix in strips.
-const kernels::StripBlock* strip_at(const WeightMatrix& w, size_t first_row) {
-    return reinterpret_cast<const kernels::StripBlock*>(w.data) +
-           first_row / kernels::kStripRows * kernels::strip_blocks(static_cast<size_t>(w.columns));
 }
 
 // From how many tokens a step's activations are quantised across the pool.
@@ -47,11 +43,16 @@ constexpr size_t kParallelPrepareTokens = 16;
 
 }  // namespace
 
+CpuMatmul::StripKernels::StripKernels(kernels::Isa isa) {
+    for (int type = 0; type < kernels::DotTable::kTypes; ++type)
+        of[type] = kernels::strip_rows(type, isa);
+}
+
 CpuMatmul::CpuMatmul(ThreadPool& pool, kernels::Isa isa, MatmulThresholds thresholds)
     : m_pool(pool),
       m_dots(kernels::dot_table(isa)),
       m_gemm(kernels::gemm_table(isa)),
-      m_strip_kernel(kernels::q4_0_strip_rows(isa)),
+      m_strip_kernels(isa),
       m_thresholds(thresholds) {}
 
 void CpuMatmul::add_bias(float* rows, std::span<const float> bias, int count) {
@@ -69,7 +70,7 @@ size_t CpuMatmul::allocated_bytes() const {
 CpuMatmul::Scratch::Scratch(kernels::Isa isa, MatmulThresholds thresholds)
     : m_dots(kernels::dot_table(isa)),
       m_gemm(kernels::gemm_table(isa)),
-      m_strip_kernel(kernels::q4_0_strip_rows(isa)),
+      m_strip_kernels(isa),
       m_thresholds(thresholds) {}
 
 // Mirrors run_group: the buffer each product uses, at its widest.
@@ -79,7 +80,7 @@ void CpuMatmul::Scratch::add(std::initializer_list<const WeightMatrix*> group, i
     size_t quantised = 0;
     for (const auto* w : group) {
         const size_t columns = static_cast<size_t>(w->columns);
-        const auto format = dot_format(m_dots, m_strip_kernel, *w);
+        const auto format = dot_format(m_dots, m_strip_kernels, *w);
         if (uses_panel(m_gemm, m_thresholds, *w, path_tokens)) {
             m_panel = std::max(m_panel,
                                kernels::panel_blocks(count, columns) * sizeof(kernels::PanelBlock));
@@ -105,7 +106,7 @@ void CpuMatmul::Scratch::add_jobs(std::initializer_list<const WeightMatrix*> gro
     std::vector<kernels::ActivationFormat> formats;
     size_t quantised = 0;
     for (const auto* w : group) {
-        const auto format = dot_format(m_dots, m_strip_kernel, *w);
+        const auto format = dot_format(m_dots, m_strip_kernels, *w);
         if (std::find(formats.begin(), formats.end(), format) != formats.end()) continue;
         formats.push_back(format);
         quantised += kernels::activation_row_bytes(format, static_cast<size_t>(w->columns)) *
@@ -146,14 +147,14 @@ void CpuMatmul::run_dots(std::span<const Product> products, const float* in, int
 // Rows are handed out in units: strips for matrices in strips, groups of kernels::kDotRows rows
 // for formats with a row kernel (the last group of a product may be partial), single rows for the
 // others. A row's numbers are the same in any unit, and in any company of other jobs, so how the
-// pool splits them never shows; the strip kernels equal the row kernels' numbers bit for bit.
+// pool splits them never shows; each strip kernel equals its scalar twin bit for bit.
 void CpuMatmul::run_jobs(std::span<const Job> jobs) {
     m_parts.clear();
     m_prepared.clear();
     size_t total_units = 0, used = 0;
     for (const auto& job : jobs) {
         const auto id = static_cast<uint32_t>(job.weights->type);
-        const auto format = dot_format(m_dots, m_strip_kernel, *job.weights);
+        const auto format = dot_format(m_dots, m_strip_kernels, *job.weights);
         const size_t columns = static_cast<size_t>(job.weights->columns);
         const size_t stride = kernels::activation_row_bytes(format, columns);
         const auto found = std::find_if(m_prepared.begin(), m_prepared.end(), [&](const auto& p) {
@@ -172,8 +173,7 @@ void CpuMatmul::run_jobs(std::span<const Job> jobs) {
                                  : m_dots.dot_rows[id] != nullptr ? kernels::kDotRows
                                                                   : 1;
         m_parts.push_back({job, m_dots.dot[id], m_dots.dot_many[id], m_dots.dot_rows[id],
-                           strips ? m_strip_kernel : nullptr, offset, stride, total_units,
-                           unit_rows});
+                           m_strip_kernels(*job.weights), offset, stride, total_units, unit_rows});
         const size_t rows = static_cast<size_t>(job.weights->rows);
         total_units += (rows + unit_rows - 1) / unit_rows;
     }
@@ -242,7 +242,7 @@ void CpuMatmul::multiply_strips(const DotPart& part, size_t first, size_t last,
         const size_t block_tokens = std::min(kTokenBlock, count - block);
         for (size_t strip = first; strip < last; ++strip) {
             const size_t r = strip * kernels::kStripRows;
-            part.strip(strip_at(w, r), std::min(kernels::kStripRows, rows - r),
+            part.strip(w.row(static_cast<int64_t>(r)), std::min(kernels::kStripRows, rows - r),
                        tokens + block * part.stride, part.stride, block_tokens,
                        part.job.out + block * rows + r, rows, columns);
         }

@@ -1,6 +1,6 @@
 // Products of a model's weight matrices with a step's activations on the CPU, on the path the
 // step's size calls for: integer dot products per token with activations quantised on the fly
-// (by rows, or by the sixteen-row strips a model loaded in kernels/q4_0_strips.h's layout holds),
+// (by rows, or by the sixteen-row strips a model loaded in kernels/strips.h's layout holds),
 // panel kernels that multiply all tokens at once, or weight tiles dequantised for OpenBLAS sgemm.
 // The CPU backend's layers and its expert FFN share one, with its scratch.
 #pragma once
@@ -14,7 +14,7 @@
 #include "engine/model/model.h"
 #include "kernels/dot.h"
 #include "kernels/gemm.h"
-#include "kernels/q4_0_strips.h"
+#include "kernels/strips.h"
 
 namespace hearth {
 
@@ -26,6 +26,17 @@ struct MatmulThresholds {
 
 class CpuMatmul {
 public:
+    // The strip kernel of each type at one instruction-set level (null where it has none; strips
+    // are then unpacked into rows).
+    struct StripKernels {
+        explicit StripKernels(kernels::Isa isa);
+        // The kernel for `w`: null unless `w` is in strips.
+        kernels::StripRowsFunction operator()(const WeightMatrix& w) const {
+            return w.strips ? of[static_cast<uint32_t>(w.type)] : nullptr;
+        }
+        kernels::StripRowsFunction of[kernels::DotTable::kTypes] = {};
+    };
+
     // One product of a group: its weights and where its rows go.
     struct Product {
         const WeightMatrix* weights;
@@ -83,7 +94,7 @@ public:
     private:
         const kernels::DotTable& m_dots;
         const kernels::GemmTable* m_gemm;
-        kernels::StripRowsFunction m_strip_kernel;
+        StripKernels m_strip_kernels;
         MatmulThresholds m_thresholds;
         size_t m_activations = 0, m_panel = 0, m_tile = 0;
     };
@@ -116,8 +127,8 @@ private:
 
     ThreadPool& m_pool;
     const kernels::DotTable& m_dots;
-    const kernels::GemmTable* m_gemm;           // null where the CPU (or the chosen ISA) has none
-    kernels::StripRowsFunction m_strip_kernel;  // null likewise; strips are then unpacked
+    const kernels::GemmTable* m_gemm;  // null where the CPU (or the chosen ISA) has none
+    StripKernels m_strip_kernels;
     MatmulThresholds m_thresholds;
     std::vector<std::byte> m_activations;
     std::vector<kernels::PanelBlock> m_panel;

@@ -1,5 +1,5 @@
-// How a load for the CPU backend lays out the model's bytes: in the Q4_0 strip layout where the
-// CPU has a strip kernel, as the file has them elsewhere. Apart from the layout itself because it
+// How a load for the CPU backend lays out the model's bytes: in the strip layout where the CPU has
+// strip kernels, as the file has them elsewhere. Apart from the layout itself because it
 // asks the kernels which CPU level runs, which the loader's parsing code does not need to know.
 #pragma once
 
@@ -12,10 +12,10 @@ namespace hearth {
 
 // The rewrite into strips for a CPU working at `isa`: null where it has no strip kernel, and the
 // model then keeps the file's layout.
-std::shared_ptr<const ByteRewrite> q4_0_strip_rewrite(kernels::Isa isa);
+std::shared_ptr<const ByteRewrite> strip_rewrite(kernels::Isa isa);
 
-// The options a load for the CPU backend at `isa` uses: in strips where that level has a strip
-// kernel. The CPU backend reads any layout; this one is fastest for it.
+// The options a load for the CPU backend at `isa` uses: in strips where that level has strip
+// kernels. The CPU backend reads any layout; this one is fastest for it.
 MapOptions cpu_load_options(MapOptions options = {}, kernels::Isa isa = kernels::best_isa());
 
 }  // namespace hearth

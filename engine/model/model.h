@@ -100,8 +100,8 @@ struct WeightMatrix {
     int64_t rows = 0;
     int64_t columns = 0;
     size_t row_bytes = 0;
-    // Q4_0 rows repacked into the sixteen-row strips of kernels/q4_0_strips.h as the model was
-    // loaded (engine/model/q4_0_strip_layout.h): `data` holds strips, not rows, and row() must
+    // Rows repacked into the sixteen-row strips of kernels/strips.h as the model was loaded
+    // (engine/model/strip_layout.h): `data` holds strips, not rows, and row() must
     // not be used; rows_at() unpacks.
     bool strips = false;
 

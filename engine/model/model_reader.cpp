@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "engine/model/q4_0_strip_layout.h"
+#include "engine/model/strip_layout.h"
 
 namespace hearth {
 

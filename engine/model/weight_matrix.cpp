@@ -2,7 +2,7 @@
 
 #include "engine/model/load_error.h"
 #include "engine/model/model.h"
-#include "kernels/q4_0_strips.h"
+#include "kernels/strips.h"
 
 namespace hearth {
 
@@ -10,9 +10,8 @@ const std::byte* WeightMatrix::rows_at(int64_t first, int64_t count,
                                        std::vector<std::byte>& scratch) const {
     if (!strips || data == nullptr) return row(first);
     scratch.resize(static_cast<size_t>(count) * row_bytes);
-    kernels::unpack_q4_0_strips(reinterpret_cast<const kernels::StripBlock*>(data),
-                                static_cast<size_t>(columns), static_cast<size_t>(first),
-                                static_cast<size_t>(count), scratch.data());
+    kernels::unpack_strips(static_cast<int>(type), data, static_cast<size_t>(columns),
+                           static_cast<size_t>(first), static_cast<size_t>(count), scratch.data());
     return scratch.data();
 }
 

@@ -48,7 +48,7 @@ public:
     static std::unique_ptr<Backend> cpu(const BackendPreference& preference, const Model& model);
 
     // `options` for loading a model that select() will then run: the CPU's weight layout
-    // (engine/model/q4_0_strip_layout.h) where select() is sure to pick the CPU backend, the
+    // (engine/model/strip_layout.h) where select() is sure to pick the CPU backend, the
     // file's own where a GPU may run it (the upload would only unpack the strips again) and for
     // the reference pass. A later switch of backend reads either layout.
     MapOptions load_options(const BackendPreference& preference, MapOptions options = {});

@@ -9,7 +9,7 @@
 #include <limits>
 
 #include "engine/format/gguf_writer.h"
-#include "engine/model/q4_0_strip_layout.h"
+#include "engine/model/strip_layout.h"
 #include "tests/support/backend_checks.h"
 #include "tests/support/fixture_check.h"
 #include "tests/support/shared_data.h"
@@ -29,19 +29,26 @@ TEST_P(CpuBackendFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
     EXPECT_GT(counts.top1_checked, 0);
 }
 
-// Loaded as the engine loads it for the CPU: Q4_0 products in strips (kernels/q4_0_strips.h),
-// which the CPU multiplies with the strip kernels where it has them and unpacks where not. The
-// one shared file whose products are Q4_0.
-TEST(CpuBackend, Q4_0StripsMatchLlamaCpp) {
+// Loaded as the engine loads it for the CPU: products of Q4_0, IQ4_NL and IQ4_XS in strips
+// (kernels/strips.h), which the CPU multiplies with the strip kernels where it has them and
+// unpacks where not. The shared files whose products are of those types.
+class CpuStripsFixtureTest : public testing::TestWithParam<std::string> {};
+
+TEST_P(CpuStripsFixtureTest, MatchLlamaCpp) {
     const auto counts = test::check_native_fixture(
-        "synth-llama-256-Q4_0",
+        GetParam(),
         [](const Model& model) {
             EXPECT_TRUE(model.weights().layers[0].query.strips);
             return std::make_unique<CpuBackend>(model, CpuBackendOptions{.threads = 2});
         },
-        false, false, {.rewrite = q4_0_strip_layout()});
+        false, false, {.rewrite = strip_layout()});
     EXPECT_GT(counts.top1_checked, 0);
 }
+
+INSTANTIATE_TEST_SUITE_P(SharedModels, CpuStripsFixtureTest,
+                         testing::Values("synth-llama-256-Q4_0", "synth-llama-256-IQ4_NL",
+                                         "synth-llama-256-IQ4_XS", "synth-llama-256-IQ4_XS-mix"),
+                         [](const auto& info) { return test::parameter_name(info.param); });
 
 // A Q8_0 KV cache holds the fixture's rules too (its tolerance for files with float weights is
 // the 8-bit rounding's, native_tolerance says why), and chooses as the F16 cache does at 99% of

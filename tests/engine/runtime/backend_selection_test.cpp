@@ -3,8 +3,9 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/model/q4_0_strip_layout.h"
-#include "kernels/q4_0_strips.h"
+#include "engine/model/strip_layout.h"
+#include "kernels/dot_variants.h"
+#include "kernels/strips.h"
 
 namespace hearth {
 namespace {
@@ -14,14 +15,14 @@ bool asks_for_strips(const BackendPreference& preference, BackendSelectorOptions
         BackendSelector(std::move(selector)).load_options(preference, {.prefault = true});
     EXPECT_TRUE(options.prefault);
     if (options.rewrite) {
-        EXPECT_EQ(options.rewrite->layout, kQ4_0StripLayout);
+        EXPECT_EQ(options.rewrite->layout, kStripLayout);
     }
     return options.rewrite != nullptr;
 }
 
 TEST(LoadOptions, StripsExactlyWhereTheCpuBackendWithAStripKernelRunsTheModel) {
     using Kind = BackendPreference::Kind;
-    const bool kernel = kernels::q4_0_strip_rows(kernels::best_isa()) != nullptr;
+    const bool kernel = kernels::strip_rows(kernels::kQ4_0, kernels::best_isa()) != nullptr;
     EXPECT_EQ(asks_for_strips({.kind = Kind::Cpu}), kernel);
     EXPECT_EQ(asks_for_strips({.kind = Kind::Automatic}), kernel && !has_gpu());
     EXPECT_EQ(asks_for_strips({.kind = Kind::Cpu, .unknown_setting = "quantum"}), kernel);

@@ -1,4 +1,4 @@
-#include "engine/model/q4_0_strip_layout.h"
+#include "engine/model/strip_layout.h"
 
 #include <algorithm>
 #include <array>
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "engine/format/tensor_types.h"
-#include "kernels/q4_0_strips.h"
+#include "kernels/strips.h"
 
 namespace hearth {
 namespace {
@@ -39,8 +39,8 @@ void repack_tensor(std::byte* data, const GgufTensor& tensor, std::vector<std::b
     rows.resize(strip_bytes);
     for (size_t offset = 0; offset < tensor.bytes; offset += strip_bytes) {
         std::memcpy(rows.data(), data + offset, strip_bytes);
-        kernels::repack_q4_0_strips(rows.data(), row_bytes, kernels::kStripRows, columns,
-                                    reinterpret_cast<kernels::StripBlock*>(data + offset));
+        kernels::repack_strips(static_cast<int>(tensor.type), rows.data(), row_bytes,
+                               kernels::kStripRows, columns, data + offset);
     }
 }
 
@@ -83,18 +83,18 @@ bool repacked_into_strips(const GgufTensor& tensor) {
     // ffn_up may be Phi-3's gate and up in one, cut in half: each half must fill whole strips.
     const uint64_t rows_per_strip =
         tensor.name.ends_with(".ffn_up.weight") ? 2 * kernels::kStripRows : kernels::kStripRows;
-    return tensor.type == TensorType::Q4_0 && tensor.shape.size() == 2 && tensor.rows() > 0 &&
-           tensor.rows() % rows_per_strip == 0 && tensor.row_length() % 32 == 0 &&
+    return kernels::has_strip_layout(static_cast<int>(tensor.type)) && tensor.shape.size() == 2 &&
+           tensor.rows() > 0 && tensor.rows() % rows_per_strip == 0 &&
+           tensor.row_length() % tensor_type_info(tensor.type).block_elements == 0 &&
            multiplied_whole(tensor.name);
 }
 
 bool loaded_in_strips(const GgufTensor& tensor) {
-    return tensor.layout == kQ4_0StripLayout && repacked_into_strips(tensor);
+    return tensor.layout == kStripLayout && repacked_into_strips(tensor);
 }
 
-std::shared_ptr<const ByteRewrite> q4_0_strip_layout() {
-    return std::make_shared<const ByteRewrite>(
-        ByteRewrite{std::string(kQ4_0StripLayout), repack_file});
+std::shared_ptr<const ByteRewrite> strip_layout() {
+    return std::make_shared<const ByteRewrite>(ByteRewrite{std::string(kStripLayout), repack_file});
 }
 
 }  // namespace hearth

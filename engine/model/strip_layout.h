@@ -1,4 +1,4 @@
-// The strip layout of a model's Q4_0 matrices (kernels/q4_0_strips.h), made as the file is loaded
+// The strip layout of a model's 4-bit matrices (kernels/strips.h), made as the file is loaded
 // into memory: on a CPU with a strip kernel, decode and batched decode read sixteen rows as one
 // operand instead of transposing them on every read. Loading does it once, in the model's own
 // copy (the same bytes, rearranged), so it costs no memory; the file on disk is untouched.
@@ -12,9 +12,10 @@
 
 namespace hearth {
 
-inline constexpr std::string_view kQ4_0StripLayout = "q4_0 strips";
+inline constexpr std::string_view kStripLayout = "strips";
 
-// Whether the strip layout repacks `tensor`: the Q4_0 matrices the CPU multiplies by activations
+// Whether the strip layout repacks `tensor`: the matrices of a type with a strip layout (Q4_0,
+// IQ4_NL, IQ4_XS) that the CPU multiplies by activations
 // (attention, the dense feed-forward, the LM head) whose rows fill whole strips and whose rows
 // are whole blocks. Not the embedding (looked up a row at a time) nor stacked experts (their
 // kernels take rows one expert at a time).
@@ -25,6 +26,6 @@ bool repacked_into_strips(const GgufTensor& tensor);
 bool loaded_in_strips(const GgufTensor& tensor);
 
 // The rewrite into strips. Any CPU reads them (unpacking where it has no strip kernel).
-std::shared_ptr<const ByteRewrite> q4_0_strip_layout();
+std::shared_ptr<const ByteRewrite> strip_layout();
 
 }  // namespace hearth

@@ -1,4 +1,4 @@
-#include "kernels/q4_0_strips.h"
+#include "kernels/strips.h"
 
 #include <algorithm>
 
@@ -18,9 +18,9 @@ namespace {
 constexpr size_t kFewestAmxTokens = 10;
 constexpr size_t kMostAmxTokens = 16;  // a tile's rows
 
-void amx_then_vnni(const StripBlock* strip, size_t rows, const void* activations,
-                   size_t activation_stride, size_t tokens, float* out, size_t out_stride,
-                   size_t count) {
+void q4_0_amx_then_vnni(const void* strip, size_t rows, const void* activations,
+                        size_t activation_stride, size_t tokens, float* out, size_t out_stride,
+                        size_t count) {
     const auto* first = static_cast<const std::byte*>(activations);
     size_t done = 0;
     while (tokens - done >= kFewestAmxTokens) {
@@ -30,36 +30,50 @@ void amx_then_vnni(const StripBlock* strip, size_t rows, const void* activations
         done += pass;
     }
     if (done < tokens) {
-        vnni::q4_0_strip_rows(strip, rows, first + done * activation_stride, activation_stride,
-                              tokens - done, out + done * out_stride, out_stride, count);
+        vnni::strip_rows(kQ4_0)(strip, rows, first + done * activation_stride, activation_stride,
+                                tokens - done, out + done * out_stride, out_stride, count);
     }
 }
 #endif
 
 }  // namespace
 
-StripRowsFunction q4_0_strip_rows_vnni() {
+StripRowsFunction strip_rows_vnni(int type) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
-    if (best_isa() >= Isa::Avx512Vnni) return vnni::q4_0_strip_rows;
+    if (best_isa() >= Isa::Avx512Vnni) return vnni::strip_rows(type);
 #endif
+    (void)type;
     return nullptr;
 }
 
-StripRowsFunction q4_0_strip_rows_amx() {
+StripRowsFunction strip_rows_amx(int type) {
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
-    if (best_isa() >= Isa::Avx512Vnni && amx_int8_usable()) return amx::q4_0_strip_rows;
+    if (type == kQ4_0 && best_isa() >= Isa::Avx512Vnni && amx_int8_usable())
+        return amx::q4_0_strip_rows;
 #endif
+    (void)type;
     return nullptr;
 }
 
-StripRowsFunction q4_0_strip_rows(Isa isa) {
+StripRowsFunction strip_rows(int type, Isa isa) {
+    if (isa < Isa::Avx512Vnni) return nullptr;
 #if defined(HEARTH_HAVE_AVX2_KERNELS)
-    if (isa < Isa::Avx512Vnni || best_isa() < Isa::Avx512Vnni) return nullptr;
-    return amx_int8_usable() ? amx_then_vnni : vnni::q4_0_strip_rows;
-#else
-    (void)isa;
-    return nullptr;
+    if (strip_rows_amx(type) != nullptr) return q4_0_amx_then_vnni;
 #endif
+    return strip_rows_vnni(type);
+}
+
+DotFunction strip_twin(int type) {
+    switch (type) {
+        case kQ4_0:
+            return scalar::dot_q4_0_offset;
+        case kIQ4_NL:
+            return scalar::dot_iq4_nl_offset;
+        case kIQ4_XS:
+            return scalar::dot_iq4_xs_offset;
+        default:
+            return nullptr;
+    }
 }
 
 }  // namespace hearth::kernels
