@@ -4,6 +4,9 @@
 
 #include <immintrin.h>
 
+#include <array>
+#include <cstdint>
+
 #include "kernels/simd_helpers.h"
 
 namespace hearth::kernels {
@@ -14,6 +17,16 @@ namespace {
 inline float sum_of(__m512 v) {
     const __m512 halves = _mm512_add_ps(v, _mm512_shuffle_f32x4(v, v, 0x4e));
     return horizontal_sum(_mm512_castps512_ps256(halves));
+}
+
+// A 4-bit grid's values plus `bias` (so that they are unsigned, as vpdpbusd wants them), as a
+// vpermb table for bytes whose low nibble indexes the grid. The 64-byte table repeats the grid
+// four times: vpermb reads six index bits, and the two above the nibble (from the byte's other
+// nibble) then change nothing, so no mask is needed.
+constexpr std::array<uint8_t, 64> biased_grid(const int8_t (&grid)[16], int bias) {
+    std::array<uint8_t, 64> table{};
+    for (int i = 0; i < 64; ++i) table[i] = static_cast<uint8_t>(grid[i % 16] + bias);
+    return table;
 }
 
 // A vector loaded into a register of its own: GCC otherwise folds the load into each row's

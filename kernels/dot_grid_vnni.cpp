@@ -98,14 +98,7 @@ __m512i load_index(const std::array<uint8_t, 64>& index) {
 // values as vpdpbusd wants them, with the group's offsets (-8 times each lane's activation sum)
 // taking the 8 back out. The others' are looked up in the format's grid plus a bias of
 // 8 << kShift, so that every value is unsigned too, and the offsets shifted by kShift take the
-// bias back out, exactly. The 64-byte table repeats the grid four times: vpermb reads six index
-// bits, and the two above the nibble (from the byte's other nibble) then change nothing, so no
-// mask is needed.
-constexpr std::array<uint8_t, 64> biased_grid(const int8_t (&grid)[16], int bias) {
-    std::array<uint8_t, 64> table{};
-    for (int i = 0; i < 64; ++i) table[i] = static_cast<uint8_t>(grid[i % 16] + bias);
-    return table;
-}
+// bias back out, exactly (avx512_helpers.h's biased_grid).
 
 // What a format of 32-element blocks (a `Header`-byte scale, then 16 bytes of nibbles) reads as
 // groups of eight.

@@ -135,18 +135,27 @@ float dot_q4_0_offset(const void* w, const void* a, size_t n) {
     return sum;
 }
 
+namespace {
+
+// One 32-element block of IQ4 indices (16 bytes, laid out as Q4_0's nibbles) with weight scale
+// `scale`, added to `sum` as the strip kernels add it: the exact integer dot, then one fused
+// multiply-add with the product of the two scales. The kernels add the grid biased by 128 and take
+// 16 times the offset back out, which leaves the same exact integer as this plain sum.
+float add_iq4_block(const uint8_t* quants, float scale, const BlockQ8Offset& y, float sum) {
+    int8_t values[32];
+    iq4_values(quants, values);
+    return std::fma(scale * y.scale, static_cast<float>(int_dot(values, y.quants, 32)), sum);
+}
+
+}  // namespace
+
 // The strip kernels' IQ4_NL (strips.h): dot_q4_0_offset's operations, the values looked up in the
-// grid. The kernels add the grid biased by 128 and take 16 times the offset back out, which
-// leaves the same exact integer as this plain sum.
+// grid.
 float dot_iq4_nl_offset(const void* w, const void* a, size_t n) {
     float sum = 0.0f;
     for (size_t b = 0; b < n / 32; ++b) {
         const auto& x = as<BlockIQ4_NL>(w)[b];
-        const auto& y = as<BlockQ8Offset>(a)[b];
-        int8_t values[32];
-        iq4_values(x.quants, values);
-        sum = std::fma(half_to_float(x.scale) * y.scale,
-                       static_cast<float>(int_dot(values, y.quants, 32)), sum);
+        sum = add_iq4_block(x.quants, half_to_float(x.scale), as<BlockQ8Offset>(a)[b], sum);
     }
     return sum;
 }
@@ -157,13 +166,10 @@ float dot_iq4_xs_offset(const void* w, const void* a, size_t n) {
     float sum = 0.0f;
     for (size_t b = 0; b < n / 32; ++b) {
         const auto& x = as<BlockIQ4_XS>(w)[b / 8];
-        const auto& y = as<BlockQ8Offset>(a)[b];
         const int sub = static_cast<int>(b % 8);
-        int8_t values[32];
-        iq4_values(x.quants + 16 * sub, values);
         const float scale =
             half_to_float(x.scale) * static_cast<float>(unpack_scale_iq4_xs(sub, x));
-        sum = std::fma(scale * y.scale, static_cast<float>(int_dot(values, y.quants, 32)), sum);
+        sum = add_iq4_block(x.quants + 16 * sub, scale, as<BlockQ8Offset>(a)[b], sum);
     }
     return sum;
 }

@@ -17,6 +17,7 @@
 #include <cstring>
 
 #include "kernels/activation_blocks.h"
+#include "kernels/avx512_helpers.h"
 #include "kernels/dot_variants.h"
 #include "kernels/quant_blocks.h"
 #include "kernels/simd_helpers.h"
@@ -48,15 +49,9 @@ template <int Shift>
     return _mm512_add_epi32(low, high);
 }
 
-// IQ4_NL's and IQ4_XS's values plus 128 (8 << 4, the offset shifted by 4), 1..241. vpermb reads
-// six index bits, so the table repeats the grid four times and the two bits above the nibble
-// change nothing.
+// IQ4_NL's and IQ4_XS's values plus 128 (8 << 4, the offset shifted by 4), 1..241.
 struct GridValues {
-    static constexpr std::array<uint8_t, 64> kTable = [] {
-        std::array<uint8_t, 64> table{};
-        for (int i = 0; i < 64; ++i) table[i] = static_cast<uint8_t>(kIq4Values[i % 16] + 128);
-        return table;
-    }();
+    static constexpr auto kTable = biased_grid(kIq4Values, 8 << 4);
     __m512i grid = _mm512_loadu_si512(kTable.data());
     [[gnu::always_inline]] __m512i operator()(__m512i bytes) const {
         return _mm512_permutexvar_epi8(bytes, grid);
