@@ -194,8 +194,11 @@ TEST_F(ModelPickerWindowTest, AModelDownloadedWithGetModelsLoadsAndAnswers) {
     });
     m_window.open_model_picker();
     ASSERT_TRUE(chosen);
-    ASSERT_TRUE(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, kWaitMs));
-    EXPECT_EQ(m_window.model_path(), downloaded);
+    // The spy hears the engine thread's signal at once; the window takes it from its queue, so
+    // the wait is for the window (waiting for the spy alone failed under load: the model's path
+    // was still empty, nothing was sent, and the answer looked up below did not exist).
+    ASSERT_TRUE(QTest::qWaitFor([&] { return m_window.model_path() == downloaded; }, kWaitMs));
+    EXPECT_EQ(loaded.size(), 1);
     auto settings = m_window.current_conversation()->settings();
     settings.random_seed = false;  // a reproducible, short answer
     settings.sampler.seed = 7;
@@ -204,8 +207,10 @@ TEST_F(ModelPickerWindowTest, AModelDownloadedWithGetModelsLoadsAndAnswers) {
     type_and_send("Once upon a time");
     ASSERT_TRUE(wait_finished());
     const auto* conversation = m_window.current_conversation();
-    const QString answer = conversation->find(conversation->thread().back())->text;
-    EXPECT_FALSE(answer.trimmed().isEmpty());
+    ASSERT_FALSE(conversation->thread().empty());
+    const auto* answer = conversation->find(conversation->thread().back());
+    ASSERT_NE(answer, nullptr);
+    EXPECT_FALSE(answer->text.trimmed().isEmpty());
     picture(m_window, "journey-4-chat-with-downloaded-model.png");
 }
 
