@@ -216,7 +216,7 @@ void run_strips(const Options& options, const Format& format_of, hearth::ThreadP
     auto packed = hearth::bench::huge_page_vector<std::byte>(strips * strip_bytes);
     kernels::repack_strips(type, weights.data(), row_bytes, rows, columns, packed.data());
     constexpr int kMostTokens = 32;
-    const auto format = kernels::ActivationFormat::Q8Offset;
+    const auto format = kernels::strip_activation_format(type);
     const size_t stride = kernels::activation_row_bytes(format, columns);
     std::vector<std::byte> activations(stride * kMostTokens);
     for (int t = 0; t < kMostTokens; ++t) {

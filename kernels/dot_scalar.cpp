@@ -400,18 +400,39 @@ float dot_q2_k(const void* w, const void* a, size_t n) {
     return sum;
 }
 
+namespace {
+
+// A Q3_K super-block's exact integer dot with a BlockQ8K: each sub-block's times its scale.
+int32_t q3_k_total(const BlockQ3_K& x, const BlockQ8K& y) {
+    int32_t total = 0;
+    for (int sub = 0; sub < 16; ++sub) {
+        int32_t dot = 0;
+        for (int i = 16 * sub; i < 16 * sub + 16; ++i) dot += q3_k_value(x, i) * y.quants[i];
+        total += unpack_scale_q3_k(sub, x.scales) * dot;
+    }
+    return total;
+}
+
+}  // namespace
+
 float dot_q3_k(const void* w, const void* a, size_t n) {
     float sum = 0.0f;
     for (size_t b = 0; b < n / 256; ++b) {
         const auto& x = as<BlockQ3_K>(w)[b];
         const auto& y = as<BlockQ8K>(a)[b];
-        int32_t total = 0;
-        for (int sub = 0; sub < 16; ++sub) {
-            int32_t dot = 0;
-            for (int i = 16 * sub; i < 16 * sub + 16; ++i) dot += q3_k_value(x, i) * y.quants[i];
-            total += unpack_scale_q3_k(sub, x.scales) * dot;
-        }
-        sum += half_to_float(x.scale) * y.scale * static_cast<float>(total);
+        sum += half_to_float(x.scale) * y.scale * static_cast<float>(q3_k_total(x, y));
+    }
+    return sum;
+}
+
+// The strip kernels' Q3_K (strips.h): dot_q3_k's exact integer per super-block, added with one
+// fused multiply-add of it and the two scales' product, as each strip lane adds it.
+float dot_q3_k_fma(const void* w, const void* a, size_t n) {
+    float sum = 0.0f;
+    for (size_t b = 0; b < n / 256; ++b) {
+        const auto& x = as<BlockQ3_K>(w)[b];
+        const auto& y = as<BlockQ8K>(a)[b];
+        sum = std::fma(half_to_float(x.scale) * y.scale, static_cast<float>(q3_k_total(x, y)), sum);
     }
     return sum;
 }

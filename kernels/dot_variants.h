@@ -55,6 +55,7 @@ float dot_iq4_xs_lanes(const void* w, const void* a, size_t n);   // LaneGroup a
 float dot_q4_0_offset(const void* w, const void* a, size_t n);    // BlockQ8Offset activations
 float dot_iq4_nl_offset(const void* w, const void* a, size_t n);  // BlockQ8Offset activations
 float dot_iq4_xs_offset(const void* w, const void* a, size_t n);  // BlockQ8Offset activations
+float dot_q3_k_fma(const void* w, const void* a, size_t n);       // BlockQ8K, one FMA a block
 void add_scaled_f16(float scale, const uint16_t* v, float* out, size_t n);
 }  // namespace scalar
 
@@ -75,8 +76,8 @@ void set_grid_kernels(DotTable& table);
 // Sets Q3_K's, Q4_K's and Q6_K's single- and many-token kernels (BlockQ8K activations, as the
 // AVX2 ones).
 void set_kernels(DotTable& table);
-// The StripRowsFunctions (strips.h) of Q4_0, IQ4_NL and IQ4_XS: rows in lanes, eight vpdpbusd
-// per 32-element block and token.
+// The StripRowsFunctions (strips.h) of Q4_0, IQ4_NL, IQ4_XS and Q3_K: rows in lanes, four
+// vpdpbusd per 16 elements and token.
 StripRowsFunction strip_rows(int type);
 }  // namespace vnni
 namespace amx {

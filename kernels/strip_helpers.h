@@ -44,22 +44,24 @@ struct NibbleValues {
     }
 };
 
-// N tokens' BlockQ8Offset rows and their sums with the strip's sixteen rows, one lane a row.
-template <int N>
+// N tokens' activation rows (BlockQ8Offset, or Q3_K's BlockQ8K) and their sums with the strip's
+// sixteen rows, one lane a row.
+template <int N, typename Activations = BlockQ8Offset>
 struct StripSums {
-    std::array<const BlockQ8Offset*, N> tokens;
+    std::array<const Activations*, N> tokens;
     __m512 sums[N];
 
     StripSums(const std::byte* activations, size_t stride) {
         for (int t = 0; t < N; ++t) {
-            tokens[t] = reinterpret_cast<const BlockQ8Offset*>(activations +
-                                                               static_cast<size_t>(t) * stride);
+            tokens[t] =
+                reinterpret_cast<const Activations*>(activations + static_cast<size_t>(t) * stride);
             sums[t] = _mm512_setzero_ps();
         }
     }
 
     // Adds token t's exact integer dots with block b (the offset already taken out): one
-    // conversion, the scales' product and one FMA, as scalar::dot_q4_0_offset does.
+    // conversion, the scales' product and one FMA, as scalar::dot_q4_0_offset and
+    // scalar::dot_q3_k_fma do.
     [[gnu::always_inline]] void add(int t, size_t b, __m512i dots, __m512 weight_scales) {
         const __m512 scales = _mm512_mul_ps(weight_scales, _mm512_set1_ps(tokens[t][b].scale));
         sums[t] = _mm512_fmadd_ps(scales, _mm512_cvtepi32_ps(dots), sums[t]);

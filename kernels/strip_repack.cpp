@@ -55,6 +55,89 @@ struct SuperBlockMoves {
     }
 };
 
+// Q3_K: the values' bits and the 6-bit scales regrouped as StripQ3KSuperBlock says, each bit
+// moved as it is (a value's pair and high bit, a scale's nibble and top pair), so unpacking
+// writes back every byte of the file's block. In the file, sub-block j's element 4q + i lies in
+// byte 4q + i of its sixteen bytes of pairs and of high bits (pair_bytes, high_bytes), at the
+// same bit for all sixteen (pair_shift, high_shift).
+struct Q3KMoves {
+    using Block = BlockQ3_K;
+    using Strip = StripQ3KSuperBlock;
+    static constexpr size_t kColumns = 256;
+
+    static size_t pair_bytes(int j) { return static_cast<size_t>(32 * (j / 8) + 16 * (j % 2)); }
+    static size_t high_bytes(int j) { return static_cast<size_t>(16 * (j % 2)); }
+    static int pair_shift(int j) { return 2 * (j % 8 / 2); }
+    static int high_shift(int j) { return 4 * (j / 8) + j % 8 / 2; }
+
+    // Sets `width` bits of `byte` from bit `bit` on to `value`.
+    static void set_bits(uint8_t& byte, int bit, int width, int value) {
+        const int mask = ((1 << width) - 1) << bit;
+        byte = static_cast<uint8_t>((byte & ~mask) | (value << bit & mask));
+    }
+
+    // Four bytes as one word, so each step below moves a bit field of four elements at once
+    // (byte i of the word is element i of a quad, in the file and in the strip alike).
+    static uint32_t word(const uint8_t* bytes) {
+        uint32_t value;
+        std::memcpy(&value, bytes, sizeof value);
+        return value;
+    }
+    static void set_word(uint8_t* bytes, uint32_t value) {
+        std::memcpy(bytes, &value, sizeof value);
+    }
+    // Sets the bits `mask` (per byte, shifted by `bit`) of the word at `bytes` to `value`'s.
+    static void set_fields(uint8_t* bytes, uint32_t mask, int bit, uint32_t value) {
+        set_word(bytes, (word(bytes) & ~(mask << bit)) | (value & mask) << bit);
+    }
+    static constexpr uint32_t kPairs = 0x03030303, kBits = 0x01010101, kNibbles = 0x0f0f0f0f;
+
+    static int top_bit(size_t m, int j) { return static_cast<int>(4 * m) + 2 * (j % 2); }
+
+    static void repack(const Block& block, size_t m, Strip& strip) {
+        strip.scales[m] = block.scale;
+        // Rows 8-15 keep their high bits in the high nibbles of the bytes rows 0-7 use.
+        const int high_nibble = static_cast<int>(4 * (m / 8));
+        for (int j = 0; j < 16; ++j) {
+            const int six_bits = unpack_scale_q3_k(j, block.scales) + 32;
+            set_bits(strip.scales_low[j / 2][m], 4 * (j % 2), 4, six_bits & 0x0f);
+            set_bits(strip.scales_high[j / 2][top_bit(m, j) / 8], top_bit(m, j) % 8, 2,
+                     six_bits >> 4);
+            uint32_t pairs = 0, high = 0;
+            for (int q = 0; q < 4; ++q) {
+                pairs |= (word(block.quants + pair_bytes(j) + 4 * q) >> pair_shift(j) & kPairs)
+                         << (2 * q);
+                high |= (word(block.high_bits + high_bytes(j) + 4 * q) >> high_shift(j) & kBits)
+                        << q;
+            }
+            StripQ3KSubBlock& sub = strip.sub_blocks[j];
+            set_word(sub.pairs + 4 * m, pairs);
+            set_fields(sub.high + 4 * m % 32, kNibbles, high_nibble, high);
+        }
+    }
+
+    static void unpack(const Strip& strip, size_t m, Block& block) {
+        block.scale = strip.scales[m];
+        const int high_nibble = static_cast<int>(4 * (m / 8));
+        for (int j = 0; j < 16; ++j) {
+            const int low = strip.scales_low[j / 2][m] >> (4 * (j % 2)) & 0x0f;
+            const int top = strip.scales_high[j / 2][top_bit(m, j) / 8] >> (top_bit(m, j) % 8) & 3;
+            // The file's packing, which unpack_scale_q3_k reads.
+            set_bits(block.scales[j % 8], 4 * (j / 8), 4, low);
+            set_bits(block.scales[8 + j % 4], 2 * (j / 4), 2, top);
+            const StripQ3KSubBlock& sub = strip.sub_blocks[j];
+            const uint32_t pairs = word(sub.pairs + 4 * m);
+            const uint32_t high = word(sub.high + 4 * m % 32) >> high_nibble;
+            for (int q = 0; q < 4; ++q) {
+                set_fields(block.quants + pair_bytes(j) + 4 * q, kPairs, pair_shift(j),
+                           pairs >> (2 * q));
+                set_fields(block.high_bits + high_bytes(j) + 4 * q, kBits, high_shift(j),
+                           high >> q);
+            }
+        }
+    }
+};
+
 template <typename Moves>
 void repack(const void* weights, size_t row_bytes, size_t rows, size_t columns, void* out) {
     using Block = typename Moves::Block;
@@ -95,6 +178,8 @@ void with_moves(int type, const Visit& visit) {
             return visit(BlockMoves<BlockIQ4_NL>{});
         case kIQ4_XS:
             return visit(SuperBlockMoves{});
+        case kQ3_K:
+            return visit(Q3KMoves{});
         default:
             throw std::invalid_argument("type " + std::to_string(type) + " has no strip layout");
     }
@@ -103,7 +188,7 @@ void with_moves(int type, const Visit& visit) {
 }  // namespace
 
 bool has_strip_layout(int type) {
-    return type == kQ4_0 || type == kIQ4_NL || type == kIQ4_XS;
+    return type == kQ4_0 || type == kIQ4_NL || type == kIQ4_XS || type == kQ3_K;
 }
 
 void repack_strips(int type, const void* weights, size_t row_bytes, size_t rows, size_t columns,

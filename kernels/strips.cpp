@@ -71,9 +71,15 @@ DotFunction strip_twin(int type) {
             return scalar::dot_iq4_nl_offset;
         case kIQ4_XS:
             return scalar::dot_iq4_xs_offset;
+        case kQ3_K:
+            return scalar::dot_q3_k_fma;
         default:
             return nullptr;
     }
+}
+
+ActivationFormat strip_activation_format(int type) {
+    return type == kQ3_K ? ActivationFormat::Q8K : ActivationFormat::Q8Offset;
 }
 
 }  // namespace hearth::kernels

@@ -1,5 +1,5 @@
-// 4-bit weights repacked sixteen rows to a strip, for decode and batched decode on AVX-512 VNNI
-// and AMX: Q4_0, IQ4_NL and IQ4_XS. In the file's layout each row's blocks lie one after another,
+// Weights repacked sixteen rows to a strip, for decode and batched decode on AVX-512 VNNI and
+// AMX: Q4_0, IQ4_NL, IQ4_XS and Q3_K. In the file's layout each row's blocks lie one after another,
 // so a kernel that puts rows in vector lanes (which is what lets a token's sixteen dot products
 // come out of one chain, with no horizontal sums, and what AMX's tile products need) must
 // transpose every block of every row on every read: on an AVX-512 host that transpose cost more
@@ -8,9 +8,9 @@
 // 16s would.
 //
 // Every kernel here equals its format's strip twin (strip_twin) bit for bit for each (row,
-// token): per 32-element block an exact integer sum, its offset taken out, one conversion and one
-// fused multiply-add with the two scales' product, blocks in order. So which kernel runs, and
-// which rows and tokens share a pass, never changes a result.
+// token): per block (32 elements; Q3_K's 256) an exact integer sum, its offset taken out, one
+// conversion and one fused multiply-add with the two scales' product, blocks in order. So which
+// kernel runs, and which rows and tokens share a pass, never changes a result.
 #pragma once
 
 #include <cstddef>
@@ -46,6 +46,27 @@ struct StripSuperBlock {
 };
 static_assert(sizeof(StripSuperBlock) == kStripRows * 136, "a strip takes the rows' own bytes");
 
+// A 16-element sub-block of a Q3_K strip: the sixteen rows' quads (elements 4q..4q + 3, row m's
+// at bytes 4m..4m + 3 of a 64-byte quad vector), each value's low bit pair and high bit apart.
+// pairs[4m + i] holds at bits 2q..2q + 1 the pair of row m's element 4q + i; high[p] holds at bit
+// q the high bit of byte p of quad q, and at bit 4 + q that of byte p + 32.
+struct StripQ3KSubBlock {
+    uint8_t pairs[4 * kStripRows];
+    uint8_t high[2 * kStripRows];
+};
+
+// Super-block b of a Q3_K strip: the sixteen rows' f16 scales; per pair k of sub-blocks (2k and
+// 2k + 1) their 6-bit scales' low four bits (byte m: row m's for 2k in the low nibble, for 2k + 1
+// in the high one) and top bit pairs (bits 4m..4m + 3 of the eight bytes read as a little-endian
+// word: row m's for 2k, then for 2k + 1); then the sixteen sub-blocks.
+struct StripQ3KSuperBlock {
+    uint16_t scales[kStripRows];
+    uint8_t scales_low[8][kStripRows];
+    uint8_t scales_high[8][8];
+    StripQ3KSubBlock sub_blocks[16];
+};
+static_assert(sizeof(StripQ3KSuperBlock) == kStripRows * 110, "a strip takes the rows' own bytes");
+
 // Whether `type` (a ggml type id) has a strip layout.
 bool has_strip_layout(int type);
 
@@ -64,9 +85,13 @@ void repack_strips(int type, const void* weights, size_t row_bytes, size_t rows,
 void unpack_strips(int type, const void* strips, size_t columns, size_t first, size_t count,
                    void* rows);
 
-// One strip against `tokens` BlockQ8Offset activation rows (token t's at activations + t *
-// activation_stride bytes): out[t * out_stride + m] for the first `rows` (at most kStripRows)
-// rows of the strip, each `count` columns long; nothing past them is written.
+// What a type's strip kernels and twin read as activations: BlockQ8Offset for the 32-element
+// formats, BlockQ8K for Q3_K (whose 16-element sub-blocks meet its per-16 sums).
+ActivationFormat strip_activation_format(int type);
+
+// One strip against `tokens` activation rows in its type's strip_activation_format (token t's at
+// activations + t * activation_stride bytes): out[t * out_stride + m] for the first `rows` (at
+// most kStripRows) rows of the strip, each `count` columns long; nothing past them is written.
 using StripRowsFunction = void (*)(const void* strip, size_t rows, const void* activations,
                                    size_t activation_stride, size_t tokens, float* out,
                                    size_t out_stride, size_t count);
@@ -83,7 +108,7 @@ StripRowsFunction strip_rows_vnni(int type);
 StripRowsFunction strip_rows_amx(int type);
 
 // What every strip kernel of `type` equals for one (row, token): the row in the file's layout
-// against one row of BlockQ8Offset activations.
+// against one row of its strip_activation_format.
 DotFunction strip_twin(int type);
 
 }  // namespace hearth::kernels

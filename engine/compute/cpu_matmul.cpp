@@ -34,7 +34,8 @@ bool uses_dots(const kernels::GemmTable* gemm, MatmulThresholds thresholds, cons
 kernels::ActivationFormat dot_format(const kernels::DotTable& dots,
                                      const CpuMatmul::StripKernels& strip_kernels,
                                      const WeightMatrix& w) {
-    if (strip_kernels(w) != nullptr) return kernels::ActivationFormat::Q8Offset;
+    if (strip_kernels(w) != nullptr)
+        return kernels::strip_activation_format(static_cast<int>(w.type));
     return dots.format[static_cast<uint32_t>(w.type)];
 }
 

@@ -1,7 +1,7 @@
 // Strips: the repacked layout holds each row's bytes where strips.h says, unpacking gives the
 // file's rows back, and every strip kernel this CPU runs equals its format's strip twin
-// (scalar::dot_q4_0_offset and its IQ4 kin) bit for bit for every (row, token), on awkward sizes,
-// writing nothing past the strip's rows.
+// (scalar::dot_q4_0_offset and its IQ4 kin, scalar::dot_q3_k_fma) bit for bit for every (row,
+// token), on awkward sizes, writing nothing past the strip's rows.
 #include "kernels/strips.h"
 
 #include <gtest/gtest.h>
@@ -20,7 +20,8 @@
 namespace hearth::kernels {
 namespace {
 
-constexpr TensorType kStripTypes[] = {TensorType::Q4_0, TensorType::IQ4_NL, TensorType::IQ4_XS};
+constexpr TensorType kStripTypes[] = {TensorType::Q4_0, TensorType::IQ4_NL, TensorType::IQ4_XS,
+                                      TensorType::Q3_K};
 
 int id(TensorType type) {
     return static_cast<int>(type);
@@ -98,6 +99,43 @@ TEST(Strips, Iq4XsPutsEachRowsBytesWhereTheLayoutSays) {
     }
 }
 
+// Read back from the strip by the layout's own description (strips.h), each row's Q3_K values
+// and 6-bit scales are the file's.
+TEST(Strips, Q3KPutsEachRowsValuesAndScalesWhereTheLayoutSays) {
+    std::mt19937 random(23);
+    const Matrix matrix = random_matrix(TensorType::Q3_K, 19, 512, random);
+    const auto* strips = reinterpret_cast<const StripQ3KSuperBlock*>(matrix.strips.data());
+    for (size_t s = 0; s < 2; ++s) {
+        for (size_t m = 0; m < kStripRows; ++m) {
+            const size_t row = std::min<size_t>(s * kStripRows + m, 18);
+            const auto* blocks = reinterpret_cast<const BlockQ3_K*>(matrix.row(row));
+            for (size_t b = 0; b < 2; ++b) {
+                const StripQ3KSuperBlock& block = strips[s * 2 + b];
+                const BlockQ3_K& file = blocks[b];
+                EXPECT_EQ(block.scales[m], file.scale);
+                for (int j = 0; j < 16; ++j) {
+                    const int low = block.scales_low[j / 2][m] >> (4 * (j % 2)) & 0x0f;
+                    uint64_t tops;
+                    std::memcpy(&tops, block.scales_high[j / 2], sizeof tops);
+                    const int top = static_cast<int>(tops >> (4 * m + 2 * (j % 2)) & 3);
+                    EXPECT_EQ((low | top << 4) - 32, unpack_scale_q3_k(j, file.scales))
+                        << "strip " << s << " row " << m << " super-block " << b << " scale " << j;
+                }
+                for (int i = 0; i < 256; ++i) {
+                    const StripQ3KSubBlock& sub = block.sub_blocks[i / 16];
+                    const int quad = i % 16 / 4;
+                    const size_t position = 4 * m + static_cast<size_t>(i % 4);
+                    const int pair = sub.pairs[position] >> (2 * quad) & 3;
+                    const int high = sub.high[position % 32] >> (quad + 4 * (position / 32)) & 1;
+                    EXPECT_EQ(pair + 4 * high - 4, q3_k_value(file, i))
+                        << "strip " << s << " row " << m << " super-block " << b << " element "
+                        << i;
+                }
+            }
+        }
+    }
+}
+
 TEST(Strips, UnpackingGivesBackTheFilesRowsFromAnyStrip) {
     std::mt19937 random(8);
     for (const auto type : kStripTypes) {
@@ -114,9 +152,9 @@ TEST(Strips, UnpackingGivesBackTheFilesRowsFromAnyStrip) {
     }
 }
 
-TEST(Strips, OnlyQ4_0Iq4NlAndIq4XsHaveTheLayout) {
+TEST(Strips, OnlyQ4_0Iq4NlIq4XsAndQ3KHaveTheLayout) {
     for (int type = 0; type < DotTable::kTypes; ++type) {
-        const bool expected = type == kQ4_0 || type == kIQ4_NL || type == kIQ4_XS;
+        const bool expected = type == kQ4_0 || type == kIQ4_NL || type == kIQ4_XS || type == kQ3_K;
         EXPECT_EQ(has_strip_layout(type), expected) << "type " << type;
         EXPECT_EQ(strip_twin(type) != nullptr, expected) << "type " << type;
         EXPECT_EQ(strip_rows(type, Isa::Avx512Vnni) != nullptr,
@@ -134,6 +172,13 @@ TEST(Strips, OnlyAvx512VnniAndAboveHaveAStripKernel) {
     }
     EXPECT_EQ(strip_rows_amx(kIQ4_NL), nullptr);
     EXPECT_EQ(strip_rows_amx(kIQ4_XS), nullptr);
+    EXPECT_EQ(strip_rows_amx(kQ3_K), nullptr);
+}
+
+TEST(Strips, Q3KReadsItsActivationsPerSuperBlockAndTheRestPerBlock) {
+    EXPECT_EQ(strip_activation_format(kQ3_K), ActivationFormat::Q8K);
+    for (const int type : {kQ4_0, kIQ4_NL, kIQ4_XS})
+        EXPECT_EQ(strip_activation_format(type), ActivationFormat::Q8Offset) << "type " << type;
 }
 
 struct Kernel {
@@ -178,12 +223,12 @@ TEST_P(StripKernelTest, EveryRowAndTokenEqualsTheTwinBitForBit) {
         if (columns > 8192) continue;
         const Matrix matrix = random_matrix(type, 40, columns, random);
         constexpr size_t kMostTokens = 33;
-        const size_t stride = activation_row_bytes(ActivationFormat::Q8Offset, columns);
+        const ActivationFormat format = strip_activation_format(id(type));
+        const size_t stride = activation_row_bytes(format, columns);
         std::vector<std::byte> activations(stride * kMostTokens);
         for (size_t t = 0; t < kMostTokens; ++t) {
             const auto values = random_floats(columns, random);
-            prepare_activations(ActivationFormat::Q8Offset, values.data(), &activations[t * stride],
-                                columns);
+            prepare_activations(format, values.data(), &activations[t * stride], columns);
         }
         for (const size_t tokens : {1, 2, 3, 4, 5, 7, 8, 9, 10, 15, 16, 17, 33}) {
             // One column past the rows, to catch a write past a partial strip.
@@ -209,6 +254,16 @@ TEST_P(StripKernelTest, EveryRowAndTokenEqualsTheTwinBitForBit) {
     }
 }
 
+// Element i of a row of activations, as its blocks hold it.
+double activation_value(ActivationFormat format, const std::byte* row, size_t i) {
+    if (format == ActivationFormat::Q8K) {
+        const auto& block = reinterpret_cast<const BlockQ8K*>(row)[i / 256];
+        return static_cast<double>(block.scale) * block.quants[i % 256];
+    }
+    const auto& block = reinterpret_cast<const BlockQ8Offset*>(row)[i / 32];
+    return static_cast<double>(block.scale) * block.quants[i % 32];
+}
+
 // The twins themselves: each is the row's dequantised values against the activations' (as their
 // blocks hold them) to float rounding, so a kernel that equals its twin computes the product.
 TEST(Strips, EachTwinIsTheProductOfTheDequantisedRowAndTheActivations) {
@@ -219,13 +274,13 @@ TEST(Strips, EachTwinIsTheProductOfTheDequantisedRowAndTheActivations) {
         std::vector<float> weights(columns);
         dequantize(type, bytes.data(), weights.data(), columns);
         const auto values = random_floats(columns, random);
-        std::vector<BlockQ8Offset> activations(columns / 32);
-        prepare_activations(ActivationFormat::Q8Offset, values.data(), activations.data(), columns);
+        const ActivationFormat format = strip_activation_format(id(type));
+        std::vector<std::byte> activations(activation_row_bytes(format, columns));
+        prepare_activations(format, values.data(), activations.data(), columns);
         double exact = 0.0, magnitude = 0.0;
         for (size_t i = 0; i < columns; ++i) {
-            const auto& block = activations[i / 32];
             const double product =
-                static_cast<double>(weights[i]) * block.scale * block.quants[i % 32];
+                static_cast<double>(weights[i]) * activation_value(format, activations.data(), i);
             exact += product;
             magnitude += std::abs(product);
         }
@@ -242,7 +297,9 @@ INSTANTIATE_TEST_SUITE_P(
                     Kernel{"iq4_nl_vnni", TensorType::IQ4_NL, strip_rows_vnni, none},
                     Kernel{"iq4_nl_best", TensorType::IQ4_NL, best, strip_rows_vnni},
                     Kernel{"iq4_xs_vnni", TensorType::IQ4_XS, strip_rows_vnni, none},
-                    Kernel{"iq4_xs_best", TensorType::IQ4_XS, best, strip_rows_vnni}),
+                    Kernel{"iq4_xs_best", TensorType::IQ4_XS, best, strip_rows_vnni},
+                    Kernel{"q3_k_vnni", TensorType::Q3_K, strip_rows_vnni, none},
+                    Kernel{"q3_k_best", TensorType::Q3_K, best, strip_rows_vnni}),
     [](const testing::TestParamInfo<Kernel>& info) { return info.param.name; });
 
 }  // namespace

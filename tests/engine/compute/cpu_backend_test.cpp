@@ -29,7 +29,7 @@ TEST_P(CpuBackendFixtureTest, MatchesLlamaCppAtEveryPositionAndGreedyStep) {
     EXPECT_GT(counts.top1_checked, 0);
 }
 
-// Loaded as the engine loads it for the CPU: products of Q4_0, IQ4_NL and IQ4_XS in strips
+// Loaded as the engine loads it for the CPU: products of Q4_0, IQ4_NL, IQ4_XS and Q3_K in strips
 // (kernels/strips.h), which the CPU multiplies with the strip kernels where it has them and
 // unpacks where not. The shared files whose products are of those types.
 class CpuStripsFixtureTest : public testing::TestWithParam<std::string> {};
@@ -47,7 +47,8 @@ TEST_P(CpuStripsFixtureTest, MatchLlamaCpp) {
 
 INSTANTIATE_TEST_SUITE_P(SharedModels, CpuStripsFixtureTest,
                          testing::Values("synth-llama-256-Q4_0", "synth-llama-256-IQ4_NL",
-                                         "synth-llama-256-IQ4_XS", "synth-llama-256-IQ4_XS-mix"),
+                                         "synth-llama-256-IQ4_XS", "synth-llama-256-IQ4_XS-mix",
+                                         "synth-llama-256-Q3_K", "synth-llama-256-Q3_K_M"),
                          [](const auto& info) { return test::parameter_name(info.param); });
 
 // A Q8_0 KV cache holds the fixture's rules too (its tolerance for files with float weights is

@@ -28,11 +28,14 @@ namespace hearth {
 namespace {
 
 const char* const kModel = "synth-llama-256-Q4_0.gguf";
-// The shared files with products of a type in strips: Q4_0's, IQ4_NL's, IQ4_XS's and a quantiser's
-// IQ4_XS mix (its other types stay rows).
-const char* const kStripModels[] = {kModel, "synth-llama-256-IQ4_NL.gguf",
+// The shared files with products of a type in strips: Q4_0's, IQ4_NL's, IQ4_XS's, Q3_K's and a
+// quantiser's IQ4_XS and Q3_K_M mixes (their other types stay rows).
+const char* const kStripModels[] = {kModel,
+                                    "synth-llama-256-IQ4_NL.gguf",
                                     "synth-llama-256-IQ4_XS.gguf",
-                                    "synth-llama-256-IQ4_XS-mix.gguf"};
+                                    "synth-llama-256-IQ4_XS-mix.gguf",
+                                    "synth-llama-256-Q3_K.gguf",
+                                    "synth-llama-256-Q3_K_M.gguf"};
 
 struct Loaded {
     explicit Loaded(const char* name = kModel)
@@ -135,7 +138,8 @@ float relative_difference(const std::vector<float>& a, const std::vector<float>&
 // twins' numbers: for Q4_0 scalar::dot_q4_0_offset, which is what the AVX2 row kernel computes
 // (AVX-512's row kernels read activations of another layout, Q4_0Lanes), so again bit for bit.
 // IQ4_NL's and IQ4_XS's row kernels read activations of that other layout and sum in another
-// order: the same products to rounding, which these small random models amplify over their
+// order, and Q3_K's sum each super-block across eight lanes before its one float product: the
+// same products to rounding, which these small random models amplify over their
 // layers to 1-2% of the largest logit (as between the AVX2 and AVX-512 row kernels: 0.9-2.3%).
 TEST_P(StripLayoutTest, TheCpuBackendComputesTheRowsNumbersAtEveryKernelLevel) {
     const Loaded loaded(GetParam());
