@@ -163,8 +163,9 @@ void Passes<Format>::StripPass<N>::run(const void* strip, size_t rows, const std
 // activations' two sums per 16 times -4 times the same scales. The super-block's integer is then
 // exact, as scalar::dot_q3_k_fma's, and meets the scales in one FMA. One thread, 5632 x 2048
 // from L3, one token: 214 µs against the row kernel's (dot_vnni.cpp) 301; TinyLlama
-// Q3_K_M pp512 228-236 tok/s against 167-179 in the file layout. Decode from DRAM is bound by
-// memory either way (tg128 42.6-45.2 against 43.5-46.7, interleaved; the probe read 26-27 GB/s).
+// Q3_K_M pp512 228-236 tok/s against 167-179 in the file layout. Decode from DRAM gains nothing
+// (tg128 45.3-46.2 against 46.2-48.5 interleaved, the probe at 30-33 GB/s): both stop near 24-25
+// GB/s, and prefetching 1.5 to 8 KiB ahead instead of 1 KiB did not help.
 namespace q3_k {
 
 // gf2p8affine's matrix that moves bit `bit` of each byte to bit 2 and clears the rest (result bit
