@@ -29,6 +29,19 @@ constexpr std::array<uint8_t, 64> biased_grid(const int8_t (&grid)[16], int bias
     return table;
 }
 
+// The GF(2) affine byte transform's matrix (gf2p8affine) that moves one bit of each byte to bit 2
+// (value 4) and clears the rest: bit `low` in the low 256 bits, bit `high` in the high 256 bits
+// (each 64-bit lane has its own matrix). Result bit i is the parity of the source byte AND'ed
+// with matrix byte 7 - i, so the bit to keep goes in byte 5. Q3_K's kernels place its values'
+// high bits with it.
+inline __m512i bit_to_bit_2(int low, int high) {
+    const auto matrix = [](int bit) {
+        return static_cast<long long>(uint64_t{1} << (bit + 8 * 5));
+    };
+    return _mm512_set_epi64(matrix(high), matrix(high), matrix(high), matrix(high), matrix(low),
+                            matrix(low), matrix(low), matrix(low));
+}
+
 // A vector loaded into a register of its own: GCC otherwise folds the load into each row's
 // instruction, reading it from L1 once per row. The empty asm claims to change the register.
 [[gnu::always_inline]] inline __m512i own_register(__m512i value) {

@@ -57,12 +57,6 @@ template <int K>
 // replaced put run k of both halves in one vector, so it joined two halves of activations per
 // run and moved each run's high bit by its own shift; at 75 instructions per super-block it read
 // 13.5 GB/s on one core here, too slow to keep up with memory.
-//
-// Matrix of the affine transform that moves bit `bit` of a byte to bit 2 (and clears the rest):
-// result bit i is the parity of the source byte AND'ed with matrix byte 7 - i.
-constexpr uint64_t bit_to_bit_2(int bit) {
-    return uint64_t{1} << (bit + 8 * 5);
-}
 
 // Bit pairs of runs 2j (lanes 0-15) and 2j + 1 (lanes 16-31), as word shifts.
 __m512i pair_shifts(int j) {
@@ -72,9 +66,7 @@ __m512i pair_shifts(int j) {
 
 // Which high bit vector (h, j) takes: bit 4h + 2j in the low half, 4h + 2j + 1 in the high one.
 __m512i high_bit_matrix(int h, int j) {
-    const auto low = static_cast<long long>(bit_to_bit_2(4 * h + 2 * j));
-    const auto high = static_cast<long long>(bit_to_bit_2(4 * h + 2 * j + 1));
-    return _mm512_set_epi64(high, high, high, high, low, low, low, low);
+    return bit_to_bit_2(4 * h + 2 * j, 4 * h + 2 * j + 1);
 }
 
 // Word w of vector (h, j) (elements 128h + 64j on) weighs elements 2w and 2w + 1 of it: scale

@@ -168,16 +168,9 @@ void Passes<Format>::StripPass<N>::run(const void* strip, size_t rows, const std
 // GB/s, and prefetching 1.5 to 8 KiB ahead instead of 1 KiB did not help.
 namespace q3_k {
 
-// gf2p8affine's matrix that moves bit `bit` of each byte to bit 2 and clears the rest (result bit
-// i is the parity of the byte AND'ed with matrix byte 7 - i).
-constexpr long long bit_to_bit_2(int bit) {
-    return static_cast<long long>(uint64_t{1} << (bit + 8 * 5));
-}
-
 // Quad q's high bits: bit q of the broadcast high bytes in the low 256 bits, bit 4 + q in the high.
 __m512i high_bit_matrix(int q) {
-    const long long low = bit_to_bit_2(q), high = bit_to_bit_2(4 + q);
-    return _mm512_set_epi64(high, high, high, high, low, low, low, low);
+    return bit_to_bit_2(q, 4 + q);
 }
 
 // vpmultishiftqb's bit offsets that bring row m's top pair for sub-block 2k + h (bits 4m + 2h of
