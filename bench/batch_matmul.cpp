@@ -7,7 +7,7 @@
 // timing (both paths prepare them alike). For Q4_0 and IQ4_XS a second table runs the same
 // product on the weights repacked into strips (strips.h).
 //   hearth-batch-matmul [-t THREADS] [-r REPETITIONS] [--rows N] [--columns N]
-//                       [--types q4_0,q4_k,q6_k,q8_0,q5_0,f16]
+//                       [--types q3_k,iq4_xs,q4_0,q4_k,q5_k,q6_k,q8_0,q5_0,f16]
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -70,6 +70,7 @@ const std::map<std::string, Format> kFormats{
     {"iq4_xs", {TensorType::IQ4_XS, random_blocks<136, 0>}},
     {"q4_0", {TensorType::Q4_0, kernels::quantize_q4_0}},
     {"q4_k", {TensorType::Q4_K, kernels::quantize_q4_k}},
+    {"q5_k", {TensorType::Q5_K, random_blocks<176, 0>}},
     {"q6_k", {TensorType::Q6_K, kernels::quantize_q6_k}},
     {"q8_0", {TensorType::Q8_0, kernels::quantize_q8_0}},
     {"q5_0", {TensorType::Q5_0, kernels::quantize_q5_0}},

@@ -29,17 +29,21 @@ constexpr std::array<uint8_t, 64> biased_grid(const int8_t (&grid)[16], int bias
     return table;
 }
 
-// The GF(2) affine byte transform's matrix (gf2p8affine) that moves one bit of each byte to bit 2
-// (value 4) and clears the rest: bit `low` in the low 256 bits, bit `high` in the high 256 bits
-// (each 64-bit lane has its own matrix). Result bit i is the parity of the source byte AND'ed
-// with matrix byte 7 - i, so the bit to keep goes in byte 5. Q3_K's kernels place its values'
-// high bits with it.
-inline __m512i bit_to_bit_2(int low, int high) {
-    const auto matrix = [](int bit) {
-        return static_cast<long long>(uint64_t{1} << (bit + 8 * 5));
+// The GF(2) affine byte transform's matrix (gf2p8affine) that moves one bit of each byte to bit
+// `to` and clears the rest: bit `low` in the low 256 bits, bit `high` in the high 256 bits (each
+// 64-bit lane has its own matrix). Result bit i is the parity of the source byte AND'ed with
+// matrix byte 7 - i, so the bit to keep goes in byte 7 - to. Q3_K's kernels place their values'
+// high bits at bit 2 with it, Q5_K's its fifth bits at bit 4.
+inline __m512i move_bit(int low, int high, int to) {
+    const auto matrix = [to](int bit) {
+        return static_cast<long long>(uint64_t{1} << (bit + 8 * (7 - to)));
     };
     return _mm512_set_epi64(matrix(high), matrix(high), matrix(high), matrix(high), matrix(low),
                             matrix(low), matrix(low), matrix(low));
+}
+
+inline __m512i bit_to_bit_2(int low, int high) {
+    return move_bit(low, high, 2);
 }
 
 // A vector loaded into a register of its own: GCC otherwise folds the load into each row's

@@ -1,4 +1,4 @@
-// AVX-512 VNNI dot products for decode of the k-quants Q3_K, Q4_K and Q6_K (this file
+// AVX-512 VNNI dot products for decode of the k-quants Q3_K, Q4_K, Q5_K and Q6_K (this file
 // is compiled with AVX-512; it runs only after best_isa() confirmed the CPU has it). Each kernel
 // is written for a group of K tokens (dot_many.h), unpacking a block once for all of them; the
 // 4-bit grid formats and Q8_0 are in dot_grid_vnni.cpp.
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <type_traits>
 
 #include "kernels/activation_blocks.h"
 #include "kernels/avx512_helpers.h"
@@ -221,7 +222,12 @@ constexpr auto q6_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
 // shuffled to match, u8 x s8 pairs summed to 16 bits, then multiplied by each lane's scale and
 // summed to 32 bits in one vpdpwssd. Minimums meet the activation sums once per super-block.
 // A group of K tokens shares each super-block's unpacking (nibbles, scale and minimum words).
-constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
+// Q5_K is the same with a fifth bit per value: bit 2j of high byte l belongs to run j's low
+// nibble l and bit 2j + 1 to its high one, so one GF(2) affine transform of the high bytes,
+// broadcast to both 256-bit halves (runs 2c and 2c + 1), moves each half's bit to bit 4.
+template <typename Block, int K>
+void four_or_five_bits(const void* w, const TokenGroup<K>& group, size_t n) {
+    constexpr bool kFifthBits = std::is_same_v<Block, BlockQ5_K>;
     static constexpr std::array<uint8_t, 64> kPairs[4] = {word_index(0, 2), word_index(1, 3),
                                                           word_index(4, 6), word_index(5, 7)};
     static constexpr std::array<uint8_t, 64> kMinimums = [] {
@@ -229,7 +235,7 @@ constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
         for (int i = 0; i < 32; i += 2) index[i] = static_cast<uint8_t>(8 + i / 4);
         return index;
     }();
-    const auto* x = static_cast<const BlockQ4_K*>(w);
+    const auto* x = static_cast<const Block*>(w);
     const auto y = activation_rows<BlockQ8K>(group);
     const __m512i nibble = _mm512_set1_epi8(0x0f);
     __m512 acc[K];
@@ -239,7 +245,8 @@ constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
         if constexpr (K == 1) prefetch_ahead(x + b);
         const __m512i unpacked = _mm512_castsi128_si512(k_scale_bytes(x[b].scales));
         // The low and high nibbles' products add into sums of their own: for one token, a chain
-        // of four dependent vpdpwssd was the critical path. (Integer sums: the same either way.)
+        // of four dependent vpdpwssd was the critical path. (Integer sums: the same either
+        // way.)
         __m512i low_sum[K], high_sum[K];
         for (int t = 0; t < K; ++t) low_sum[t] = high_sum[t] = _mm512_setzero_si512();
 #pragma GCC unroll 2
@@ -247,8 +254,15 @@ constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
             // Each vector loaded once: GCC otherwise folds the loads into both of their uses,
             // reading every weight and activation byte twice (8% of the dot in L2).
             const __m512i packed = own_register(_mm512_loadu_si512(x[b].quants + 64 * c));
-            const __m512i low = _mm512_and_si512(packed, nibble);
-            const __m512i high = _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
+            __m512i low = _mm512_and_si512(packed, nibble);
+            __m512i high = _mm512_and_si512(_mm512_srli_epi16(packed, 4), nibble);
+            if constexpr (kFifthBits) {
+                const __m512i bits = _mm512_broadcast_i64x4(load(x[b].high_bits));
+                low = _mm512_or_si512(
+                    low, _mm512_gf2p8affine_epi64_epi8(bits, move_bit(4 * c, 4 * c + 2, 4), 0));
+                high = _mm512_or_si512(high, _mm512_gf2p8affine_epi64_epi8(
+                                                 bits, move_bit(4 * c + 1, 4 * c + 3, 4), 0));
+            }
             const __m512i low_scales = _mm512_maskz_permutexvar_epi8(
                 kEvenBytes, _mm512_loadu_si512(kPairs[2 * c].data()), unpacked);
             const __m512i high_scales = _mm512_maskz_permutexvar_epi8(
@@ -283,6 +297,14 @@ constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
         }
     }
     for (int t = 0; t < K; ++t) group.put(t, sum_of(acc[t]) - horizontal_sum(offsets[t]));
+}
+
+constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
+    four_or_five_bits<BlockQ4_K, K>(w, group, n);
+};
+
+constexpr auto q5_k = []<int K>(const void* w, const TokenGroup<K>& group, size_t n) {
+    four_or_five_bits<BlockQ5_K, K>(w, group, n);
 };
 
 }  // namespace
@@ -290,6 +312,7 @@ constexpr auto q4_k = []<int K>(const void* w, const TokenGroup<K>& group, size_
 void set_kernels(DotTable& table) {
     set_kernel<q3_k>(table, kQ3_K);
     set_kernel<q4_k>(table, kQ4_K);
+    set_kernel<q5_k>(table, kQ5_K);
     set_kernel<q6_k>(table, kQ6_K);
 }
 
