@@ -14,6 +14,7 @@ enum TypeId {
     kQ8_0 = 8,
     kQ3_K = 11,
     kQ4_K = 12,
+    kQ5_K = 13,
     kQ6_K = 14,
     kIQ4_NL = 20,
     kIQ4_XS = 23,
@@ -28,6 +29,7 @@ GemmTable vnni_table() {
     table.gemm[kQ8_0] = vnni::gemm_q8_0;
     table.gemm[kQ3_K] = vnni::gemm_q3_k;
     table.gemm[kQ4_K] = vnni::gemm_q4_k;
+    table.gemm[kQ5_K] = vnni::gemm_q5_k;
     table.gemm[kQ6_K] = vnni::gemm_q6_k;
     table.gemm[kIQ4_NL] = vnni::gemm_iq4_nl;
     table.gemm[kIQ4_XS] = vnni::gemm_iq4_xs;

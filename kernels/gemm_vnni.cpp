@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/avx512_helpers.h"
 #include "kernels/gemm_vnni.h"
@@ -284,15 +285,29 @@ struct Iq4XsKernel {
     }
 };
 
-// Sub-block j of a Q4_K super-block: the low (even j) or high (odd j) nibbles of bytes
+// Sub-block j of a Q4_K or Q5_K super-block: the low (even j) or high (odd j) nibbles of bytes
 // 32(j/2)..+32, with its own 6-bit scale and minimum; each sub-block meets its own panel block.
-struct Q4_KKernel {
+// Q5_K's fifth bits are bit j of the high bytes, one per element, moved to bit 4.
+template <typename Block>
+struct KQuantKernel {
     static constexpr size_t kPanelBlocks = 8;
-    static constexpr size_t kBlockBytes = sizeof(BlockQ4_K);
+    static constexpr size_t kBlockBytes = sizeof(Block);
+    static __m512i word(const Block& block, int j, int q) {
+        const __m512i values = nibbles(block.quants + 32 * (j / 2) + 4 * q, j % 2);
+        if constexpr (std::is_same_v<Block, BlockQ5_K>) {
+            const __m512i high = broadcast_word(block.high_bits + 4 * q);
+            const __m512i placed =
+                j < 4 ? _mm512_slli_epi32(high, 4 - j) : _mm512_srli_epi32(high, j - 4);
+            // values | (placed & 0x10)
+            return _mm512_ternarylogic_epi32(values, placed, _mm512_set1_epi8(0x10), 0xf8);
+        } else {
+            return values;
+        }
+    }
     template <int R, int G>
     static void block(const std::byte* const* rows, size_t index, const PanelBlock* panel,
                       size_t stride, __m512 (&acc)[R][G]) {
-        const BlockQ4_K* blocks[R];
+        const Block* blocks[R];
         float d[R], dmin[R];
         locate(rows, index, blocks, d);
 #pragma GCC unroll 8
@@ -306,10 +321,8 @@ struct Q4_KKernel {
                 scale[r] = _mm512_set1_ps(d[r] * sub_scale);
                 minimum[r] = _mm512_set1_ps(dmin[r] * sub_minimum);
             }
-            const auto word = [&](int r, int q) {
-                return nibbles(blocks[r]->quants + 32 * (j / 2) + 4 * q, j % 2);
-            };
-            accumulate_unit<R, G>(word, scale, minimum, 0, panel + j, stride, acc);
+            const auto unit_word = [&](int r, int q) { return word(*blocks[r], j, q); };
+            accumulate_unit<R, G>(unit_word, scale, minimum, 0, panel + j, stride, acc);
         }
     }
 };
@@ -557,7 +570,14 @@ void gemm_q3_k(const void* weights, size_t row_bytes, size_t rows, const PanelBl
 
 void gemm_q4_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                size_t tokens, size_t columns, float* out, size_t out_stride) {
-    gemm<Q4_KKernel>(weights, row_bytes, rows, panel, tokens, columns, out, out_stride);
+    gemm<KQuantKernel<BlockQ4_K>>(weights, row_bytes, rows, panel, tokens, columns, out,
+                                  out_stride);
+}
+
+void gemm_q5_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+               size_t tokens, size_t columns, float* out, size_t out_stride) {
+    gemm<KQuantKernel<BlockQ5_K>>(weights, row_bytes, rows, panel, tokens, columns, out,
+                                  out_stride);
 }
 
 void gemm_q6_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,

@@ -25,6 +25,8 @@ void gemm_q3_k(const void* weights, size_t row_bytes, size_t rows, const PanelBl
                size_t tokens, size_t columns, float* out, size_t out_stride);
 void gemm_q4_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                size_t tokens, size_t columns, float* out, size_t out_stride);
+void gemm_q5_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
+               size_t tokens, size_t columns, float* out, size_t out_stride);
 void gemm_q6_k(const void* weights, size_t row_bytes, size_t rows, const PanelBlock* panel,
                size_t tokens, size_t columns, float* out, size_t out_stride);
 

@@ -138,19 +138,15 @@ TEST_P(GemmTest, TwinEqualsTheDequantisedProductAndSimdEqualsTheTwin) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(PanelFormats, GemmTest,
-                         testing::Values(GemmCase{TensorType::Q4_0, {32, 96, 544}},
-                                         GemmCase{TensorType::Q5_0, {32, 96, 544}},
-                                         GemmCase{TensorType::Q8_0, {32, 96, 544}},
-                                         GemmCase{TensorType::Q3_K, {256, 768}},
-                                         GemmCase{TensorType::Q4_K, {256, 768}},
-                                         GemmCase{TensorType::Q6_K, {256, 768}},
-                                         GemmCase{TensorType::MXFP4, {32, 96, 544}},
-                                         GemmCase{TensorType::IQ4_NL, {32, 96, 544}},
-                                         GemmCase{TensorType::IQ4_XS, {256, 768}}),
-                         [](const auto& info) {
-                             return tensor_type_name(static_cast<uint32_t>(info.param.type));
-                         });
+INSTANTIATE_TEST_SUITE_P(
+    PanelFormats, GemmTest,
+    testing::Values(
+        GemmCase{TensorType::Q4_0, {32, 96, 544}}, GemmCase{TensorType::Q5_0, {32, 96, 544}},
+        GemmCase{TensorType::Q8_0, {32, 96, 544}}, GemmCase{TensorType::Q3_K, {256, 768}},
+        GemmCase{TensorType::Q4_K, {256, 768}}, GemmCase{TensorType::Q5_K, {256, 768}},
+        GemmCase{TensorType::Q6_K, {256, 768}}, GemmCase{TensorType::MXFP4, {32, 96, 544}},
+        GemmCase{TensorType::IQ4_NL, {32, 96, 544}}, GemmCase{TensorType::IQ4_XS, {256, 768}}),
+    [](const auto& info) { return tensor_type_name(static_cast<uint32_t>(info.param.type)); });
 
 TEST(Gemm, TheMachinesKernelsAreInUse) {
     // These machines have AVX-512 VNNI (env notes); a build that lost the kernels is a bug.
