@@ -320,7 +320,7 @@ float dot_q5_1(const void* w, const void* a, size_t n) {
 
 // Q4_K and Q5_K: 8 sub-blocks of 32 with 6-bit scales and minimums; the minimums multiply the
 // activation sums, so only the scaled quants need an integer dot product.
-template <bool kFiveBit, typename Block>
+template <typename Block>
 float dot_k_quant(const void* w, const void* a, size_t n) {
     float sum = 0.0f;
     for (size_t b = 0; b < n / 256; ++b) {
@@ -331,11 +331,7 @@ float dot_k_quant(const void* w, const void* a, size_t n) {
             uint8_t scale, minimum;
             unpack_scale_min_k4(j, x.scales, scale, minimum);
             int32_t dot = 0;
-            for (int l = 0; l < 32; ++l) {
-                int q = k_quant_nibble(x.quants, j, l);
-                if constexpr (kFiveBit) q += (x.high_bits[l] >> j & 1) << 4;
-                dot += q * y.quants[32 * j + l];
-            }
+            for (int l = 0; l < 32; ++l) dot += k_quant_value(x, j, l) * y.quants[32 * j + l];
             scaled += scale * dot;
             offsets += minimum * (y.sums[2 * j] + y.sums[2 * j + 1]);
         }
@@ -346,10 +342,10 @@ float dot_k_quant(const void* w, const void* a, size_t n) {
 }
 
 float dot_q4_k(const void* w, const void* a, size_t n) {
-    return dot_k_quant<false, BlockQ4_K>(w, a, n);
+    return dot_k_quant<BlockQ4_K>(w, a, n);
 }
 float dot_q5_k(const void* w, const void* a, size_t n) {
-    return dot_k_quant<true, BlockQ5_K>(w, a, n);
+    return dot_k_quant<BlockQ5_K>(w, a, n);
 }
 
 float dot_q6_k(const void* w, const void* a, size_t n) {

@@ -245,8 +245,7 @@ void four_or_five_bits(const void* w, const TokenGroup<K>& group, size_t n) {
         if constexpr (K == 1) prefetch_ahead(x + b);
         const __m512i unpacked = _mm512_castsi128_si512(k_scale_bytes(x[b].scales));
         // The low and high nibbles' products add into sums of their own: for one token, a chain
-        // of four dependent vpdpwssd was the critical path. (Integer sums: the same either
-        // way.)
+        // of four dependent vpdpwssd was the critical path. (Integer sums: the same either way.)
         __m512i low_sum[K], high_sum[K];
         for (int t = 0; t < K; ++t) low_sum[t] = high_sum[t] = _mm512_setzero_si512();
 #pragma GCC unroll 2

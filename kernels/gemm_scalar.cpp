@@ -1,7 +1,6 @@
 // The twins of gemm_vnni.cpp: the same sums over the same panel, one token and row at a time,
 // with the same float operations per block so the two agree to rounding.
 #include <cmath>
-#include <type_traits>
 
 #include "kernels/gemm.h"
 #include "kernels/half.h"
@@ -81,19 +80,10 @@ struct Iq4XsFormat {
     }
 };
 
-// A 256-element super-block over eight panel blocks, one per sub-block. Q5_K's values take a
-// fifth bit: bit j of high byte i for element i of sub-block j.
+// A Q4_K or Q5_K super-block over eight panel blocks, one per sub-block.
 template <typename Block>
 struct KQuantFormat {
     static constexpr size_t kPanelBlocks = 8;
-    static int value(const Block& w, int j, int i) {
-        const int nibble = k_quant_nibble(w.quants, j, i);
-        if constexpr (std::is_same_v<Block, BlockQ5_K>) {
-            return nibble + 16 * ((w.high_bits[i] >> j) & 1);
-        } else {
-            return nibble;
-        }
-    }
     static float block(const void* row, size_t index, const PanelBlock* panel, size_t lane,
                        float acc) {
         const auto& w = static_cast<const Block*>(row)[index];
@@ -102,7 +92,8 @@ struct KQuantFormat {
             uint8_t scale, min;
             unpack_scale_min_k4(j, w.scales, scale, min);
             int32_t sum = 0;
-            for (int i = 0; i < 32; ++i) sum += value(w, j, i) * panel_quant(panel[j], lane, i);
+            for (int i = 0; i < 32; ++i)
+                sum += k_quant_value(w, j, i) * panel_quant(panel[j], lane, i);
             acc = std::fma(static_cast<float>(sum), d * scale * panel[j].scale[lane], acc);
             acc = std::fma(-(minimum * min), panel[j].scaled_sum[lane], acc);
         }

@@ -185,6 +185,16 @@ inline int k_quant_nibble(const uint8_t* quants, int sub_block, int index) {
     return sub_block % 2 == 0 ? (byte & 0x0f) : (byte >> 4);
 }
 
+// Element `index` (0..31) of sub-block `sub_block` (0..7) of a Q4_K or Q5_K super-block, unsigned:
+// the nibble, and for Q5_K its fifth bit, bit `sub_block` of high byte `index`.
+inline int k_quant_value(const BlockQ4_K& block, int sub_block, int index) {
+    return k_quant_nibble(block.quants, sub_block, index);
+}
+inline int k_quant_value(const BlockQ5_K& block, int sub_block, int index) {
+    return k_quant_nibble(block.quants, sub_block, index) +
+           ((block.high_bits[index] >> sub_block & 1) << 4);
+}
+
 // Element `index` (0..31) of a Q4_0 block, as its unsigned nibble (the value is nibble - 8).
 inline int q4_0_nibble(const BlockQ4_0& block, int index) {
     return index < 16 ? (block.quants[index] & 0x0f) : (block.quants[index - 16] >> 4);
