@@ -129,8 +129,9 @@ private:
     kernels::SwigluFunction m_gate_activation;  // the gate the model asks for
     CpuAttention m_attention;
     CpuExperts m_experts;
-    // Scratch, sized for the largest chunk once and reused: no allocation per token.
-    std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_gate, m_up,
+    // Scratch, sized for the largest chunk once and reused: no allocation per token. m_angles
+    // holds each row's rotation cosines then sines (head_dim / 2 each) for the step's layers.
+    std::vector<float> m_x, m_normed, m_query, m_key, m_value, m_attended, m_angles, m_gate, m_up,
         m_projected, m_head;
 };
 
