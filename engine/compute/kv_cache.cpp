@@ -94,6 +94,20 @@ size_t BasicKvCache<Element>::bytes() const {
 }
 
 template <typename Element>
+void BasicKvCache<Element>::prefetch_for_write(int layer, int position, int count) const {
+    constexpr size_t kLine = 64;
+    const size_t bytes = static_cast<size_t>(m_row_size) * sizeof(Element);
+    for (int p = position; p < position + count; ++p) {
+        const auto* key = reinterpret_cast<const std::byte*>(&m_keys[offset(layer, p)]);
+        const auto* value = reinterpret_cast<const std::byte*>(&m_values[offset(layer, p)]);
+        for (size_t at = 0; at < bytes; at += kLine) {
+            __builtin_prefetch(key + at, 1);
+            __builtin_prefetch(value + at, 1);
+        }
+    }
+}
+
+template <typename Element>
 void BasicKvCache<Element>::reserve_positions(int count) const {
     check_room(size(), capacity(), count);
 }
