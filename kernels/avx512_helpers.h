@@ -42,10 +42,6 @@ inline __m512i move_bit(int low, int high, int to) {
                             matrix(low), matrix(low), matrix(low));
 }
 
-inline __m512i bit_to_bit_2(int low, int high) {
-    return move_bit(low, high, 2);
-}
-
 // A vector loaded into a register of its own: GCC otherwise folds the load into each row's
 // instruction, reading it from L1 once per row. The empty asm claims to change the register.
 [[gnu::always_inline]] inline __m512i own_register(__m512i value) {

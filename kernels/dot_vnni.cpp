@@ -67,7 +67,7 @@ __m512i pair_shifts(int j) {
 
 // Which high bit vector (h, j) takes: bit 4h + 2j in the low half, 4h + 2j + 1 in the high one.
 __m512i high_bit_matrix(int h, int j) {
-    return bit_to_bit_2(4 * h + 2 * j, 4 * h + 2 * j + 1);
+    return move_bit(4 * h + 2 * j, 4 * h + 2 * j + 1, 2);
 }
 
 // Word w of vector (h, j) (elements 128h + 64j on) weighs elements 2w and 2w + 1 of it: scale

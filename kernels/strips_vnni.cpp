@@ -163,14 +163,16 @@ void Passes<Format>::StripPass<N>::run(const void* strip, size_t rows, const std
 // activations' two sums per 16 times -4 times the same scales. The super-block's integer is then
 // exact, as scalar::dot_q3_k_fma's, and meets the scales in one FMA. One thread, 5632 x 2048
 // from L3, one token: 214 µs against the row kernel's (dot_vnni.cpp) 301; TinyLlama
-// Q3_K_M pp512 228-236 tok/s against 167-179 in the file layout. Decode from DRAM gains nothing
-// (tg128 45.3-46.2 against 46.2-48.5 interleaved, the probe at 30-33 GB/s): both stop near 24-25
-// GB/s, and prefetching 1.5 to 8 KiB ahead instead of 1 KiB did not help.
+// Q3_K_M pp512 228-236 tok/s against 167-179 in the file layout. Decode from DRAM is bound by
+// reading the bytes either way: with each thread streaming its own slice (thread_pool.cpp),
+// tg128 42.1-42.7 against 41.2-42.0 in the file layout (interleaved, the probe at 26 GB/s), and
+// neither prefetching 0.5 to 8 KiB ahead instead of 1 KiB nor a cheaper unpacking of the scales
+// moved it.
 namespace q3_k {
 
 // Quad q's high bits: bit q of the broadcast high bytes in the low 256 bits, bit 4 + q in the high.
 __m512i high_bit_matrix(int q) {
-    return bit_to_bit_2(q, 4 + q);
+    return move_bit(q, 4 + q, 2);
 }
 
 // vpmultishiftqb's bit offsets that bring row m's top pair for sub-block 2k + h (bits 4m + 2h of

@@ -117,8 +117,7 @@ void ThreadPool::parallel_for(size_t count, size_t grain,
     m_grain = std::max<size_t>(grain, 1);
     const size_t threads = m_slices.size();
     const size_t slice_items = (count + threads - 1) / threads;
-    m_chunk = std::max<size_t>(1, slice_items / kChunksPerSlice + m_grain - 1) / m_grain * m_grain;
-    m_chunk = std::max(m_chunk, m_grain);
+    m_chunk = std::max(m_grain, (slice_items / kChunksPerSlice + m_grain - 1) / m_grain * m_grain);
     for (size_t i = 0; i < threads; ++i) {
         const size_t front = std::min(count, count * i / threads / m_grain * m_grain);
         const size_t back = i + 1 == threads
